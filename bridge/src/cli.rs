@@ -1,0 +1,81 @@
+//! Flags of every subcommand (parsed here, validated by the subcommand).
+
+use clap::{Args, Parser, Subcommand};
+use std::path::PathBuf;
+
+#[derive(Parser)]
+#[command(
+    name = "bridge",
+    version,
+    about = "Carve unit tests out of system runs of C programs and bridge what they find back to whole-program inputs"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand)]
+pub enum Command {
+    /// Run the target once and print the edges the input covers.
+    Showmap(ShowmapArgs),
+    /// Run every file of a corpus through the fork server and summarise.
+    Exec(ExecArgs),
+}
+
+/// How to run the target: shared by the subcommands that run it.
+#[derive(Args, Clone)]
+pub struct TargetArgs {
+    /// Per-run time limit in milliseconds.
+    #[arg(
+        short = 't',
+        long = "timeout",
+        default_value_t = 1000,
+        value_name = "MS"
+    )]
+    pub timeout_ms: u64,
+    /// Memory (address-space) limit of the target in MiB; 0 for none.
+    #[arg(
+        short = 'm',
+        long = "mem-limit",
+        default_value_t = 1024,
+        value_name = "MB"
+    )]
+    pub mem_limit_mb: u64,
+    /// Let the target's stdout and stderr through.
+    #[arg(long)]
+    pub show_output: bool,
+    /// The target and its arguments; `@@` stands for the input file (stdin
+    /// carries the input when there is none).
+    #[arg(last = true, required = true, value_name = "PROG [ARGS]")]
+    pub command: Vec<String>,
+}
+
+#[derive(Args)]
+pub struct ShowmapArgs {
+    /// Input file (default: standard input).
+    #[arg(short = 'i', long = "input", value_name = "FILE")]
+    pub input: Option<PathBuf>,
+    /// Write the edge list here instead of standard output.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Print edge ids only, without hit-count buckets.
+    #[arg(long)]
+    pub edges_only: bool,
+    #[command(flatten)]
+    pub target: TargetArgs,
+}
+
+#[derive(Args)]
+pub struct ExecArgs {
+    /// Directory of inputs (every regular file in it, sorted by name).
+    #[arg(short = 'c', long = "corpus", value_name = "DIR")]
+    pub corpus: PathBuf,
+    /// Run the corpus this many times (for measuring throughput).
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    pub repeat: u32,
+    /// Print the summary as JSON on standard output.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub target: TargetArgs,
+}

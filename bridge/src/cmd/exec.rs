@@ -1,0 +1,130 @@
+//! `bridge exec`: a corpus through the fork server, and a summary.
+
+use crate::cli::ExecArgs;
+use ::exec::{Coverage, Outcome};
+use anyhow::Context;
+use serde::Serialize;
+use std::path::PathBuf;
+use std::time::Instant;
+
+#[derive(Serialize, Default)]
+struct Summary {
+    inputs: usize,
+    unreadable: Vec<String>,
+    runs: u64,
+    seconds: f64,
+    execs_per_sec: f64,
+    exit_zero: u64,
+    exit_nonzero: u64,
+    crashes: u64,
+    timeouts: u64,
+    edges: usize,
+    edges_total: u32,
+    fork_server_restarts: u32,
+    crashing_inputs: Vec<String>,
+    hanging_inputs: Vec<String>,
+}
+
+pub fn run(args: ExecArgs) -> anyhow::Result<i32> {
+    let target = super::target(&args.target)?;
+    anyhow::ensure!(args.repeat > 0, "--repeat must be at least 1");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&args.corpus)
+        .with_context(|| format!("cannot read corpus directory {}", args.corpus.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| !p.is_dir())
+        .collect();
+    files.sort();
+    let mut sum = Summary {
+        inputs: files.len(),
+        ..Summary::default()
+    };
+    let mut inputs = Vec::with_capacity(files.len());
+    for f in files {
+        match std::fs::read(&f) {
+            Ok(bytes) => inputs.push((f, bytes)),
+            Err(e) => {
+                eprintln!("bridge exec: warning: skipping {}: {e}", f.display());
+                sum.unreadable.push(f.display().to_string());
+            }
+        }
+    }
+    anyhow::ensure!(
+        !inputs.is_empty(),
+        "no readable input in {}",
+        args.corpus.display()
+    );
+    let mut fs = ::exec::ForkServer::start(target)?;
+    let mut cov = Coverage::default();
+    let start = Instant::now();
+    for round in 0..args.repeat {
+        for (path, bytes) in &inputs {
+            let outcome = fs
+                .run(bytes)
+                .with_context(|| format!("running {}", path.display()))?;
+            cov.add(fs.map());
+            sum.runs += 1;
+            let first = round == 0;
+            match outcome {
+                Outcome::Exit(0) => sum.exit_zero += 1,
+                Outcome::Exit(_) => sum.exit_nonzero += 1,
+                Outcome::Crash(_) => {
+                    sum.crashes += 1;
+                    if first {
+                        sum.crashing_inputs
+                            .push(format!("{} ({outcome})", path.display()));
+                    }
+                }
+                Outcome::Timeout => {
+                    sum.timeouts += 1;
+                    if first {
+                        sum.hanging_inputs.push(path.display().to_string());
+                    }
+                }
+            }
+        }
+    }
+    sum.seconds = start.elapsed().as_secs_f64();
+    sum.execs_per_sec = sum.runs as f64 / sum.seconds.max(1e-9);
+    sum.edges = cov.edges();
+    sum.edges_total = fs.hello().edges;
+    sum.fork_server_restarts = fs.restarts();
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&sum)?);
+    } else {
+        print_summary(&sum);
+    }
+    Ok(0)
+}
+
+fn print_summary(s: &Summary) {
+    let pct = 100.0 * s.edges as f64 / f64::from(s.edges_total.max(1));
+    println!(
+        "inputs      {} ({} unreadable, skipped)",
+        s.inputs,
+        s.unreadable.len()
+    );
+    println!(
+        "runs        {} in {:.2} s ({:.0} execs/s)",
+        s.runs, s.seconds, s.execs_per_sec
+    );
+    println!(
+        "outcomes    {} exit 0, {} exit non-zero, {} crashes, {} timeouts",
+        s.exit_zero, s.exit_nonzero, s.crashes, s.timeouts
+    );
+    println!(
+        "coverage    {} of {} edges ({pct:.1} %)",
+        s.edges, s.edges_total
+    );
+    if s.fork_server_restarts > 0 {
+        println!(
+            "restarts    {} (the fork server died and was restarted)",
+            s.fork_server_restarts
+        );
+    }
+    for c in &s.crashing_inputs {
+        println!("crash       {c}");
+    }
+    for h in &s.hanging_inputs {
+        println!("hang        {h}");
+    }
+}

@@ -1,0 +1,21 @@
+//! One module per subcommand.
+
+pub mod exec;
+pub mod showmap;
+
+use crate::cli::TargetArgs;
+use std::time::Duration;
+
+/// The `exec::Target` the flags describe.
+pub fn target(args: &TargetArgs) -> anyhow::Result<::exec::Target> {
+    let (program, rest) = args
+        .command
+        .split_first()
+        .ok_or_else(|| anyhow::anyhow!("no target given after --"))?;
+    anyhow::ensure!(args.timeout_ms > 0, "the timeout must be positive");
+    let mut t = ::exec::Target::new(program, rest.to_vec());
+    t.timeout = Duration::from_millis(args.timeout_ms);
+    t.mem_limit_mb = (args.mem_limit_mb > 0).then_some(args.mem_limit_mb);
+    t.show_output = args.show_output;
+    Ok(t)
+}

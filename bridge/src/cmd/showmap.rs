@@ -1,0 +1,44 @@
+//! `bridge showmap`: one run, its edges.
+
+use crate::cli::ShowmapArgs;
+use anyhow::Context;
+use std::io::{Read, Write};
+
+pub fn run(args: ShowmapArgs) -> anyhow::Result<i32> {
+    let target = super::target(&args.target)?;
+    let input = match &args.input {
+        Some(p) => {
+            std::fs::read(p).with_context(|| format!("cannot read input {}", p.display()))?
+        }
+        None => {
+            let mut buf = Vec::new();
+            std::io::stdin()
+                .read_to_end(&mut buf)
+                .context("cannot read standard input")?;
+            buf
+        }
+    };
+    let mut fs = exec::ForkServer::start(target)?;
+    let outcome = fs.run(&input)?;
+    let edges = exec::coverage::edges(fs.map());
+    let mut text = String::with_capacity(edges.len() * 10);
+    for (edge, bucket) in &edges {
+        if args.edges_only {
+            text.push_str(&format!("{edge}\n"));
+        } else {
+            text.push_str(&format!("{edge:06}:{bucket}\n"));
+        }
+    }
+    match &args.output {
+        Some(p) => {
+            std::fs::write(p, text).with_context(|| format!("cannot write {}", p.display()))?
+        }
+        None => std::io::stdout().write_all(text.as_bytes())?,
+    }
+    let total = fs.hello().edges;
+    eprintln!(
+        "bridge showmap: {outcome}; {} of {total} edges",
+        edges.len()
+    );
+    Ok(0)
+}

@@ -1,0 +1,133 @@
+//! Hit counts, AFL's buckets, and the cumulative coverage of many runs.
+
+use model::MAP_SIZE;
+
+/// AFL's hit-count buckets: 1, 2, 3, 4-7, 8-15, 16-31, 32-127, 128+.
+pub fn bucket(hits: u8) -> u8 {
+    match hits {
+        0 => 0,
+        1 => 1,
+        2 => 2,
+        3 => 4,
+        4..=7 => 8,
+        8..=15 => 16,
+        16..=31 => 32,
+        32..=127 => 64,
+        128..=255 => 128,
+    }
+}
+
+const fn bucket_table() -> [u8; 256] {
+    let mut t = [0u8; 256];
+    let mut i = 1;
+    while i < 256 {
+        t[i] = match i {
+            1 => 1,
+            2 => 2,
+            3 => 4,
+            4..=7 => 8,
+            8..=15 => 16,
+            16..=31 => 32,
+            32..=127 => 64,
+            _ => 128,
+        };
+        i += 1;
+    }
+    t
+}
+static BUCKETS: [u8; 256] = bucket_table();
+
+/// The edges a map shows, as `(edge, bucket)` pairs.
+pub fn edges(map: &[u8]) -> Vec<(u32, u8)> {
+    map.iter()
+        .enumerate()
+        .filter(|(_, &h)| h != 0)
+        .map(|(i, &h)| (i as u32, BUCKETS[h as usize]))
+        .collect()
+}
+
+/// What a run added to what was seen before.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Newness {
+    Nothing,
+    /// A known edge in a new hit-count bucket.
+    NewCounts,
+    /// An edge never seen before.
+    NewEdges,
+}
+
+/// Everything seen so far: for each edge, the union of its buckets.
+pub struct Coverage {
+    seen: Box<[u8; MAP_SIZE]>,
+    edges: usize,
+}
+
+impl Default for Coverage {
+    fn default() -> Self {
+        Coverage {
+            seen: Box::new([0; MAP_SIZE]),
+            edges: 0,
+        }
+    }
+}
+
+impl Coverage {
+    /// Adds one run's raw map; says what was new.
+    pub fn add(&mut self, map: &[u8]) -> Newness {
+        let mut newness = Newness::Nothing;
+        for (chunk_map, chunk_seen) in map.chunks_exact(8).zip(self.seen.chunks_exact_mut(8)) {
+            if u64::from_ne_bytes(chunk_map.try_into().unwrap()) == 0 {
+                continue;
+            }
+            for (&h, s) in chunk_map.iter().zip(chunk_seen.iter_mut()) {
+                let b = BUCKETS[h as usize];
+                if b & !*s != 0 {
+                    if *s == 0 {
+                        self.edges += 1;
+                        newness = Newness::NewEdges;
+                    } else if newness == Newness::Nothing {
+                        newness = Newness::NewCounts;
+                    }
+                    *s |= b;
+                }
+            }
+        }
+        newness
+    }
+
+    /// Edges hit at least once.
+    pub fn edges(&self) -> usize {
+        self.edges
+    }
+
+    pub fn is_covered(&self, edge: usize) -> bool {
+        self.seen[edge] != 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn buckets_match_the_table() {
+        for h in 0..=255u8 {
+            assert_eq!(bucket(h), BUCKETS[h as usize], "hits {h}");
+        }
+    }
+
+    #[test]
+    fn coverage_tells_new_edges_from_new_counts() {
+        let mut cov = Coverage::default();
+        let mut map = vec![0u8; MAP_SIZE];
+        map[5] = 1;
+        assert_eq!(cov.add(&map), Newness::NewEdges);
+        assert_eq!(cov.add(&map), Newness::Nothing);
+        map[5] = 9;
+        assert_eq!(cov.add(&map), Newness::NewCounts);
+        map[70000 % MAP_SIZE] = 1;
+        assert_eq!(cov.add(&map), Newness::NewEdges);
+        assert_eq!(cov.edges(), 2);
+        assert_eq!(edges(&map), vec![(5, 16), ((70000 % MAP_SIZE) as u32, 1)]);
+    }
+}

@@ -1,0 +1,322 @@
+//! The client side of the fork server (protocol in `model::protocol`).
+
+use crate::shm::SharedMap;
+use crate::{Error, InputMode, Outcome, Target};
+use model::protocol::{Hello, CTL_FD, HELLO_LEN, ST_FD};
+use model::{env, MAP_SIZE};
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::unix::process::CommandExt;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// How long the target may take to reach `main` and say hello.
+const HANDSHAKE: Duration = Duration::from_secs(10);
+
+/// A running fork server and the shared map its children write.
+pub struct ForkServer {
+    target: Target,
+    map: SharedMap,
+    scratch: tempfile::TempDir,
+    input_path: PathBuf,
+    input: File,
+    proc: Option<Running>,
+    hello: Hello,
+    restarts: u32,
+}
+
+struct Running {
+    child: Child,
+    ctl: File,
+    st: File,
+}
+
+impl ForkServer {
+    /// Starts `target` under a fork server and waits for its hello.
+    pub fn start(target: Target) -> Result<ForkServer, Error> {
+        let program = resolve(&target.program)?;
+        let target = Target { program, ..target };
+        let map = SharedMap::new().map_err(Error::Shm)?;
+        let scratch = tempfile::Builder::new().prefix("carve-exec").tempdir()?;
+        let input_path = scratch.path().join("input");
+        let input = File::options()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(&input_path)
+            .map_err(|err| Error::Input {
+                path: input_path.clone(),
+                err,
+            })?;
+        let mut fs = ForkServer {
+            target,
+            map,
+            scratch,
+            input_path,
+            input,
+            proc: None,
+            hello: Hello {
+                version: 0,
+                edges: 0,
+                branches: 0,
+            },
+            restarts: 0,
+        };
+        fs.spawn()?;
+        Ok(fs)
+    }
+
+    /// What the target said about itself.
+    pub fn hello(&self) -> Hello {
+        self.hello
+    }
+
+    pub fn target(&self) -> &Target {
+        &self.target
+    }
+
+    /// How often the fork server had to be restarted.
+    pub fn restarts(&self) -> u32 {
+        self.restarts
+    }
+
+    /// The coverage map of the last run.
+    pub fn map(&self) -> &[u8] {
+        self.map.as_slice()
+    }
+
+    /// Runs the target once on `input`.
+    pub fn run(&mut self, input: &[u8]) -> Result<Outcome, Error> {
+        self.write_input(input)?;
+        match self.run_once() {
+            Ok(outcome) => Ok(outcome),
+            Err(Error::ForkServerDied(_)) => {
+                // One restart: a fork server can die of what a run did to it.
+                self.restarts += 1;
+                self.stop();
+                self.spawn()?;
+                self.run_once()
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    fn write_input(&mut self, input: &[u8]) -> Result<(), Error> {
+        let err = |err| Error::Input {
+            path: self.input_path.clone(),
+            err,
+        };
+        self.input.seek(SeekFrom::Start(0)).map_err(err)?;
+        self.input.write_all(input).map_err(err)?;
+        self.input.set_len(input.len() as u64).map_err(err)?;
+        self.input.seek(SeekFrom::Start(0)).map_err(err)?;
+        Ok(())
+    }
+
+    fn run_once(&mut self) -> Result<Outcome, Error> {
+        self.map.clear();
+        let timeout = self.target.timeout;
+        let died = || Error::ForkServerDied(self.target.program.clone());
+        let p = self.proc.as_mut().ok_or_else(died)?;
+        if p.ctl.write_all(&[0; 4]).is_err() {
+            return Err(died());
+        }
+        let mut word = [0u8; 4];
+        if !read_within(&mut p.st, &mut word, HANDSHAKE) {
+            return Err(died());
+        }
+        let pid = i32::from_le_bytes(word);
+        if pid <= 0 {
+            return Err(died());
+        }
+        let mut timed_out = false;
+        if !read_within(&mut p.st, &mut word, timeout) {
+            timed_out = true;
+            kill_group(pid);
+            if !read_within(&mut p.st, &mut word, HANDSHAKE) {
+                return Err(died());
+            }
+        }
+        // Whatever the run left behind in its process group goes too.
+        kill_group(pid);
+        Ok(Outcome::from_wait_status(
+            i32::from_le_bytes(word),
+            timed_out,
+        ))
+    }
+
+    fn spawn(&mut self) -> Result<(), Error> {
+        let t = &self.target;
+        let (ctl_r, ctl_w) = std::io::pipe()?;
+        let (st_r, st_w) = std::io::pipe()?;
+        let stdin = match t.input_mode() {
+            InputMode::Stdin => Stdio::from(self.input.try_clone()?),
+            InputMode::File => Stdio::null(),
+        };
+        let out = || {
+            if t.show_output {
+                Stdio::inherit()
+            } else {
+                Stdio::null()
+            }
+        };
+        let mut cmd = Command::new(&t.program);
+        cmd.args(t.args_for(&self.input_path.to_string_lossy()))
+            .env(env::SHM_ID, self.map.id().to_string())
+            .env(env::FORKSRV, "1")
+            .envs(t.env.iter().map(|(k, v)| (k, v)))
+            .stdin(stdin)
+            .stdout(out())
+            .stderr(out());
+        let (ctl_fd, st_fd) = (OwnedFd::from(ctl_r), OwnedFd::from(st_w));
+        let (ctl_raw, st_raw) = (ctl_fd.as_raw_fd(), st_fd.as_raw_fd());
+        let mem = t.mem_limit_mb;
+        // SAFETY: only async-signal-safe calls between fork and exec.
+        unsafe {
+            cmd.pre_exec(move || {
+                move_fd(ctl_raw, CTL_FD)?;
+                move_fd(st_raw, ST_FD)?;
+                libc::setsid();
+                libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+                let zero = libc::rlimit {
+                    rlim_cur: 0,
+                    rlim_max: 0,
+                };
+                libc::setrlimit(libc::RLIMIT_CORE, &zero);
+                if let Some(mb) = mem {
+                    let lim = libc::rlimit {
+                        rlim_cur: mb << 20,
+                        rlim_max: mb << 20,
+                    };
+                    libc::setrlimit(libc::RLIMIT_AS, &lim);
+                }
+                Ok(())
+            });
+        }
+        let child = cmd.spawn().map_err(|err| Error::Spawn {
+            path: t.program.clone(),
+            err,
+        })?;
+        drop((ctl_fd, st_fd));
+        let mut running = Running {
+            child,
+            ctl: File::from(OwnedFd::from(ctl_w)),
+            st: File::from(OwnedFd::from(st_r)),
+        };
+        let mut hello = [0u8; HELLO_LEN];
+        let fail = |why: &str| Error::NoForkServer(t.program.clone(), why.to_string());
+        if !read_within(&mut running.st, &mut hello, HANDSHAKE) {
+            let why = match running.child.try_wait() {
+                Ok(Some(status)) => format!("it ended ({status}) before saying hello"),
+                _ => "no hello within 10 s".to_string(),
+            };
+            let _ = running.child.kill();
+            let _ = running.child.wait();
+            return Err(fail(&why));
+        }
+        let Some(h) = Hello::decode(&hello) else {
+            let _ = running.child.kill();
+            let _ = running.child.wait();
+            return Err(fail("it speaks another protocol"));
+        };
+        self.hello = Hello {
+            edges: h.edges.min(MAP_SIZE as u32),
+            ..h
+        };
+        self.proc = Some(running);
+        Ok(())
+    }
+
+    fn stop(&mut self) {
+        if let Some(mut p) = self.proc.take() {
+            let _ = p.child.kill();
+            let _ = p.child.wait();
+        }
+    }
+
+    /// The scratch directory holding the input file.
+    pub fn scratch(&self) -> &std::path::Path {
+        self.scratch.path()
+    }
+}
+
+impl Drop for ForkServer {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+/// Finds the program as a shell would (a bare name is looked up in PATH).
+fn resolve(program: &std::path::Path) -> Result<PathBuf, Error> {
+    use std::os::unix::fs::PermissionsExt;
+    let executable = |p: &std::path::Path| {
+        p.metadata()
+            .map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+            .unwrap_or(false)
+    };
+    if program.components().count() > 1 {
+        return if executable(program) {
+            Ok(program.to_path_buf())
+        } else {
+            Err(Error::NoTarget(program.to_path_buf()))
+        };
+    }
+    std::env::var_os("PATH")
+        .iter()
+        .flat_map(std::env::split_paths)
+        .map(|d| d.join(program))
+        .find(|p| executable(p))
+        .ok_or_else(|| Error::NoTarget(program.to_path_buf()))
+}
+
+fn move_fd(from: i32, to: i32) -> std::io::Result<()> {
+    // SAFETY: plain fd calls in the child before exec.
+    unsafe {
+        if from == to {
+            let flags = libc::fcntl(to, libc::F_GETFD);
+            libc::fcntl(to, libc::F_SETFD, flags & !libc::FD_CLOEXEC);
+        } else if libc::dup2(from, to) < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+    }
+    Ok(())
+}
+
+fn kill_group(pid: i32) {
+    // SAFETY: signalling a process group we created.
+    unsafe {
+        libc::kill(-pid, libc::SIGKILL);
+        libc::kill(pid, libc::SIGKILL);
+    }
+}
+
+/// Reads exactly `buf.len()` bytes, giving up after `limit`.
+fn read_within(f: &mut File, buf: &mut [u8], limit: Duration) -> bool {
+    let deadline = Instant::now() + limit;
+    let mut off = 0;
+    while off < buf.len() {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let mut pfd = libc::pollfd {
+            fd: f.as_raw_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        let ms = left.as_millis().min(i32::MAX as u128) as i32;
+        // SAFETY: one valid pollfd.
+        let r = unsafe { libc::poll(&mut pfd, 1, ms) };
+        if r < 0 && std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted {
+            continue;
+        }
+        if r <= 0 {
+            return false;
+        }
+        match f.read(&mut buf[off..]) {
+            Ok(0) | Err(_) => return false,
+            Ok(n) => off += n,
+        }
+    }
+    true
+}

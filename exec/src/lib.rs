@@ -1,0 +1,15 @@
+//! Running instrumented targets: the fork-server client, the shared-memory
+//! coverage map, timeouts and rlimits, and the classification of each run.
+
+pub mod coverage;
+mod error;
+pub mod forkserver;
+pub mod outcome;
+pub mod shm;
+pub mod target;
+
+pub use coverage::{Coverage, Newness};
+pub use error::Error;
+pub use forkserver::ForkServer;
+pub use outcome::Outcome;
+pub use target::{InputMode, Target};

@@ -1,0 +1,74 @@
+//! How one run ended: one closed list.
+
+use std::fmt;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Outcome {
+    /// Exited with this status (0 included).
+    Exit(i32),
+    /// Killed by this signal (not ours): a crash.
+    Crash(i32),
+    /// Ran past the time limit and was killed.
+    Timeout,
+}
+
+impl Outcome {
+    /// Classifies a raw `waitpid` status; `timed_out` when we killed it.
+    pub fn from_wait_status(status: i32, timed_out: bool) -> Outcome {
+        if timed_out {
+            Outcome::Timeout
+        } else if libc::WIFSIGNALED(status) {
+            Outcome::Crash(libc::WTERMSIG(status))
+        } else {
+            Outcome::Exit(libc::WEXITSTATUS(status))
+        }
+    }
+
+    pub fn is_crash(self) -> bool {
+        matches!(self, Outcome::Crash(_))
+    }
+}
+
+impl fmt::Display for Outcome {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Outcome::Exit(c) => write!(f, "exit {c}"),
+            Outcome::Crash(s) => write!(f, "crash (signal {s}, {})", signal_name(*s)),
+            Outcome::Timeout => write!(f, "timeout"),
+        }
+    }
+}
+
+fn signal_name(sig: i32) -> &'static str {
+    match sig {
+        libc::SIGSEGV => "SIGSEGV",
+        libc::SIGABRT => "SIGABRT",
+        libc::SIGBUS => "SIGBUS",
+        libc::SIGFPE => "SIGFPE",
+        libc::SIGILL => "SIGILL",
+        libc::SIGKILL => "SIGKILL",
+        libc::SIGTRAP => "SIGTRAP",
+        libc::SIGXFSZ => "SIGXFSZ",
+        libc::SIGXCPU => "SIGXCPU",
+        _ => "other",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn classifies_wait_statuses() {
+        assert_eq!(Outcome::from_wait_status(3 << 8, false), Outcome::Exit(3));
+        assert_eq!(
+            Outcome::from_wait_status(libc::SIGSEGV, false),
+            Outcome::Crash(libc::SIGSEGV)
+        );
+        assert_eq!(
+            Outcome::from_wait_status(libc::SIGKILL, true),
+            Outcome::Timeout
+        );
+        assert_eq!(Outcome::Crash(11).to_string(), "crash (signal 11, SIGSEGV)");
+    }
+}

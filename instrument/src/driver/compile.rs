@@ -1,0 +1,223 @@
+//! Runs the steps of one `carve-clang` invocation.
+
+use super::args::{Input, Invocation, Mode};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Where the wrapped compiler and the runtime are.
+#[derive(Debug, Clone)]
+pub struct Toolchain {
+    /// clang-19 (or clang++-19).
+    pub cc: String,
+    /// libcarve_rt.a
+    pub runtime: PathBuf,
+    /// Print every command.
+    pub verbose: bool,
+    /// Plain clang: no instrumentation, no runtime.
+    pub plain: bool,
+}
+
+/// Native libraries the runtime (a Rust static library) needs.
+const RUNTIME_LIBS: &[&str] = &["-lpthread", "-ldl", "-lm", "-lrt", "-lutil"];
+
+#[derive(Debug, thiserror::Error)]
+pub enum DriverError {
+    #[error("cannot run {cc}: {err}")]
+    Spawn { cc: String, err: std::io::Error },
+    #[error("cannot create a temporary directory: {0}")]
+    Temp(std::io::Error),
+    #[error("runtime library not found at {0} (build it with `cargo build --release -p runtime`, or set CARVE_RUNTIME)")]
+    NoRuntime(PathBuf),
+    #[error("instrumenting {source_path}: {err}")]
+    Instrument {
+        source_path: String,
+        err: crate::Error,
+    },
+    #[error("-o with several sources and -c or -S")]
+    OutputWithManySources,
+}
+
+/// Runs the invocation; returns the exit status to exit with.
+pub fn run(inv: &Invocation, tc: &Toolchain) -> Result<i32, DriverError> {
+    if tc.plain || inv.mode == Mode::PassThrough {
+        return spawn(tc, &inv.args);
+    }
+    let tmp = tempfile::Builder::new()
+        .prefix("carve-clang")
+        .tempdir()
+        .map_err(DriverError::Temp)?;
+    let sources: Vec<&Input> = inv.sources().collect();
+    match inv.mode {
+        Mode::Compile | Mode::Assemble => {
+            let asm = inv.mode == Mode::Assemble;
+            if inv.output.is_some() && sources.len() > 1 {
+                return Err(DriverError::OutputWithManySources);
+            }
+            for (k, src) in sources.iter().enumerate() {
+                let out = match &inv.output {
+                    Some(o) => o.clone(),
+                    None => default_output(&src.path, if asm { "s" } else { "o" }),
+                };
+                let status = compile_one(inv, tc, src, &out, asm, tmp.path(), k)?;
+                if status != 0 {
+                    return Ok(status);
+                }
+            }
+            Ok(0)
+        }
+        Mode::Link => {
+            if !tc.runtime.is_file() && !inv.no_runtime {
+                return Err(DriverError::NoRuntime(tc.runtime.clone()));
+            }
+            let mut objects = Vec::new();
+            for (k, src) in sources.iter().enumerate() {
+                let obj = tmp.path().join(format!("{k}.o"));
+                let status =
+                    compile_one(inv, tc, src, &obj.to_string_lossy(), false, tmp.path(), k)?;
+                if status != 0 {
+                    return Ok(status);
+                }
+                objects.push((src.pos, obj));
+            }
+            spawn(tc, &link_args(inv, tc, &objects))
+        }
+        Mode::PassThrough => unreachable!(),
+    }
+}
+
+/// The link command: the original one with sources replaced by their
+/// instrumented objects, plus the runtime.
+fn link_args(inv: &Invocation, tc: &Toolchain, objects: &[(usize, PathBuf)]) -> Vec<String> {
+    let mut args = Vec::new();
+    let mut lang: Option<&str> = None;
+    for (i, a) in inv.args.iter().enumerate() {
+        if let Some((_, obj)) = objects.iter().find(|(pos, _)| *pos == i) {
+            if lang.is_some() {
+                args.push("-x".into());
+                args.push("none".into());
+                lang = None;
+            }
+            args.push(obj.to_string_lossy().into_owned());
+            continue;
+        }
+        if let Some(input) = inv.inputs.iter().find(|x| x.pos == i) {
+            // A non-source input keeps the language it had.
+            if input.lang.as_deref() != lang {
+                args.push("-x".into());
+                args.push(input.lang.clone().unwrap_or_else(|| "none".into()));
+                lang = input.lang.as_deref();
+            }
+        } else if a == "-x"
+            || (i > 0 && inv.args[i - 1] == "-x")
+            || (a.starts_with("-x") && a.len() > 2)
+        {
+            continue;
+        }
+        args.push(a.clone());
+    }
+    if !inv.no_runtime {
+        if lang.is_some() {
+            args.push("-x".into());
+            args.push("none".into());
+        }
+        args.push(tc.runtime.to_string_lossy().into_owned());
+        args.extend(RUNTIME_LIBS.iter().map(|s| s.to_string()));
+        args.push(if inv.is_static { "-lgcc_eh" } else { "-lgcc_s" }.into());
+    }
+    args
+}
+
+/// Source -> optimised bitcode -> instrumented bitcode -> object/assembly.
+fn compile_one(
+    inv: &Invocation,
+    tc: &Toolchain,
+    src: &Input,
+    out: &str,
+    asm: bool,
+    tmp: &Path,
+    k: usize,
+) -> Result<i32, DriverError> {
+    let bc = tmp.join(format!("{k}.bc"));
+    let inst = tmp.join(format!("{k}.inst.bc"));
+    let mut front = inv.common_flags(true);
+    if inv.writes_deps {
+        // The dependency file must name the real output, not our bitcode.
+        if !inv.has_dep_target {
+            front.extend(["-MT".into(), out.to_string()]);
+        }
+        if !inv.has_dep_file {
+            front.extend(["-MF".into(), default_output(out, "d")]);
+        }
+    }
+    front.extend([
+        "-c".into(),
+        "-emit-llvm".into(),
+        "-o".into(),
+        bc.to_string_lossy().into_owned(),
+    ]);
+    if let Some(lang) = &src.lang {
+        front.extend(["-x".into(), lang.clone()]);
+    }
+    front.push(src.path.clone());
+    let status = spawn(tc, &front)?;
+    if status != 0 {
+        return Ok(status);
+    }
+    let stats = crate::instrument_file(&bc, &inst).map_err(|err| DriverError::Instrument {
+        source_path: src.path.clone(),
+        err,
+    })?;
+    if tc.verbose {
+        eprintln!(
+            "carve-clang: {}: {} functions, {} edges ({} branch outcomes)",
+            src.path, stats.functions, stats.edges, stats.branches
+        );
+    }
+    let mut back = inv.common_flags(false);
+    back.extend([
+        "-Wno-unused-command-line-argument".into(),
+        "-Xclang".into(),
+        "-disable-llvm-passes".into(),
+        if asm { "-S" } else { "-c" }.into(),
+        "-x".into(),
+        "ir".into(),
+        inst.to_string_lossy().into_owned(),
+        "-o".into(),
+        out.to_string(),
+    ]);
+    spawn(tc, &back)
+}
+
+/// clang's default output name: the source's file name with a new extension.
+fn default_output(path: &str, ext: &str) -> String {
+    let name = Path::new(path)
+        .file_name()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let stem = name
+        .rsplit_once('.')
+        .map(|(s, _)| s.to_string())
+        .unwrap_or(name);
+    let dir = Path::new(path)
+        .parent()
+        .filter(|_| ext == "d")
+        .map(|d| d.to_path_buf())
+        .unwrap_or_default();
+    dir.join(format!("{stem}.{ext}"))
+        .to_string_lossy()
+        .into_owned()
+}
+
+fn spawn(tc: &Toolchain, args: &[String]) -> Result<i32, DriverError> {
+    if tc.verbose {
+        eprintln!("carve-clang: {} {}", tc.cc, args.join(" "));
+    }
+    let status = Command::new(&tc.cc)
+        .args(args)
+        .status()
+        .map_err(|err| DriverError::Spawn {
+            cc: tc.cc.clone(),
+            err,
+        })?;
+    Ok(status.code().unwrap_or(1))
+}

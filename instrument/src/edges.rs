@@ -1,0 +1,206 @@
+//! Edge coverage: a hit counter for every function entry and every outcome
+//! of a conditional branch or switch.
+//!
+//! Ids are local to the module (`0..edges`, function by function, in module
+//! order, so they are stable for the same bitcode); the runtime places each
+//! module's range in the map when the module registers, so ids of different
+//! translation units never collide while the program has fewer than
+//! `MAP_SIZE` edges. A conditional branch gets its counter without a new
+//! block: `select(cond, id_then, id_else)` indexes the map. A switch gets a
+//! small block on each distinct outgoing edge.
+
+use crate::{attrs, ir, Error, Stats};
+use inkwell::basic_block::BasicBlock;
+use inkwell::builder::Builder;
+use inkwell::context::Context;
+use inkwell::llvm_sys::core as llvm;
+use inkwell::llvm_sys::prelude::LLVMValueRef;
+use inkwell::module::Module;
+use inkwell::values::{AsValueRef, GlobalValue, InstructionOpcode, InstructionValue, IntValue};
+use model::MAP_SIZE;
+
+/// Adds the counters to every instrumentable function of `module`.
+pub fn instrument<'ctx>(
+    ctx: &'ctx Context,
+    module: &Module<'ctx>,
+    area: GlobalValue<'ctx>,
+) -> Result<Stats, Error> {
+    let mut probe = Probe {
+        ctx,
+        builder: ctx.create_builder(),
+        area,
+        next_id: 0,
+        branches: 0,
+    };
+    let mut functions = 0;
+    for f in module.get_functions().filter(|f| ir::is_instrumentable(*f)) {
+        functions += 1;
+        attrs::strip_memory_promises(f);
+        let blocks = f.get_basic_blocks();
+        // Terminators first: collected before any block is added.
+        let terminators: Vec<_> = blocks
+            .iter()
+            .filter_map(|bb| bb.get_terminator().map(|t| (*bb, t)))
+            .collect();
+        if let Some(at) = blocks.first().and_then(|bb| ir::first_insertion_point(*bb)) {
+            let id = probe.fresh(1);
+            probe.builder.position_before(&at);
+            let idx = ctx.i64_type().const_int(id, false);
+            probe.count(idx)?;
+        }
+        for (bb, term) in terminators {
+            match term.get_opcode() {
+                InstructionOpcode::Br if term.get_num_operands() == 3 => probe.conditional(term)?,
+                InstructionOpcode::Switch => probe.switch(bb, term)?,
+                _ => {}
+            }
+        }
+    }
+    Ok(Stats {
+        functions,
+        edges: probe.next_id as u32,
+        branches: probe.branches,
+        has_main: false,
+    })
+}
+
+struct Probe<'ctx> {
+    ctx: &'ctx Context,
+    builder: Builder<'ctx>,
+    area: GlobalValue<'ctx>,
+    next_id: u64,
+    branches: u32,
+}
+
+impl<'ctx> Probe<'ctx> {
+    /// Reserves `n` consecutive ids; returns the first (wrapped into the map).
+    fn fresh(&mut self, n: u64) -> u64 {
+        let id = self.next_id;
+        self.next_id += n;
+        id % MAP_SIZE as u64
+    }
+
+    /// `area[idx] += 1` at the builder's position.
+    fn count(&self, idx: IntValue<'ctx>) -> Result<(), Error> {
+        let i8t = self.ctx.i8_type();
+        let ptr_t = self.ctx.ptr_type(Default::default());
+        let base = self
+            .builder
+            .build_load(ptr_t, self.area.as_pointer_value(), "carve.area")?
+            .into_pointer_value();
+        // SAFETY: idx < MAP_SIZE and the area holds MAP_SIZE bytes past any base.
+        let slot = unsafe {
+            self.builder
+                .build_in_bounds_gep(i8t, base, &[idx], "carve.slot")?
+        };
+        let old = self
+            .builder
+            .build_load(i8t, slot, "carve.hits")?
+            .into_int_value();
+        let new = self
+            .builder
+            .build_int_add(old, i8t.const_int(1, false), "carve.inc")?;
+        self.builder.build_store(slot, new)?;
+        Ok(())
+    }
+
+    fn conditional(&mut self, br: InstructionValue<'ctx>) -> Result<(), Error> {
+        let cond = match br.get_operand(0).and_then(|o| o.value()) {
+            Some(v) if v.is_int_value() => v.into_int_value(),
+            _ => return Ok(()),
+        };
+        let i64t = self.ctx.i64_type();
+        let then_id = self.fresh(2);
+        let else_id = (then_id + 1) % MAP_SIZE as u64;
+        self.branches += 2;
+        self.builder.position_before(&br);
+        let idx = self.builder.build_select(
+            cond,
+            i64t.const_int(then_id, false),
+            i64t.const_int(else_id, false),
+            "carve.edge",
+        )?;
+        self.count(idx.into_int_value())
+    }
+
+    fn switch(&mut self, bb: BasicBlock<'ctx>, sw: InstructionValue<'ctx>) -> Result<(), Error> {
+        let raw = sw.as_value_ref();
+        // SAFETY: `raw` is a live switch instruction of this module.
+        let n = unsafe { llvm::LLVMGetNumSuccessors(raw) };
+        let succ =
+            |i| unsafe { BasicBlock::new(llvm::LLVMGetSuccessor(raw, i)).expect("successor") };
+        let mut done: Vec<BasicBlock<'ctx>> = Vec::new();
+        for i in 0..n {
+            let dest = succ(i);
+            if done.contains(&dest) {
+                continue;
+            }
+            done.push(dest);
+            let edge = self.ctx.insert_basic_block_after(bb, "carve.edge");
+            self.builder.position_at_end(edge);
+            let id = self.fresh(1);
+            self.branches += 1;
+            self.count(self.ctx.i64_type().const_int(id, false))?;
+            self.builder.build_unconditional_branch(dest)?;
+            for j in i..n {
+                if succ(j) == dest {
+                    // SAFETY: j < n successors of the switch.
+                    unsafe { llvm::LLVMSetSuccessor(raw, j, edge.as_mut_ptr()) };
+                }
+            }
+            retarget_phis(dest, bb, edge);
+        }
+        Ok(())
+    }
+}
+
+/// In `dest`, PHI entries that came from `old` now come from `new`, once
+/// (a switch may have reached `dest` through several cases).
+fn retarget_phis(dest: BasicBlock<'_>, old: BasicBlock<'_>, new: BasicBlock<'_>) {
+    let phis: Vec<LLVMValueRef> = ir::instructions(dest)
+        .into_iter()
+        .take_while(|i| i.get_opcode() == InstructionOpcode::Phi)
+        .map(|i| i.as_value_ref())
+        .collect();
+    for phi in phis {
+        // SAFETY: `phi` is a live PHI node; the builder is disposed below.
+        unsafe {
+            let count = llvm::LLVMCountIncoming(phi);
+            let mut values = Vec::new();
+            let mut blocks = Vec::new();
+            let mut moved = false;
+            for k in 0..count {
+                let mut block = llvm::LLVMGetIncomingBlock(phi, k);
+                if block == old.as_mut_ptr() {
+                    if moved {
+                        continue;
+                    }
+                    moved = true;
+                    block = new.as_mut_ptr();
+                }
+                values.push(llvm::LLVMGetIncomingValue(phi, k));
+                blocks.push(block);
+            }
+            if !moved {
+                continue;
+            }
+            let b =
+                llvm::LLVMCreateBuilderInContext(llvm::LLVMGetTypeContext(llvm::LLVMTypeOf(phi)));
+            llvm::LLVMPositionBuilderBefore(b, phi);
+            let fresh = llvm::LLVMBuildPhi(b, llvm::LLVMTypeOf(phi), c"".as_ptr());
+            llvm::LLVMAddIncoming(
+                fresh,
+                values.as_mut_ptr(),
+                blocks.as_mut_ptr(),
+                values.len() as u32,
+            );
+            llvm::LLVMReplaceAllUsesWith(phi, fresh);
+            let mut len = 0;
+            let name = llvm::LLVMGetValueName2(phi, &mut len);
+            let name = std::slice::from_raw_parts(name as *const u8, len).to_vec();
+            llvm::LLVMInstructionEraseFromParent(phi);
+            llvm::LLVMSetValueName2(fresh, name.as_ptr() as *const _, name.len());
+            llvm::LLVMDisposeBuilder(b);
+        }
+    }
+}

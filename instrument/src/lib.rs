@@ -1,0 +1,67 @@
+//! The instrumentation pass of `carve-clang` and the compiler driver around it.
+//!
+//! [`instrument_module`] rewrites one LLVM module in place. Every kind of
+//! probe has a module of its own: [`edges`] (coverage counters) and
+//! [`module_init`] (registration with the runtime, the `main` hook). The
+//! runtime functions the probes call are named once, in [`abi`].
+
+pub mod abi;
+mod attrs;
+pub mod driver;
+pub mod edges;
+mod ir;
+pub mod module_init;
+
+use inkwell::context::Context;
+use inkwell::module::Module;
+use std::path::Path;
+
+/// What the instrumentation did to one module.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Stats {
+    pub functions: u32,
+    /// Counters: function entries plus branch outcomes.
+    pub edges: u32,
+    /// Counters on outcomes of conditional branches and switches.
+    pub branches: u32,
+    pub has_main: bool,
+}
+
+/// Errors of the pass.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("cannot read bitcode {path}: {msg}")]
+    ReadBitcode { path: String, msg: String },
+    #[error("cannot write bitcode {path}")]
+    WriteBitcode { path: String },
+    #[error("instrumented module does not verify: {0}")]
+    Verify(String),
+    #[error("LLVM refused to build an instruction: {0}")]
+    Build(#[from] inkwell::builder::BuilderError),
+}
+
+/// Instruments every defined function of `module`.
+pub fn instrument_module<'ctx>(ctx: &'ctx Context, module: &Module<'ctx>) -> Result<Stats, Error> {
+    let area = module_init::area_global(ctx, module);
+    let mut stats = edges::instrument(ctx, module, area)?;
+    stats.has_main = module_init::hook_main(ctx, module)?;
+    module_init::add_constructor(ctx, module, area, &stats)?;
+    module.verify().map_err(|e| Error::Verify(e.to_string()))?;
+    Ok(stats)
+}
+
+/// Reads bitcode from `input`, instruments it and writes it to `output`.
+pub fn instrument_file(input: &Path, output: &Path) -> Result<Stats, Error> {
+    let ctx = Context::create();
+    let module = Module::parse_bitcode_from_path(input, &ctx).map_err(|e| Error::ReadBitcode {
+        path: input.display().to_string(),
+        msg: e.to_string(),
+    })?;
+    let stats = instrument_module(&ctx, &module)?;
+    if !module.write_bitcode_to_path(output) {
+        return Err(Error::WriteBitcode {
+            path: output.display().to_string(),
+        });
+    }
+    Ok(stats)
+}

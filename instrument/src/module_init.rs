@@ -1,0 +1,130 @@
+//! Module-level plumbing: the module's map pointer, its registration
+//! constructor, and the hook at the start of `main`.
+
+use crate::{abi, ir, Error, Stats};
+use inkwell::context::Context;
+use inkwell::llvm_sys::core as llvm;
+use inkwell::module::{Linkage, Module};
+use inkwell::values::{AsValueRef, BasicValue, GlobalValue};
+use inkwell::AddressSpace;
+use model::MAP_SIZE;
+
+/// The module's internal pointer into the map, initialised to the runtime's
+/// dummy map so that probes are safe before registration.
+pub fn area_global<'ctx>(ctx: &'ctx Context, module: &Module<'ctx>) -> GlobalValue<'ctx> {
+    if let Some(g) = module.get_global(abi::AREA) {
+        return g;
+    }
+    let dummy_ty = ctx.i8_type().array_type(MAP_SIZE as u32);
+    let dummy = module
+        .get_global(abi::DUMMY_MAP)
+        .unwrap_or_else(|| module.add_global(dummy_ty, None, abi::DUMMY_MAP));
+    let ptr_t = ctx.ptr_type(AddressSpace::default());
+    let area = module.add_global(ptr_t, None, abi::AREA);
+    area.set_linkage(Linkage::Internal);
+    area.set_initializer(&dummy.as_pointer_value().as_basic_value_enum());
+    area
+}
+
+/// Inserts `__carve_main_entry()` at the start of `main` when this module
+/// defines it. Returns whether it did.
+pub fn hook_main<'ctx>(ctx: &'ctx Context, module: &Module<'ctx>) -> Result<bool, Error> {
+    let Some(main) = module
+        .get_function("main")
+        .filter(|f| ir::is_instrumentable(*f))
+    else {
+        return Ok(false);
+    };
+    let hook_ty = ctx.void_type().fn_type(&[], false);
+    let hook = module
+        .get_function(abi::MAIN_ENTRY)
+        .unwrap_or_else(|| module.add_function(abi::MAIN_ENTRY, hook_ty, None));
+    let entry = main.get_first_basic_block().expect("main has a body");
+    let builder = ctx.create_builder();
+    match ir::first_insertion_point(entry) {
+        Some(at) => builder.position_before(&at),
+        None => builder.position_at_end(entry),
+    }
+    builder.build_call(hook, &[], "")?;
+    Ok(true)
+}
+
+/// Adds an internal constructor that registers the module with the runtime
+/// (`__carve_register_module(&area, edges, branches)`), to `llvm.global_ctors`.
+pub fn add_constructor<'ctx>(
+    ctx: &'ctx Context,
+    module: &Module<'ctx>,
+    area: GlobalValue<'ctx>,
+    stats: &Stats,
+) -> Result<(), Error> {
+    let i32t = ctx.i32_type();
+    let ptr_t = ctx.ptr_type(AddressSpace::default());
+    let void = ctx.void_type();
+    let register = module
+        .get_function(abi::REGISTER_MODULE)
+        .unwrap_or_else(|| {
+            module.add_function(
+                abi::REGISTER_MODULE,
+                void.fn_type(&[ptr_t.into(), i32t.into(), i32t.into()], false),
+                None,
+            )
+        });
+    let ctor = module.add_function(
+        abi::MODULE_CTOR,
+        void.fn_type(&[], false),
+        Some(Linkage::Internal),
+    );
+    let builder = ctx.create_builder();
+    builder.position_at_end(ctx.append_basic_block(ctor, "entry"));
+    let edges = stats.edges.min(MAP_SIZE as u32);
+    builder.build_call(
+        register,
+        &[
+            area.as_pointer_value().into(),
+            i32t.const_int(edges as u64, false).into(),
+            i32t.const_int(stats.branches as u64, false).into(),
+        ],
+        "",
+    )?;
+    builder.build_return(None)?;
+
+    // llvm.global_ctors: appending array of { i32 priority, ptr fn, ptr data }.
+    let entry_ty = ctx.struct_type(&[i32t.into(), ptr_t.into(), ptr_t.into()], false);
+    let mine = entry_ty.const_named_struct(&[
+        i32t.const_int(abi::CTOR_PRIORITY, false).into(),
+        ctor.as_global_value().as_pointer_value().into(),
+        ptr_t.const_null().into(),
+    ]);
+    let mut entries = vec![mine.as_value_ref()];
+    if let Some(old) = module.get_global("llvm.global_ctors") {
+        // SAFETY: the initializer of llvm.global_ctors is a constant array of
+        // structs; we copy its elements and delete the old global.
+        unsafe {
+            let init = llvm::LLVMGetInitializer(old.as_value_ref());
+            if !init.is_null() {
+                for k in 0..llvm::LLVMGetNumOperands(init) {
+                    entries.push(llvm::LLVMGetOperand(init, k as u32));
+                }
+            }
+            old.delete();
+        }
+    }
+    let array_ty = entry_ty.array_type(entries.len() as u32);
+    // SAFETY: every element is a constant of type `entry_ty`.
+    let init = unsafe {
+        inkwell::values::ArrayValue::new_raw_const_array(entry_ty.as_type_ref_(), &entries)
+    };
+    let g = module.add_global(array_ty, None, "llvm.global_ctors");
+    g.set_linkage(Linkage::Appending);
+    g.set_initializer(&init);
+    Ok(())
+}
+
+trait TypeRef {
+    fn as_type_ref_(&self) -> inkwell::llvm_sys::prelude::LLVMTypeRef;
+}
+impl TypeRef for inkwell::types::StructType<'_> {
+    fn as_type_ref_(&self) -> inkwell::llvm_sys::prelude::LLVMTypeRef {
+        inkwell::types::AsTypeRef::as_type_ref(self)
+    }
+}

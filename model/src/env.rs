@@ -1,0 +1,119 @@
+//! The one registry of environment variables shared by `carve-clang`, the
+//! runtime and `bridge`. Every variable has the `CARVE_` prefix.
+
+/// One registered variable: its name, who reads it, and what it does.
+#[derive(Debug, Clone, Copy)]
+pub struct EnvVar {
+    pub name: &'static str,
+    pub reader: &'static str,
+    pub help: &'static str,
+}
+
+/// System V shared-memory id of the coverage map (set by `bridge`). Absent:
+/// the runtime uses a private map so the binary runs standalone.
+pub const SHM_ID: &str = "CARVE_SHM_ID";
+/// `1`: the runtime performs the fork-server handshake at `main`.
+pub const FORKSRV: &str = "CARVE_FORKSRV";
+/// Path of the clang used by `carve-clang` (default `clang-19`).
+pub const CC: &str = "CARVE_CC";
+/// Path of the clang++ used by `carve-clang++` (default `clang++-19`).
+pub const CXX: &str = "CARVE_CXX";
+/// Path of the runtime static library (default: next to `carve-clang`).
+pub const RUNTIME: &str = "CARVE_RUNTIME";
+/// `1`: `carve-clang` prints every command it runs.
+pub const DEBUG: &str = "CARVE_DEBUG";
+/// `1`: `carve-clang` compiles without instrumentation (plain clang).
+pub const NO_INSTRUMENT: &str = "CARVE_NO_INSTRUMENT";
+/// `1`: the runtime prints what it does to stderr.
+pub const RT_DEBUG: &str = "CARVE_RT_DEBUG";
+
+/// Every variable, for documentation and for "did you mean" checks.
+pub const ALL: &[EnvVar] = &[
+    EnvVar {
+        name: SHM_ID,
+        reader: "runtime",
+        help: "System V shared-memory id of the coverage map (set by bridge)",
+    },
+    EnvVar {
+        name: FORKSRV,
+        reader: "runtime",
+        help: "1: run the fork server at main (set by bridge)",
+    },
+    EnvVar {
+        name: CC,
+        reader: "carve-clang",
+        help: "the C compiler to wrap (default clang-19)",
+    },
+    EnvVar {
+        name: CXX,
+        reader: "carve-clang++",
+        help: "the C++ compiler to wrap (default clang++-19)",
+    },
+    EnvVar {
+        name: RUNTIME,
+        reader: "carve-clang",
+        help: "path of libcarve_rt.a (default: next to carve-clang)",
+    },
+    EnvVar {
+        name: DEBUG,
+        reader: "carve-clang",
+        help: "1: print every command carve-clang runs",
+    },
+    EnvVar {
+        name: NO_INSTRUMENT,
+        reader: "carve-clang",
+        help: "1: compile without instrumentation",
+    },
+    EnvVar {
+        name: RT_DEBUG,
+        reader: "runtime",
+        help: "1: the runtime reports what it does on stderr",
+    },
+];
+
+/// Names in the environment that carry the prefix but are not registered,
+/// each with the closest registered name when there is one.
+pub fn unknown_vars<'a>(
+    names: impl IntoIterator<Item = &'a str>,
+) -> Vec<(String, Option<&'static str>)> {
+    names
+        .into_iter()
+        .filter(|n| n.starts_with("CARVE_") && !ALL.iter().any(|v| v.name == *n))
+        .map(|n| {
+            let best = ALL
+                .iter()
+                .map(|v| (edit_distance(n, v.name), v.name))
+                .min()
+                .filter(|(d, _)| *d <= 3)
+                .map(|(_, name)| name);
+            (n.to_string(), best)
+        })
+        .collect()
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let sub = prev[j] + usize::from(ca != *cb);
+            cur.push(sub.min(prev[j + 1] + 1).min(cur[j] + 1));
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unknown_names_get_a_suggestion() {
+        let found = unknown_vars(["CARVE_SHM_IDD", "CARVE_DEBUG", "PATH", "CARVE_ZZZZZZZZZZZ"]);
+        assert_eq!(found.len(), 2);
+        assert_eq!(found[0], ("CARVE_SHM_IDD".to_string(), Some(SHM_ID)));
+        assert_eq!(found[1].1, None);
+    }
+}

@@ -1,0 +1,67 @@
+//! The fork-server protocol between the runtime (in the target) and `exec`.
+//!
+//! AFL-style: the target inherits a control pipe on [`CTL_FD`] (it reads) and
+//! a status pipe on [`ST_FD`] (it writes). At `main` the runtime writes a
+//! [`Hello`]; then for every run the client writes 4 bytes, the fork server
+//! forks, writes the child's pid (4 bytes, little endian), waits for it and
+//! writes its raw wait status (4 bytes).
+
+/// File descriptor the fork server reads commands from.
+pub const CTL_FD: i32 = 198;
+/// File descriptor the fork server writes pids and statuses to.
+pub const ST_FD: i32 = 199;
+/// Magic number that opens the hello message ("CRVF").
+pub const HELLO_MAGIC: u32 = 0x4352_5646;
+/// Version of this protocol.
+pub const PROTOCOL_VERSION: u32 = 1;
+/// Size of the hello message on the wire.
+pub const HELLO_LEN: usize = 16;
+
+/// The first message of the fork server: who it is and what it instruments.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Hello {
+    pub version: u32,
+    /// Instrumented edges: function entries plus branch outcomes.
+    pub edges: u32,
+    /// Of those, the outcomes of conditional branches and switches.
+    pub branches: u32,
+}
+
+impl Hello {
+    pub fn encode(&self) -> [u8; HELLO_LEN] {
+        let mut out = [0u8; HELLO_LEN];
+        out[0..4].copy_from_slice(&HELLO_MAGIC.to_le_bytes());
+        out[4..8].copy_from_slice(&self.version.to_le_bytes());
+        out[8..12].copy_from_slice(&self.edges.to_le_bytes());
+        out[12..16].copy_from_slice(&self.branches.to_le_bytes());
+        out
+    }
+
+    /// Decodes a hello; `None` when the magic is wrong (not our runtime).
+    pub fn decode(bytes: &[u8; HELLO_LEN]) -> Option<Hello> {
+        let word = |i: usize| u32::from_le_bytes(bytes[i..i + 4].try_into().unwrap());
+        (word(0) == HELLO_MAGIC).then(|| Hello {
+            version: word(4),
+            edges: word(8),
+            branches: word(12),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hello_round_trips_and_rejects_foreign_magic() {
+        let h = Hello {
+            version: PROTOCOL_VERSION,
+            edges: 1234,
+            branches: 1000,
+        };
+        assert_eq!(Hello::decode(&h.encode()), Some(h));
+        let mut bad = h.encode();
+        bad[0] ^= 1;
+        assert_eq!(Hello::decode(&bad), None);
+    }
+}

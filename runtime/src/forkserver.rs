@@ -1,0 +1,69 @@
+//! The fork server (protocol in `model::protocol`): started at `main` when
+//! `CARVE_FORKSRV=1`; the parent stays here forking one child per run, each
+//! child returns into `main` and runs the program once.
+
+use crate::{map, sys};
+use model::protocol::{Hello, CTL_FD, PROTOCOL_VERSION, ST_FD};
+
+pub fn start_if_asked() {
+    if sys::getenv(c"CARVE_FORKSRV") != Some(b"1") {
+        return;
+    }
+    // Programs this target runs must not take themselves for fork servers.
+    // SAFETY: before main's body runs, single-threaded.
+    unsafe { libc::unsetenv(c"CARVE_FORKSRV".as_ptr()) };
+    map::get();
+    let (edges, branches) = map::totals();
+    let hello = Hello {
+        version: PROTOCOL_VERSION,
+        edges,
+        branches,
+    }
+    .encode();
+    if !sys::write_all(ST_FD, &hello) {
+        sys::debug("no fork-server client on fd 199; running once");
+        return;
+    }
+    serve();
+}
+
+fn serve() {
+    loop {
+        let mut cmd = [0u8; 4];
+        if !sys::read_exact(CTL_FD, &mut cmd) {
+            // The client went away.
+            // SAFETY: plain exit of the fork-server process.
+            unsafe { libc::_exit(0) };
+        }
+        // SAFETY: fork in a single-threaded process.
+        let pid = unsafe { libc::fork() };
+        if pid < 0 {
+            sys::debug("fork failed");
+            unsafe { libc::_exit(1) };
+        }
+        if pid == 0 {
+            // The child: its own process group (so a timeout kills all it
+            // started), no protocol fds, then on into main.
+            unsafe {
+                libc::setpgid(0, 0);
+                libc::close(CTL_FD);
+                libc::close(ST_FD);
+            }
+            return;
+        }
+        if !sys::write_all(ST_FD, &pid.to_le_bytes()) {
+            unsafe { libc::_exit(0) };
+        }
+        let mut status: i32 = 0;
+        loop {
+            // SAFETY: waiting for our own child.
+            let r = unsafe { libc::waitpid(pid, &mut status, 0) };
+            if r == pid || (r < 0 && sys::errno() != libc::EINTR) {
+                break;
+            }
+        }
+        if !sys::write_all(ST_FD, &status.to_le_bytes()) {
+            unsafe { libc::_exit(0) };
+        }
+    }
+}

@@ -1,0 +1,65 @@
+//! The coverage map: attached on first use (the shared-memory segment named
+//! by `CARVE_SHM_ID`, or the private dummy map), and the placement of each
+//! module's counters in it.
+
+use crate::abi::__carve_dummy_map;
+use crate::sys;
+use model::MAP_SIZE;
+use std::sync::atomic::{AtomicPtr, AtomicU32, Ordering};
+
+static MAP: AtomicPtr<u8> = AtomicPtr::new(std::ptr::null_mut());
+static NEXT: AtomicU32 = AtomicU32::new(0);
+static EDGES: AtomicU32 = AtomicU32::new(0);
+static BRANCHES: AtomicU32 = AtomicU32::new(0);
+
+/// The map every module writes to.
+pub fn get() -> *mut u8 {
+    let p = MAP.load(Ordering::Acquire);
+    if !p.is_null() {
+        return p;
+    }
+    let p = attach().unwrap_or_else(|| __carve_dummy_map.0.get().cast());
+    MAP.store(p, Ordering::Release);
+    p
+}
+
+fn attach() -> Option<*mut u8> {
+    let id = sys::getenv(c"CARVE_SHM_ID")?;
+    let Some(id) = sys::parse_int(id) else {
+        sys::debug("CARVE_SHM_ID is not a number; using a private map");
+        return None;
+    };
+    // SAFETY: shmat either maps the segment or returns (void*)-1.
+    let p = unsafe { libc::shmat(id as i32, std::ptr::null(), 0) };
+    if p as isize == -1 {
+        sys::debug("cannot attach the shared coverage map; using a private map");
+        return None;
+    }
+    Some(p.cast())
+}
+
+/// Reserves `edges` counters for one module and returns where they start.
+/// Ranges are handed out in registration order (constructor order, fixed
+/// for a given binary); past `MAP_SIZE` they wrap and may collide.
+pub fn place_module(edges: u32, branches: u32) -> *mut u8 {
+    let edges = edges.min(MAP_SIZE as u32);
+    let base = NEXT.fetch_add(edges, Ordering::Relaxed);
+    EDGES.fetch_add(edges, Ordering::Relaxed);
+    BRANCHES.fetch_add(branches, Ordering::Relaxed);
+    let base = if base as usize + edges as usize <= MAP_SIZE {
+        base as usize
+    } else {
+        sys::debug("more edges than the map holds: counters may collide");
+        (base as usize) % (MAP_SIZE - edges as usize + 1)
+    };
+    // SAFETY: base + edges <= MAP_SIZE.
+    unsafe { get().add(base) }
+}
+
+/// Instrumented edges and branch outcomes registered so far.
+pub fn totals() -> (u32, u32) {
+    (
+        EDGES.load(Ordering::Relaxed),
+        BRANCHES.load(Ordering::Relaxed),
+    )
+}

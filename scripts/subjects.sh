@@ -1,0 +1,287 @@
+#!/usr/bin/env bash
+# Builds the evaluation subjects (DESIGN.md section 10) from Debian source
+# packages: cut, paste, tac, b2sum (coreutils 9.1), sed (sed 4.9) and dc
+# (bc 1.07.1), sources unchanged, plain `./configure && make`.
+#
+#   scripts/subjects.sh [--variant plain|carve|afl|all|v1,v2] [--subjects cut,sed,...] [--force]
+#
+# Variants (all with CFLAGS="-O2 -g0"):
+#   plain  CC=clang-19
+#   carve  CC=carve-clang ($REPO/target/release/carve-clang, or on PATH; built
+#          with `cargo build --release -p instrument -p runtime` if missing)
+#   afl    CC=afl-clang-fast (AFL++ reference build, AFL_QUIET=1)
+# Default: plain and carve.
+#
+# Layout, under CACHE=${CARVE_CACHE:-$HOME/.cache/carve-bridge}/subjects:
+#   src/<pkg>-<version>/          pristine sources from `apt-get source`
+#   build-<variant>/<pkg>/        per-variant copy, configured and built there
+#                                 (configure.log, make.log inside)
+#   bin-<variant>/<subject>       the final binaries
+# A variant whose requested binaries all exist is skipped; --force rebuilds.
+# The bin directory is only filled once every package of the variant built.
+set -euo pipefail
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+CACHE=${CARVE_CACHE:-$HOME/.cache/carve-bridge}/subjects
+ALL_SUBJECTS=(cut paste tac b2sum sed dc)
+CFLAGS_ALL="-O2 -g0"
+
+usage() {
+  sed -n '2,21s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
+}
+
+log() { printf '[subjects %s] %s\n' "$(date +%H:%M:%S)" "$*"; }
+die() { printf 'subjects.sh: error: %s\n' "$*" >&2; exit 1; }
+
+variant_arg="plain,carve"
+subjects_arg=$(IFS=,; echo "${ALL_SUBJECTS[*]}")
+force=0
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --variant) [ $# -ge 2 ] || die "--variant needs a value"; variant_arg=$2; shift 2 ;;
+    --variant=*) variant_arg=${1#--variant=}; shift ;;
+    --subjects) [ $# -ge 2 ] || die "--subjects needs a value"; subjects_arg=$2; shift 2 ;;
+    --subjects=*) subjects_arg=${1#--subjects=}; shift ;;
+    --force) force=1; shift ;;
+    -h|--help) usage; exit 0 ;;
+    *) usage >&2; die "unknown argument '$1'" ;;
+  esac
+done
+
+# --- argument checking ------------------------------------------------------
+variants=()
+IFS=, read -r -a vlist <<<"$variant_arg"
+for v in "${vlist[@]}"; do
+  case "$v" in
+    plain|carve|afl) variants+=("$v") ;;
+    all) variants+=(plain carve afl) ;;
+    *) die "unknown variant '$v' (plain, carve, afl, all)" ;;
+  esac
+done
+[ "${#variants[@]}" -gt 0 ] || die "no variant given"
+
+subjects=()
+IFS=, read -r -a slist <<<"$subjects_arg"
+for s in "${slist[@]}"; do
+  case " ${ALL_SUBJECTS[*]} " in
+    *" $s "*) subjects+=("$s") ;;
+    *) die "unknown subject '$s' (${ALL_SUBJECTS[*]})" ;;
+  esac
+done
+[ "${#subjects[@]}" -gt 0 ] || die "no subject given"
+
+# Debian source package, expected upstream version, and path of the built
+# binary inside the package's build tree, per subject.
+pkg_of() {
+  case "$1" in
+    cut|paste|tac|b2sum) echo coreutils ;;
+    sed) echo sed ;;
+    dc) echo bc ;;
+  esac
+}
+version_of() {
+  case "$1" in
+    coreutils) echo 9.1 ;;
+    sed) echo 4.9 ;;
+    bc) echo 1.07.1 ;;
+  esac
+}
+binpath_of() {
+  case "$1" in
+    cut|paste|tac|b2sum) echo "src/$1" ;;
+    sed) echo sed/sed ;;
+    dc) echo dc/dc ;;
+  esac
+}
+
+packages=()
+for s in "${subjects[@]}"; do
+  p=$(pkg_of "$s")
+  case " ${packages[*]:-} " in *" $p "*) ;; *) packages+=("$p") ;; esac
+done
+
+# --- system packages ----------------------------------------------------------
+"$REPO/scripts/install-deps.sh" --subjects
+command -v clang-19 >/dev/null || die "clang-19 not found"
+command -v apt-get >/dev/null || die "apt-get not found (Debian needed for the source packages)"
+command -v dpkg-source >/dev/null || die "dpkg-source not found (install dpkg-dev)"
+command -v flock >/dev/null || die "flock not found (util-linux)"
+
+mkdir -p "$CACHE/src"
+
+# --- pristine sources -----------------------------------------------------------
+# Prints the directory holding the extracted sources of package $1.
+src_dir_of() {
+  local pkg=$1 ver
+  ver=$(version_of "$pkg")
+  echo "$CACHE/src/$pkg-$ver"
+}
+
+fetch_sources() {
+  local pkg=$1 dir ver
+  ver=$(version_of "$pkg")
+  dir=$(src_dir_of "$pkg")
+  if [ -f "$CACHE/src/.$pkg.extracted" ] && [ -d "$dir" ]; then
+    return 0
+  fi
+  log "fetching Debian source package $pkg into $CACHE/src"
+  rm -rf "$dir" "$CACHE/src/.$pkg.extracted"
+  local logf="$CACHE/src/$pkg.apt-get-source.log"
+  if ! (cd "$CACHE/src" && apt-get source "$pkg") >"$logf" 2>&1; then
+    if grep -q "You must put some 'deb-src' URIs" "$logf"; then
+      log "no source index yet; running apt-get update"
+      apt-get update -qq >>"$logf" 2>&1 || true
+    fi
+    (cd "$CACHE/src" && apt-get source "$pkg") >>"$logf" 2>&1 || {
+      tail -n 20 "$logf" >&2
+      die "apt-get source $pkg failed (log: $logf)"
+    }
+  fi
+  if [ ! -d "$dir" ]; then
+    local found
+    found=$(find "$CACHE/src" -mindepth 1 -maxdepth 1 -type d -name "$pkg-*" -printf '%f ')
+    die "apt-get source $pkg did not produce $dir (found: ${found:-nothing}); version $ver expected"
+  fi
+  touch "$CACHE/src/.$pkg.extracted"
+}
+
+(
+  flock 9
+  for pkg in "${packages[@]}"; do fetch_sources "$pkg"; done
+) 9>"$CACHE/src/.lock"
+
+# --- compilers --------------------------------------------------------------------
+find_carve_clang() {
+  if [ -x "$REPO/target/release/carve-clang" ]; then
+    echo "$REPO/target/release/carve-clang"
+  elif command -v carve-clang >/dev/null 2>&1; then
+    command -v carve-clang
+  fi
+}
+
+compiler_of() {
+  local v=$1 cc
+  case "$v" in
+    plain) echo clang-19 ;;
+    afl)
+      command -v afl-clang-fast >/dev/null 2>&1 ||
+        die "afl-clang-fast not found; install AFL++ (scripts/install-deps.sh --bench)"
+      echo afl-clang-fast ;;
+    carve)
+      cc=$(find_carve_clang)
+      if [ -z "$cc" ]; then
+        log "carve-clang not found; running cargo build --release -p instrument -p runtime" >&2
+        (cd "$REPO" && cargo build --release -p instrument -p runtime) >&2 ||
+          die "cargo build --release -p instrument -p runtime failed"
+        cc=$(find_carve_clang)
+      fi
+      [ -n "$cc" ] || die "carve-clang not found at $REPO/target/release/carve-clang nor on PATH, even after cargo build"
+      echo "$cc" ;;
+  esac
+}
+
+# --- building -----------------------------------------------------------------------
+# build_package VARIANT CC PKG: configure and make PKG in build-VARIANT/PKG.
+build_package() {
+  local v=$1 cc=$2 pkg=$3
+  local bdir="$CACHE/build-$v/$pkg" src start
+  src=$(src_dir_of "$pkg")
+  if [ "$force" = 0 ] && [ -f "$bdir/.built" ]; then
+    log "$v/$pkg: already built in $bdir"
+    return 0
+  fi
+  start=$(date +%s)
+  log "$v/$pkg: copying sources to $bdir"
+  rm -rf "$bdir"
+  mkdir -p "$CACHE/build-$v"
+  cp -a "$src" "$bdir"
+
+  local -a env_extra=()
+  local -a make_targets=()
+  case "$pkg" in
+    coreutils)
+      env_extra+=(FORCE_UNSAFE_CONFIGURE=1)
+      for s in cut paste tac b2sum; do make_targets+=("src/$s"); done ;;
+  esac
+  if [ "$v" = afl ]; then env_extra+=(AFL_QUIET=1); fi
+
+  log "$v/$pkg: configure (CC=$cc CFLAGS=\"$CFLAGS_ALL\"), log: $bdir/configure.log"
+  if ! (cd "$bdir" && env "${env_extra[@]}" ./configure CC="$cc" CFLAGS="$CFLAGS_ALL") \
+      >"$bdir/configure.log" 2>&1; then
+    echo "---- tail of $bdir/configure.log ----" >&2
+    tail -n 30 "$bdir/configure.log" >&2
+    if [ -f "$bdir/config.log" ]; then
+      echo "---- tail of $bdir/config.log ----" >&2
+      tail -n 30 "$bdir/config.log" >&2
+    fi
+    die "$v/$pkg: configure failed after $(( $(date +%s) - start ))s"
+  fi
+
+  # Building single targets skips automake's BUILT_SOURCES (generated
+  # headers such as lib/string.h), so build those first.
+  local built_sources=""
+  if [ "${#make_targets[@]}" -gt 0 ]; then
+    # shellcheck disable=SC2016 # $(BUILT_SOURCES) is for make
+    built_sources=$(cd "$bdir" && printf 'include Makefile\nprint-built-sources:\n\t@echo $(BUILT_SOURCES)\n' |
+      make -s -f - print-built-sources)
+  fi
+  log "$v/$pkg: make -j2 ${make_targets[*]:-}, log: $bdir/make.log"
+  if ! (
+      cd "$bdir"
+      if [ -n "$built_sources" ]; then
+        # shellcheck disable=SC2086 # a list of make targets
+        env "${env_extra[@]}" make -j2 $built_sources
+      fi
+      env "${env_extra[@]}" make -j2 "${make_targets[@]}"
+    ) >"$bdir/make.log" 2>&1; then
+    echo "---- tail of $bdir/make.log ----" >&2
+    tail -n 40 "$bdir/make.log" >&2
+    die "$v/$pkg: make failed after $(( $(date +%s) - start ))s"
+  fi
+  touch "$bdir/.built"
+  log "$v/$pkg: built in $(( $(date +%s) - start ))s"
+}
+
+build_variant() {
+  local v=$1 cc missing=() s vstart
+  local bin="$CACHE/bin-$v"
+  for s in "${subjects[@]}"; do
+    [ -x "$bin/$s" ] || missing+=("$s")
+  done
+  if [ "$force" = 0 ] && [ "${#missing[@]}" = 0 ]; then
+    log "$v: skipping, ${subjects[*]} already in $bin"
+    return 0
+  fi
+  cc=$(compiler_of "$v")
+  vstart=$(date +%s)
+  log "$v: building ${subjects[*]} with CC=$cc"
+  local pkg
+  for pkg in "${packages[@]}"; do
+    build_package "$v" "$cc" "$pkg"
+  done
+  # Check everything first, then fill the bin directory.
+  local p
+  for s in "${subjects[@]}"; do
+    p="$CACHE/build-$v/$(pkg_of "$s")/$(binpath_of "$s")"
+    [ -x "$p" ] || die "$v: $p missing after a successful build"
+  done
+  local stage="$CACHE/.bin-$v.stage.$$"
+  rm -rf "$stage"
+  mkdir -p "$stage" "$bin"
+  for s in "${subjects[@]}"; do
+    cp "$CACHE/build-$v/$(pkg_of "$s")/$(binpath_of "$s")" "$stage/$s"
+  done
+  for s in "${subjects[@]}"; do
+    mv -f "$stage/$s" "$bin/$s"
+  done
+  rmdir "$stage"
+  log "$v: done in $(( $(date +%s) - vstart ))s -> $bin"
+}
+
+for v in "${variants[@]}"; do
+  mkdir -p "$CACHE"
+  (
+    flock 8
+    build_variant "$v"
+  ) 8>"$CACHE/.lock-$v"
+done
