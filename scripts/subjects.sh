@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Builds the evaluation subjects (DESIGN.md section 10) from Debian source
 # packages: cut, paste, tac, b2sum (coreutils 9.1), sed (sed 4.9) and dc
-# (bc 1.07.1), sources unchanged, plain `./configure && make`.
+# (bc 1.07.1), sources unchanged: `./configure CC=... CFLAGS=...`, then make
+# of just what the subjects need (see run_make).
 #
 #   scripts/subjects.sh [--variant plain|carve|afl|all|v1,v2] [--subjects cut,sed,...] [--force]
 #
-# Variants (all with CFLAGS="-O2 -g0"):
+# Variants (all with CFLAGS="-O2 -g0"; for bc also
+# -Wno-error=implicit-function-declaration, see build_package):
 #   plain  CC=clang-19
 #   carve  CC=carve-clang ($REPO/target/release/carve-clang, or on PATH; built
 #          with `cargo build --release -p instrument -p runtime` if missing)
@@ -27,7 +29,7 @@ ALL_SUBJECTS=(cut paste tac b2sum sed dc)
 CFLAGS_ALL="-O2 -g0"
 
 usage() {
-  sed -n '2,21s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
+  sed -n '2,/^set -euo/{/^#/s/^# \{0,1\}//p}' "${BASH_SOURCE[0]}"
 }
 
 log() { printf '[subjects %s] %s\n' "$(date +%H:%M:%S)" "$*"; }
@@ -181,6 +183,43 @@ compiler_of() {
 }
 
 # --- building -----------------------------------------------------------------------
+# run_make PKG: the make step for PKG, run inside its build directory. Only
+# what the subjects need is built.
+run_make() {
+  case "$1" in
+    coreutils)
+      # Single targets skip automake's BUILT_SOURCES (generated headers such
+      # as lib/string.h), so those are made first.
+      local built_sources
+      # shellcheck disable=SC2016 # $(BUILT_SOURCES) is for make
+      built_sources=$(printf 'include Makefile\nprint-built-sources:\n\t@echo $(BUILT_SOURCES)\n' |
+        make -s -f - print-built-sources)
+      echo "+ make -j2 \$(BUILT_SOURCES)"
+      # shellcheck disable=SC2086 # a list of make targets
+      make -j2 $built_sources
+      echo "+ make -j2 src/cut src/paste src/tac src/b2sum"
+      make -j2 src/cut src/paste src/tac src/b2sum ;;
+    sed)
+      echo "+ make -j2"
+      make -j2 ;;
+    bc)
+      # Debian's patch 08 edits bc/Makefile.am, so the bc/ directory wants to
+      # rerun automake-1.14; dc/ and lib/ do not.
+      echo "+ make -j2 -C lib"
+      make -j2 -C lib
+      echo "+ make -j2 -C dc"
+      make -j2 -C dc ;;
+  esac
+}
+
+make_step_desc() {
+  case "$1" in
+    coreutils) echo "make -j2 \$(BUILT_SOURCES); make -j2 src/cut src/paste src/tac src/b2sum" ;;
+    sed) echo "make -j2" ;;
+    bc) echo "make -j2 -C lib; make -j2 -C dc" ;;
+  esac
+}
+
 # build_package VARIANT CC PKG: configure and make PKG in build-VARIANT/PKG.
 build_package() {
   local v=$1 cc=$2 pkg=$3
@@ -196,18 +235,18 @@ build_package() {
   mkdir -p "$CACHE/build-$v"
   cp -a "$src" "$bdir"
 
-  local -a env_extra=()
-  local -a make_targets=()
-  case "$pkg" in
-    coreutils)
-      env_extra+=(FORCE_UNSAFE_CONFIGURE=1)
-      for s in cut paste tac b2sum; do make_targets+=("src/$s"); done ;;
-  esac
-  if [ "$v" = afl ]; then env_extra+=(AFL_QUIET=1); fi
+  export FORCE_UNSAFE_CONFIGURE=1   # coreutils' configure refuses root otherwise
+  if [ "$v" = afl ]; then export AFL_QUIET=1; fi
 
-  log "$v/$pkg: configure (CC=$cc CFLAGS=\"$CFLAGS_ALL\"), log: $bdir/configure.log"
-  if ! (cd "$bdir" && env "${env_extra[@]}" ./configure CC="$cc" CFLAGS="$CFLAGS_ALL") \
-      >"$bdir/configure.log" 2>&1; then
+  local cflags=$CFLAGS_ALL
+  if [ "$pkg" = bc ]; then
+    # Debian's patch 05 calls checkferror_output() in dc/*.c without a
+    # prototype in scope; clang >= 16 makes that an error by default.
+    cflags="$cflags -Wno-error=implicit-function-declaration"
+  fi
+
+  log "$v/$pkg: ./configure CC=$cc CFLAGS=\"$cflags\" (log: $bdir/configure.log)"
+  if ! (cd "$bdir" && ./configure CC="$cc" CFLAGS="$cflags") >"$bdir/configure.log" 2>&1; then
     echo "---- tail of $bdir/configure.log ----" >&2
     tail -n 30 "$bdir/configure.log" >&2
     if [ -f "$bdir/config.log" ]; then
@@ -217,23 +256,8 @@ build_package() {
     die "$v/$pkg: configure failed after $(( $(date +%s) - start ))s"
   fi
 
-  # Building single targets skips automake's BUILT_SOURCES (generated
-  # headers such as lib/string.h), so build those first.
-  local built_sources=""
-  if [ "${#make_targets[@]}" -gt 0 ]; then
-    # shellcheck disable=SC2016 # $(BUILT_SOURCES) is for make
-    built_sources=$(cd "$bdir" && printf 'include Makefile\nprint-built-sources:\n\t@echo $(BUILT_SOURCES)\n' |
-      make -s -f - print-built-sources)
-  fi
-  log "$v/$pkg: make -j2 ${make_targets[*]:-}, log: $bdir/make.log"
-  if ! (
-      cd "$bdir"
-      if [ -n "$built_sources" ]; then
-        # shellcheck disable=SC2086 # a list of make targets
-        env "${env_extra[@]}" make -j2 $built_sources
-      fi
-      env "${env_extra[@]}" make -j2 "${make_targets[@]}"
-    ) >"$bdir/make.log" 2>&1; then
+  log "$v/$pkg: $(make_step_desc "$pkg") (log: $bdir/make.log)"
+  if ! (cd "$bdir" && set -e && run_make "$pkg") >"$bdir/make.log" 2>&1; then
     echo "---- tail of $bdir/make.log ----" >&2
     tail -n 40 "$bdir/make.log" >&2
     die "$v/$pkg: make failed after $(( $(date +%s) - start ))s"

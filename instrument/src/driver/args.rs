@@ -42,7 +42,8 @@ pub struct Invocation {
     pub writes_deps: bool,
     pub has_dep_file: bool,
     pub has_dep_target: bool,
-    /// A link that must not get the runtime (`-shared`, `-r`, `-nostdlib`).
+    /// A link that must not get the runtime (`-r`, `-nostdlib`, ...). Shared
+    /// libraries get their own copy, so they load into any program.
     pub no_runtime: bool,
     pub is_static: bool,
 }
@@ -130,9 +131,7 @@ impl Invocation {
                     inv.dep_flags[i] = true;
                 }
                 "-MP" | "-MG" => inv.dep_flags[i] = true,
-                "-shared" | "-r" | "-nostdlib" | "-nodefaultlibs" | "-nostartfiles" => {
-                    inv.no_runtime = true
-                }
+                "-r" | "-nostdlib" | "-nodefaultlibs" | "-nostartfiles" => inv.no_runtime = true,
                 "-static" => inv.is_static = true,
                 "-" => inv.inputs.push(Input {
                     pos: i,
@@ -269,7 +268,8 @@ mod tests {
 
     #[test]
     fn links_know_when_not_to_add_the_runtime() {
-        assert!(parse("-shared -fPIC a.c -o liba.so").no_runtime);
+        assert!(!parse("-shared -fPIC a.c -o liba.so").no_runtime);
+        assert!(parse("-r a.o b.o -o ab.o").no_runtime);
         assert!(!parse("a.o b.o -o prog").no_runtime);
         assert_eq!(parse("a.o b.o -o prog").mode, Mode::Link);
     }

@@ -1,0 +1,96 @@
+//! Helpers of the end-to-end tests: the built tools, fixtures compiled with
+//! carve-clang, and running `bridge`.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// The directory holding `bridge`, `carve-clang` and `libcarve_rt.a`.
+pub fn tools_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_bridge"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+pub fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+/// Compiles one C file with carve-clang into `out_dir`; panics with the
+/// compiler's message on failure.
+pub fn carve_compile(src: &Path, out_dir: &Path) -> PathBuf {
+    let cc = tools_dir().join("carve-clang");
+    assert!(
+        cc.exists() && tools_dir().join("libcarve_rt.a").exists(),
+        "carve-clang or the runtime is not built next to bridge ({}): run `cargo build --release` (or the same profile as the tests) first",
+        tools_dir().display()
+    );
+    let out = out_dir.join(src.file_stem().unwrap());
+    let o = Command::new(&cc)
+        .args(["-O2", "-o"])
+        .arg(&out)
+        .arg(src)
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success(),
+        "carve-clang failed on {}: {}",
+        src.display(),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    out
+}
+
+/// An example program (examples/NAME/NAME.c) built with carve-clang.
+pub fn example(name: &str, dir: &Path) -> PathBuf {
+    carve_compile(
+        &repo().join("examples").join(name).join(format!("{name}.c")),
+        dir,
+    )
+}
+
+/// A fixture (bridge/tests/fixtures/NAME.c) built with carve-clang.
+pub fn fixture(name: &str, dir: &Path) -> PathBuf {
+    carve_compile(
+        &repo()
+            .join("bridge/tests/fixtures")
+            .join(format!("{name}.c")),
+        dir,
+    )
+}
+
+/// Runs bridge with `args`, feeding `stdin`.
+pub fn bridge(args: &[&str], stdin: &[u8]) -> Output {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_bridge"))
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// `bridge exec --json` over `corpus`; the parsed summary.
+pub fn exec_json(corpus: &Path, extra: &[&str], cmd: &[&str]) -> serde_json::Value {
+    let mut args = vec!["exec", "--json", "-c", corpus.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    args.push("--");
+    args.extend_from_slice(cmd);
+    let o = bridge(&args, b"");
+    assert!(o.status.success(), "bridge exec failed: {}", stderr(&o));
+    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("bad JSON ({e}): {}", stdout(&o)))
+}

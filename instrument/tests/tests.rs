@@ -1,0 +1,184 @@
+//! carve-clang as configure scripts and makefiles use it: every kind of
+//! invocation, every -O level, and programs that behave as with plain clang.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn carve() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_carve-clang"))
+}
+
+fn fixtures() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
+}
+
+fn run_in(dir: &Path, cc: &Path, args: &[&str]) -> Output {
+    let o = Command::new(cc)
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success(),
+        "{} {args:?} failed: {}",
+        cc.display(),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    o
+}
+
+fn has_runtime() -> bool {
+    let ok = carve().parent().unwrap().join("libcarve_rt.a").exists();
+    assert!(ok, "libcarve_rt.a must be built next to carve-clang: run `cargo build` with the tests' profile first");
+    ok
+}
+
+fn copy_fixtures(dir: &Path) {
+    for f in ["multi_a.c", "multi_b.c", "multi.h", "lib.c"] {
+        std::fs::copy(fixtures().join(f), dir.join(f)).unwrap();
+    }
+}
+
+#[test]
+fn version_preprocess_and_dependency_only_pass_through() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_fixtures(dir.path());
+    let o = run_in(dir.path(), &carve(), &["--version"]);
+    assert!(String::from_utf8_lossy(&o.stdout).contains("clang version 19"));
+    let o = run_in(dir.path(), &carve(), &["-E", "multi_b.c"]);
+    assert!(String::from_utf8_lossy(&o.stdout).contains("return x & 1 ? 7"));
+    let o = run_in(dir.path(), &carve(), &["-MM", "multi_b.c"]);
+    assert!(String::from_utf8_lossy(&o.stdout).contains("multi.h"));
+}
+
+#[test]
+fn compile_then_link_with_dependency_files_like_automake() {
+    assert!(has_runtime());
+    let dir = tempfile::tempdir().unwrap();
+    copy_fixtures(dir.path());
+    let d = dir.path();
+    run_in(
+        d,
+        &carve(),
+        &[
+            "-O2",
+            "-MT",
+            "multi_b.o",
+            "-MD",
+            "-MP",
+            "-MF",
+            "deps.Tpo",
+            "-c",
+            "-o",
+            "multi_b.o",
+            "multi_b.c",
+        ],
+    );
+    let deps = std::fs::read_to_string(d.join("deps.Tpo")).unwrap();
+    assert!(
+        deps.starts_with("multi_b.o:") && deps.contains("multi.h"),
+        "{deps}"
+    );
+    // -MD without -MF or -MT: the .d file is named after the object, for the object.
+    run_in(d, &carve(), &["-O2", "-MD", "-c", "multi_a.c"]);
+    let deps = std::fs::read_to_string(d.join("multi_a.d")).unwrap();
+    assert!(deps.starts_with("multi_a.o:"), "{deps}");
+    run_in(
+        d,
+        &carve(),
+        &["-O2", "-o", "prog", "multi_a.o", "multi_b.o"],
+    );
+    let out = Command::new(d.join("prog")).output().unwrap();
+    assert!(out.status.success());
+    let plain = plain_build(d, &["-O2"]);
+    assert_eq!(out.stdout, Command::new(plain).output().unwrap().stdout);
+}
+
+fn plain_build(d: &Path, flags: &[&str]) -> PathBuf {
+    let mut args = flags.to_vec();
+    args.extend(["-o", "plain", "multi_a.c", "multi_b.c"]);
+    run_in(d, Path::new("clang-19"), &args);
+    d.join("plain")
+}
+
+#[test]
+fn every_optimisation_level_behaves_like_plain_clang() {
+    assert!(has_runtime());
+    let dir = tempfile::tempdir().unwrap();
+    copy_fixtures(dir.path());
+    let d = dir.path();
+    for level in ["-O0", "-O1", "-O2", "-O3", "-Os"] {
+        // Several sources at once, compiled and linked in one command.
+        run_in(
+            d,
+            &carve(),
+            &[level, "-g", "-o", "prog", "multi_a.c", "multi_b.c"],
+        );
+        let plain = plain_build(d, &[level]);
+        for args in [&[][..], &["a"][..], &["a", "b", "c"][..]] {
+            let mine = Command::new(d.join("prog")).args(args).output().unwrap();
+            let theirs = Command::new(&plain).args(args).output().unwrap();
+            assert_eq!(mine.stdout, theirs.stdout, "{level} {args:?}");
+            assert_eq!(mine.status.code(), theirs.status.code(), "{level} {args:?}");
+        }
+    }
+}
+
+#[test]
+fn several_objects_at_once_assembly_and_language_flags() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_fixtures(dir.path());
+    let d = dir.path();
+    run_in(d, &carve(), &["-c", "multi_a.c", "multi_b.c"]);
+    assert!(d.join("multi_a.o").exists() && d.join("multi_b.o").exists());
+    run_in(d, &carve(), &["-S", "-o", "b.s", "multi_b.c"]);
+    assert!(std::fs::read_to_string(d.join("b.s"))
+        .unwrap()
+        .contains("helper"));
+    std::fs::copy(d.join("multi_b.c"), d.join("conftest.txt")).unwrap();
+    run_in(d, &carve(), &["-c", "-x", "c", "conftest.txt", "-o", "x.o"]);
+    assert!(d.join("x.o").exists());
+    // A compile error is clang's error, with clang's status.
+    std::fs::write(d.join("bad.c"), "#error nope\n").unwrap();
+    let o = Command::new(carve())
+        .current_dir(d)
+        .args(["-c", "bad.c"])
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("nope"));
+}
+
+#[test]
+fn shared_libraries_build_with_pic() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_fixtures(dir.path());
+    let d = dir.path();
+    run_in(
+        d,
+        &carve(),
+        &["-O2", "-fPIC", "-shared", "-o", "liblib.so", "lib.c"],
+    );
+    let o = Command::new("nm")
+        .args(["-D", "--defined-only"])
+        .arg(d.join("liblib.so"))
+        .output()
+        .unwrap();
+    let syms = String::from_utf8_lossy(&o.stdout);
+    // The library carries its runtime: it loads into uninstrumented programs.
+    assert!(
+        syms.contains("lib_twice") && syms.contains("__carve_register_module"),
+        "{syms}"
+    );
+}
+
+#[test]
+fn conftest_style_link_runs_standalone() {
+    assert!(has_runtime());
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("conftest.c"), "int main(void) { return 0; }\n").unwrap();
+    run_in(d, &carve(), &["-g", "-O2", "conftest.c", "-lm"]);
+    let st = Command::new(d.join("a.out")).status().unwrap();
+    assert!(st.success(), "a conftest program must run without bridge");
+}

@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# What CI checks, plus formatting and lints: run before every commit.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cargo fmt --all -- --check
+cargo clippy --release --all-targets -- -D warnings
+scripts/test.sh

@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Runs the tests: installs what is missing, builds the tools (the end-to-end
+# tests use the built carve-clang, runtime and bridge), runs every test.
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/.." && pwd)
+cd "$repo"
+scripts/install-deps.sh
+cargo build --release --workspace
+cargo test --release --workspace
