@@ -181,4 +181,8 @@ fn conftest_style_link_runs_standalone() {
     run_in(d, &carve(), &["-g", "-O2", "conftest.c", "-lm"]);
     let st = Command::new(d.join("a.out")).status().unwrap();
     assert!(st.success(), "a conftest program must run without bridge");
+    // The runtime is `no_std`: it adds no library to the program's needs.
+    let o = Command::new("ldd").arg(d.join("a.out")).output().unwrap();
+    let libs = String::from_utf8_lossy(&o.stdout);
+    assert!(!libs.contains("libgcc_s") && !libs.contains("libm."), "{libs}");
 }

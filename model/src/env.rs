@@ -9,23 +9,7 @@ pub struct EnvVar {
     pub help: &'static str,
 }
 
-/// System V shared-memory id of the coverage map (set by `bridge`). Absent:
-/// the runtime uses a private map so the binary runs standalone.
-pub const SHM_ID: &str = "CARVE_SHM_ID";
-/// `1`: the runtime performs the fork-server handshake at `main`.
-pub const FORKSRV: &str = "CARVE_FORKSRV";
-/// Path of the clang used by `carve-clang` (default `clang-19`).
-pub const CC: &str = "CARVE_CC";
-/// Path of the clang++ used by `carve-clang++` (default `clang++-19`).
-pub const CXX: &str = "CARVE_CXX";
-/// Path of the runtime static library (default: next to `carve-clang`).
-pub const RUNTIME: &str = "CARVE_RUNTIME";
-/// `1`: `carve-clang` prints every command it runs.
-pub const DEBUG: &str = "CARVE_DEBUG";
-/// `1`: `carve-clang` compiles without instrumentation (plain clang).
-pub const NO_INSTRUMENT: &str = "CARVE_NO_INSTRUMENT";
-/// `1`: the runtime prints what it does to stderr.
-pub const RT_DEBUG: &str = "CARVE_RT_DEBUG";
+pub use crate::names::*;
 
 /// Every variable, for documentation and for "did you mean" checks.
 pub const ALL: &[EnvVar] = &[

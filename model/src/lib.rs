@@ -2,11 +2,13 @@
 //!
 //! Everything the instrumentation pass, the runtime and the bridge must agree
 //! on lives here, once: the coverage map layout, the fork-server protocol and
-//! the environment variables. This crate does no I/O.
+//! the environment variables. This crate does no I/O. `consts.rs`, `names.rs` and `protocol.rs` use
+//! nothing but `core`: the `no_std` runtime compiles them directly, so the
+//! names have one source.
 
+mod consts;
 pub mod env;
+mod names;
 pub mod protocol;
 
-/// Size of the shared-memory edge map in bytes (AFL-compatible: 64 KiB of
-/// 8-bit hit counters).
-pub const MAP_SIZE: usize = 1 << 16;
+pub use consts::*;

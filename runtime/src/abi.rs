@@ -1,9 +1,9 @@
 //! Every `extern "C"` entry point of the runtime. Keep in step with
 //! `include/carve_rt.h` and `instrument/src/abi.rs`.
 
+use crate::model::MAP_SIZE;
 use crate::{forkserver, map};
-use model::MAP_SIZE;
-use std::cell::UnsafeCell;
+use core::cell::UnsafeCell;
 
 /// Where counters go before their module registers (and the private map
 /// when the target runs without `bridge`).

@@ -2,16 +2,16 @@
 //! `CARVE_FORKSRV=1`; the parent stays here forking one child per run, each
 //! child returns into `main` and runs the program once.
 
+use crate::model::protocol::{Hello, CTL_FD, PROTOCOL_VERSION, ST_FD};
 use crate::{map, sys};
-use model::protocol::{Hello, CTL_FD, PROTOCOL_VERSION, ST_FD};
 
 pub fn start_if_asked() {
-    if sys::getenv(c"CARVE_FORKSRV") != Some(b"1") {
+    if sys::getenv(sys::FORKSRV) != Some(b"1") {
         return;
     }
     // Programs this target runs must not take themselves for fork servers.
     // SAFETY: before main's body runs, single-threaded.
-    unsafe { libc::unsetenv(c"CARVE_FORKSRV".as_ptr()) };
+    unsafe { libc::unsetenv(sys::FORKSRV.as_ptr()) };
     map::get();
     let (edges, branches) = map::totals();
     let hello = Hello {

@@ -4,9 +4,44 @@
 //! builds with `panic = "abort"`), never allocates on a probe's path (probes
 //! are inline counter increments that do not call in at all), and reads its
 //! configuration from the environment once. The C interface is documented in
-//! `include/carve_rt.h`; the entry points are in [`abi`].
+//! `include/carve_rt.h`; the entry points are in [`abi`]. It is `no_std`:
+//! a program that links it pays for no Rust standard library, neither in
+//! size nor in start-up time.
+
+#![no_std]
 
 pub mod abi;
+// The shared names, compiled from `model`'s `core`-only files (the runtime
+// cannot depend on the `model` crate, which uses `std`).
+#[allow(dead_code)]
+#[path = "../../model/src/consts.rs"]
+mod model_consts;
+#[allow(dead_code)]
+#[path = "../../model/src/names.rs"]
+mod model_names;
+#[allow(dead_code)]
+#[path = "../../model/src/protocol.rs"]
+mod model_protocol;
+mod model {
+    pub(crate) use crate::model_consts::*;
+    pub(crate) use crate::model_names as env;
+    pub(crate) use crate::model_protocol as protocol;
+}
 mod forkserver;
 mod map;
 mod sys;
+
+/// A panic in the runtime aborts the target at once: it must never unwind.
+#[cfg(not(test))]
+#[panic_handler]
+fn panic(_: &core::panic::PanicInfo<'_>) -> ! {
+    sys::write_all(2, b"carve-rt: internal error\n");
+    // SAFETY: abort never returns.
+    unsafe { libc::abort() }
+}
+
+/// The precompiled `core` refers to an unwinding personality even though the
+/// runtime never unwinds (`panic = "abort"`); this one is never called.
+#[cfg(not(test))]
+#[no_mangle]
+pub extern "C" fn rust_eh_personality() {}

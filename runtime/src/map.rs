@@ -3,11 +3,11 @@
 //! module's counters in it.
 
 use crate::abi::__carve_dummy_map;
+use crate::model::MAP_SIZE;
 use crate::sys;
-use model::MAP_SIZE;
-use std::sync::atomic::{AtomicPtr, AtomicU32, Ordering};
+use core::sync::atomic::{AtomicPtr, AtomicU32, Ordering};
 
-static MAP: AtomicPtr<u8> = AtomicPtr::new(std::ptr::null_mut());
+static MAP: AtomicPtr<u8> = AtomicPtr::new(core::ptr::null_mut());
 static NEXT: AtomicU32 = AtomicU32::new(0);
 static EDGES: AtomicU32 = AtomicU32::new(0);
 static BRANCHES: AtomicU32 = AtomicU32::new(0);
@@ -24,13 +24,13 @@ pub fn get() -> *mut u8 {
 }
 
 fn attach() -> Option<*mut u8> {
-    let id = sys::getenv(c"CARVE_SHM_ID")?;
+    let id = sys::getenv(sys::SHM_ID)?;
     let Some(id) = sys::parse_int(id) else {
         sys::debug("CARVE_SHM_ID is not a number; using a private map");
         return None;
     };
     // SAFETY: shmat either maps the segment or returns (void*)-1.
-    let p = unsafe { libc::shmat(id as i32, std::ptr::null(), 0) };
+    let p = unsafe { libc::shmat(id as i32, core::ptr::null(), 0) };
     if p as isize == -1 {
         sys::debug("cannot attach the shared coverage map; using a private map");
         return None;

@@ -1,6 +1,6 @@
 //! Thin, allocation-free wrappers over the few libc calls the runtime makes.
 
-use std::ffi::CStr;
+use core::ffi::CStr;
 
 /// `getenv(name)` without allocating; `None` when unset.
 pub fn getenv(name: &CStr) -> Option<&'static [u8]> {
@@ -56,14 +56,40 @@ pub fn read_exact(fd: i32, buf: &mut [u8]) -> bool {
 }
 
 pub fn errno() -> i32 {
-    std::io::Error::last_os_error().raw_os_error().unwrap_or(0)
+    // SAFETY: the thread's errno location is always valid.
+    unsafe { *libc::__errno_location() }
 }
 
 /// A message on stderr when `CARVE_RT_DEBUG=1`.
 pub fn debug(msg: &str) {
-    if getenv(c"CARVE_RT_DEBUG") == Some(b"1") {
+    if getenv(RT_DEBUG) == Some(b"1") {
         write_all(2, b"carve-rt: ");
         write_all(2, msg.as_bytes());
         write_all(2, b"\n");
     }
 }
+
+/// Whether a C-string literal spells a shared name (checked at compile time,
+/// so the runtime's literals cannot drift from `model`).
+pub const fn spells(c: &CStr, name: &str) -> bool {
+    let (a, b) = (c.to_bytes(), name.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// The variables the runtime reads, as C strings.
+pub const SHM_ID: &CStr = c"CARVE_SHM_ID";
+pub const FORKSRV: &CStr = c"CARVE_FORKSRV";
+pub const RT_DEBUG: &CStr = c"CARVE_RT_DEBUG";
+const _: () = assert!(spells(SHM_ID, crate::model::env::SHM_ID));
+const _: () = assert!(spells(FORKSRV, crate::model::env::FORKSRV));
+const _: () = assert!(spells(RT_DEBUG, crate::model::env::RT_DEBUG));

@@ -45,7 +45,6 @@ pub struct Invocation {
     /// A link that must not get the runtime (`-r`, `-nostdlib`, ...). Shared
     /// libraries get their own copy, so they load into any program.
     pub no_runtime: bool,
-    pub is_static: bool,
 }
 
 /// Flags that take the next argument as their value.
@@ -111,7 +110,6 @@ impl Invocation {
             has_dep_file: false,
             has_dep_target: false,
             no_runtime: false,
-            is_static: false,
         };
         let (mut compile, mut assemble, mut pass) = (false, false, false);
         let (mut dep_only, mut lang): (bool, Option<String>) = (false, None);
@@ -132,7 +130,6 @@ impl Invocation {
                 }
                 "-MP" | "-MG" => inv.dep_flags[i] = true,
                 "-r" | "-nostdlib" | "-nodefaultlibs" | "-nostartfiles" => inv.no_runtime = true,
-                "-static" => inv.is_static = true,
                 "-" => inv.inputs.push(Input {
                     pos: i,
                     path: a.into(),

@@ -17,9 +17,6 @@ pub struct Toolchain {
     pub plain: bool,
 }
 
-/// Native libraries the runtime (a Rust static library) needs.
-const RUNTIME_LIBS: &[&str] = &["-lpthread", "-ldl", "-lm", "-lrt", "-lutil"];
-
 #[derive(Debug, thiserror::Error)]
 pub enum DriverError {
     #[error("cannot run {cc}: {err}")]
@@ -120,9 +117,8 @@ fn link_args(inv: &Invocation, tc: &Toolchain, objects: &[(usize, PathBuf)]) -> 
             args.push("-x".into());
             args.push("none".into());
         }
+        // The runtime is `no_std`: it needs nothing beyond libc.
         args.push(tc.runtime.to_string_lossy().into_owned());
-        args.extend(RUNTIME_LIBS.iter().map(|s| s.to_string()));
-        args.push(if inv.is_static { "-lgcc_eh" } else { "-lgcc_s" }.into());
     }
     args
 }
