@@ -186,3 +186,20 @@ fn conftest_style_link_runs_standalone() {
     let libs = String::from_utf8_lossy(&o.stdout);
     assert!(!libs.contains("libgcc_s"), "{libs}");
 }
+
+#[test]
+fn carve_clang_plus_plus_builds_cpp() {
+    assert!(has_runtime());
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let cxx = d.join("carve-clang++");
+    std::os::unix::fs::symlink(carve(), &cxx).unwrap();
+    std::fs::write(
+        d.join("hello.cc"),
+        "#include <iostream>\n#include <map>\nint main(int argc, char**) { std::map<int,int> m; for (int i = 0; i < 10 * argc; i++) m[i % 7]++; std::cout << m.size() << \"\\n\"; }\n",
+    )
+    .unwrap();
+    run_in(d, &cxx, &["-O2", "-o", "hello", "hello.cc"]);
+    let o = Command::new(d.join("hello")).output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&o.stdout), "7\n");
+}
