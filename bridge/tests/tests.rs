@@ -220,6 +220,7 @@ fn workspace_layers_hold() {
         ("runtime", &["model"]),
         ("exec", &["model"]),
         ("carver", &["model"]),
+        ("systemgen", &["model", "grammar"]),
         ("unitgen", &["model", "exec"]),
         ("lifter", &["model", "exec", "provenance"]),
         (

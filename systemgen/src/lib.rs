@@ -1,0 +1,30 @@
+//! System-level test generators behind one trait.
+
+/// One generated system test.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TestCase {
+    /// The whole test (with `--args-in-input`, its first line is the
+    /// command line).
+    pub data: Vec<u8>,
+    /// Id of the corpus entry it was derived from.
+    pub parent: u64,
+    /// Short name of what made it, for file names: `bf`, `num`, `sr+ld`...
+    pub op: String,
+}
+
+/// A corpus entry a generator may derive tests from.
+#[derive(Debug, Clone, Copy)]
+pub struct Seed<'a> {
+    pub id: u64,
+    pub data: &'a [u8],
+}
+
+/// Makes system tests out of a corpus.
+pub trait SystemGenerator {
+    /// The name users pick it by (`--system NAME`).
+    fn name(&self) -> &'static str;
+    /// The next `n` tests, derived from `corpus` (never empty).
+    fn generate(&mut self, corpus: &[Seed<'_>], n: usize) -> Vec<TestCase>;
+    /// What running `case` showed: whether it reached new coverage.
+    fn feedback(&mut self, case: &TestCase, interesting: bool);
+}
