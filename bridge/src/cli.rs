@@ -26,24 +26,19 @@ pub enum Command {
 #[derive(Args, Clone)]
 pub struct TargetArgs {
     /// Per-run time limit in milliseconds.
-    #[arg(
-        short = 't',
-        long = "timeout",
-        default_value_t = 1000,
-        value_name = "MS"
-    )]
+    #[arg(short = 't', long = "timeout", default_value_t = 1000, value_name = "MS")]
     pub timeout_ms: u64,
     /// Memory (address-space) limit of the target in MiB; 0 for none.
-    #[arg(
-        short = 'm',
-        long = "mem-limit",
-        default_value_t = 1024,
-        value_name = "MB"
-    )]
+    #[arg(short = 'm', long = "mem-limit", default_value_t = 1024, value_name = "MB")]
     pub mem_limit_mb: u64,
     /// Let the target's stdout and stderr through.
     #[arg(long)]
     pub show_output: bool,
+    /// The first line of each test holds arguments (split as a shell
+    /// splits words), put before the ones given here; the rest of the test
+    /// is the input (the `@@` file, or stdin).
+    #[arg(long)]
+    pub args_in_input: bool,
     /// The target and its arguments; `@@` stands for the input file (stdin
     /// carries the input when there is none).
     #[arg(last = true, required = true, value_name = "PROG [ARGS]")]

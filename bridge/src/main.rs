@@ -23,9 +23,7 @@ fn main() {
 
 /// A `CARVE_` variable nobody reads is most likely a typo.
 fn warn_unknown_env() {
-    let names: Vec<String> = std::env::vars_os()
-        .filter_map(|(k, _)| k.into_string().ok())
-        .collect();
+    let names: Vec<String> = std::env::vars_os().filter_map(|(k, _)| k.into_string().ok()).collect();
     for (name, best) in model::env::unknown_vars(names.iter().map(String::as_str)) {
         match best {
             Some(b) => eprintln!("bridge: warning: unknown variable {name} (did you mean {b}?)"),

@@ -56,20 +56,12 @@ fn exec_finds_the_crash_and_it_reproduces() {
     assert_eq!(sum["crashes"], 1);
     assert_eq!(sum["exit_zero"], 2);
     let crashing = sum["crashing_inputs"][0].as_str().unwrap();
-    assert!(
-        crashing.contains("crash.input") && crashing.contains("SIGSEGV"),
-        "{crashing}"
-    );
+    assert!(crashing.contains("crash.input") && crashing.contains("SIGSEGV"), "{crashing}");
     // Run directly, without bridge: the same crash.
-    let st = std::process::Command::new(&magic)
-        .arg(corpus.join("crash.input"))
-        .status()
-        .unwrap();
+    let st = std::process::Command::new(&magic).arg(corpus.join("crash.input")).status().unwrap();
     use std::os::unix::process::ExitStatusExt;
     assert_eq!(st.signal(), Some(libc_sigsegv()));
-    assert!(
-        sum["edges"].as_u64().unwrap() > 0 && sum["edges"].as_u64() <= sum["edges_total"].as_u64()
-    );
+    assert!(sum["edges"].as_u64().unwrap() > 0 && sum["edges"].as_u64() <= sum["edges_total"].as_u64());
 }
 
 fn libc_sigsegv() -> i32 {
@@ -88,10 +80,7 @@ fn hangs_are_timeouts_and_do_not_stall() {
     let sum = exec_json(&corpus, &["-t", "200"], &[hang.to_str().unwrap()]);
     assert_eq!(sum["timeouts"], 1);
     assert_eq!(sum["exit_zero"], 1);
-    assert!(sum["hanging_inputs"][0]
-        .as_str()
-        .unwrap()
-        .ends_with("a_loop"));
+    assert!(sum["hanging_inputs"][0].as_str().unwrap().ends_with("a_loop"));
     assert!(start.elapsed() < Duration::from_secs(10));
 }
 
@@ -107,21 +96,10 @@ fn children_left_behind_are_killed_and_exit_codes_kept() {
     let start = Instant::now();
     let sum = exec_json(&corpus, &[], &[forker.to_str().unwrap()]);
     assert_eq!(sum["exit_nonzero"], 5);
-    assert!(
-        start.elapsed() < Duration::from_secs(10),
-        "the sleeping children must not hold bridge"
-    );
+    assert!(start.elapsed() < Duration::from_secs(10), "the sleeping children must not hold bridge");
     // No sleeping child survives: they were in the run's process group.
-    let ps = std::process::Command::new("pgrep")
-        .arg("-f")
-        .arg(forker.to_str().unwrap())
-        .output()
-        .unwrap();
-    assert!(
-        ps.stdout.is_empty(),
-        "left-over children: {}",
-        String::from_utf8_lossy(&ps.stdout)
-    );
+    let ps = std::process::Command::new("pgrep").arg("-f").arg(forker.to_str().unwrap()).output().unwrap();
+    assert!(ps.stdout.is_empty(), "left-over children: {}", String::from_utf8_lossy(&ps.stdout));
 }
 
 #[test]
@@ -131,11 +109,7 @@ fn memory_hogs_meet_the_limit() {
     let corpus = dir.path().join("corpus");
     std::fs::create_dir(&corpus).unwrap();
     std::fs::write(corpus.join("x"), "x").unwrap();
-    let sum = exec_json(
-        &corpus,
-        &["-m", "256", "-t", "5000"],
-        &[hog.to_str().unwrap()],
-    );
+    let sum = exec_json(&corpus, &["-m", "256", "-t", "5000"], &[hog.to_str().unwrap()]);
     assert_eq!(sum["exit_nonzero"], 1, "{sum}");
 }
 
@@ -147,23 +121,9 @@ fn unreadable_corpus_files_are_skipped_with_a_warning() {
     std::fs::create_dir(&corpus).unwrap();
     std::fs::write(corpus.join("good"), "1 2 + p").unwrap();
     std::os::unix::fs::symlink(dir.path().join("nowhere"), corpus.join("dangling")).unwrap();
-    let o = bridge(
-        &[
-            "exec",
-            "--json",
-            "-c",
-            corpus.to_str().unwrap(),
-            "--",
-            calc.to_str().unwrap(),
-        ],
-        b"",
-    );
+    let o = bridge(&["exec", "--json", "-c", corpus.to_str().unwrap(), "--", calc.to_str().unwrap()], b"");
     assert!(o.status.success(), "{}", stderr(&o));
-    assert!(
-        stderr(&o).contains("skipping") && stderr(&o).contains("dangling"),
-        "{}",
-        stderr(&o)
-    );
+    assert!(stderr(&o).contains("skipping") && stderr(&o).contains("dangling"), "{}", stderr(&o));
     let sum: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(sum["runs"], 1);
     assert_eq!(sum["unreadable"].as_array().unwrap().len(), 1);
@@ -183,11 +143,7 @@ fn bad_targets_get_clear_errors() {
 
     let o = bridge(&["exec", "-c", c, "--", "true"], b"");
     assert_eq!(o.status.code(), Some(1));
-    assert!(
-        stderr(&o).contains("carve-clang"),
-        "uninstrumented target: {}",
-        stderr(&o)
-    );
+    assert!(stderr(&o).contains("carve-clang"), "uninstrumented target: {}", stderr(&o));
 
     let early = fixture("early_crash", dir.path());
     let o = bridge(&["exec", "-c", c, "--", early.to_str().unwrap()], b"");
@@ -196,11 +152,7 @@ fn bad_targets_get_clear_errors() {
 
     let o = bridge(&["exec", "-c", "/nonexistent/corpus", "--", "true"], b"");
     assert_eq!(o.status.code(), Some(1));
-    assert!(
-        stderr(&o).contains("cannot read corpus directory"),
-        "{}",
-        stderr(&o)
-    );
+    assert!(stderr(&o).contains("cannot read corpus directory"), "{}", stderr(&o));
 }
 
 /// Stages never depend on each other: they exchange `model` types and only
@@ -225,17 +177,7 @@ fn workspace_layers_hold() {
         ("lifter", &["model", "exec", "provenance"]),
         (
             "bridge",
-            &[
-                "model",
-                "exec",
-                "carver",
-                "unitgen",
-                "lifter",
-                "instrument",
-                "systemgen",
-                "grammar",
-                "provenance",
-            ],
+            &["model", "exec", "carver", "unitgen", "lifter", "instrument", "systemgen", "grammar", "provenance"],
         ),
     ];
     let ours: Vec<&str> = allowed.iter().map(|(n, _)| *n).collect();
@@ -252,4 +194,29 @@ fn workspace_layers_hold() {
             }
         }
     }
+}
+
+#[test]
+fn tests_can_carry_their_command_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = example("csvstat", dir.path());
+    let csv = csv.to_str().unwrap();
+    let run = |test: &[u8], tail: &[&str]| {
+        let mut a = vec!["showmap", "--show-output", "--args-in-input", "--", csv];
+        a.extend_from_slice(tail);
+        let o = bridge(&a, test);
+        assert!(o.status.success(), "{}", stderr(&o));
+        (stdout(&o), stderr(&o))
+    };
+    // The same content read with and without -t: other columns, other edges.
+    let (tab, _) = run(b"-t @@\na\tb\n1\t2\n", &[]);
+    assert!(tab.contains("2 columns"), "{tab}");
+    let (comma, _) = run(b"@@\na\tb\n1\t2\n", &[]);
+    assert!(comma.contains("1 columns"), "{comma}");
+    // Arguments of the line come before the fixed ones; quoting as in a shell.
+    let (quoted, _) = run(b"'-t'\na\tb\n", &["@@"]);
+    assert!(quoted.contains("2 columns"), "{quoted}");
+    // No arguments at all: the program's own usage error, not ours.
+    let (_, err) = run(b"\n", &[]);
+    assert!(err.contains("exit 1"), "{err}");
 }

@@ -39,11 +39,7 @@ static BUCKETS: [u8; 256] = bucket_table();
 
 /// The edges a map shows, as `(edge, bucket)` pairs.
 pub fn edges(map: &[u8]) -> Vec<(u32, u8)> {
-    map.iter()
-        .enumerate()
-        .filter(|(_, &h)| h != 0)
-        .map(|(i, &h)| (i as u32, BUCKETS[h as usize]))
-        .collect()
+    map.iter().enumerate().filter(|(_, &h)| h != 0).map(|(i, &h)| (i as u32, BUCKETS[h as usize])).collect()
 }
 
 /// What a run added to what was seen before.
@@ -64,10 +60,7 @@ pub struct Coverage {
 
 impl Default for Coverage {
     fn default() -> Self {
-        Coverage {
-            seen: Box::new([0; MAP_SIZE]),
-            edges: 0,
-        }
+        Coverage { seen: Box::new([0; MAP_SIZE]), edges: 0 }
     }
 }
 

@@ -22,6 +22,7 @@ pub struct ForkServer {
     scratch: tempfile::TempDir,
     input_path: PathBuf,
     input: File,
+    args_path: PathBuf,
     proc: Option<Running>,
     hello: Hello,
     restarts: u32,
@@ -47,22 +48,17 @@ impl ForkServer {
             .create(true)
             .truncate(true)
             .open(&input_path)
-            .map_err(|err| Error::Input {
-                path: input_path.clone(),
-                err,
-            })?;
+            .map_err(|err| Error::Input { path: input_path.clone(), err })?;
+        let args_path = scratch.path().join("args");
         let mut fs = ForkServer {
             target,
             map,
             scratch,
             input_path,
             input,
+            args_path,
             proc: None,
-            hello: Hello {
-                version: 0,
-                edges: 0,
-                branches: 0,
-            },
+            hello: Hello { version: 0, edges: 0, branches: 0 },
             restarts: 0,
         };
         fs.spawn()?;
@@ -104,11 +100,21 @@ impl ForkServer {
         }
     }
 
-    fn write_input(&mut self, input: &[u8]) -> Result<(), Error> {
-        let err = |err| Error::Input {
-            path: self.input_path.clone(),
-            err,
+    fn write_input(&mut self, test: &[u8]) -> Result<(), Error> {
+        let input = if self.target.args_in_input {
+            let (line, content) = crate::split_test(test);
+            let path = self.input_path.as_os_str().as_encoded_bytes();
+            let mut args = Vec::new();
+            for a in line.iter().map(Vec::as_slice).chain(self.target.args.iter().map(|a| a.as_bytes())) {
+                args.extend(crate::substitute(a, path));
+                args.push(0);
+            }
+            std::fs::write(&self.args_path, &args).map_err(|err| Error::Input { path: self.args_path.clone(), err })?;
+            content
+        } else {
+            test
         };
+        let err = |err| Error::Input { path: self.input_path.clone(), err };
         self.input.seek(SeekFrom::Start(0)).map_err(err)?;
         self.input.write_all(input).map_err(err)?;
         self.input.set_len(input.len() as u64).map_err(err)?;
@@ -142,10 +148,7 @@ impl ForkServer {
         }
         // Whatever the run left behind in its process group goes too.
         kill_group(pid);
-        Ok(Outcome::from_wait_status(
-            i32::from_le_bytes(word),
-            timed_out,
-        ))
+        Ok(Outcome::from_wait_status(i32::from_le_bytes(word), timed_out))
     }
 
     fn spawn(&mut self) -> Result<(), Error> {
@@ -167,6 +170,7 @@ impl ForkServer {
         cmd.args(t.args_for(&self.input_path.to_string_lossy()))
             .env(env::SHM_ID, self.map.id().to_string())
             .env(env::FORKSRV, "1")
+            .envs(t.args_in_input.then(|| (env::ARGS_FILE, self.args_path.as_os_str())))
             .envs(t.env.iter().map(|(k, v)| (k, v)))
             .stdin(stdin)
             .stdout(out())
@@ -181,31 +185,18 @@ impl ForkServer {
                 move_fd(st_raw, ST_FD)?;
                 libc::setsid();
                 libc::signal(libc::SIGPIPE, libc::SIG_DFL);
-                let zero = libc::rlimit {
-                    rlim_cur: 0,
-                    rlim_max: 0,
-                };
+                let zero = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
                 libc::setrlimit(libc::RLIMIT_CORE, &zero);
                 if let Some(mb) = mem {
-                    let lim = libc::rlimit {
-                        rlim_cur: mb << 20,
-                        rlim_max: mb << 20,
-                    };
+                    let lim = libc::rlimit { rlim_cur: mb << 20, rlim_max: mb << 20 };
                     libc::setrlimit(libc::RLIMIT_AS, &lim);
                 }
                 Ok(())
             });
         }
-        let child = cmd.spawn().map_err(|err| Error::Spawn {
-            path: t.program.clone(),
-            err,
-        })?;
+        let child = cmd.spawn().map_err(|err| Error::Spawn { path: t.program.clone(), err })?;
         drop((ctl_fd, st_fd));
-        let mut running = Running {
-            child,
-            ctl: File::from(OwnedFd::from(ctl_w)),
-            st: File::from(OwnedFd::from(st_r)),
-        };
+        let mut running = Running { child, ctl: File::from(OwnedFd::from(ctl_w)), st: File::from(OwnedFd::from(st_r)) };
         let mut hello = [0u8; HELLO_LEN];
         let fail = |why: &str| Error::NoForkServer(t.program.clone(), why.to_string());
         if !read_within(&mut running.st, &mut hello, HANDSHAKE) {
@@ -222,10 +213,7 @@ impl ForkServer {
             let _ = running.child.wait();
             return Err(fail("it speaks another protocol"));
         };
-        self.hello = Hello {
-            edges: h.edges.min(MAP_SIZE as u32),
-            ..h
-        };
+        self.hello = Hello { edges: h.edges.min(MAP_SIZE as u32), ..h };
         self.proc = Some(running);
         Ok(())
     }
@@ -252,11 +240,8 @@ impl Drop for ForkServer {
 /// Finds the program as a shell would (a bare name is looked up in PATH).
 fn resolve(program: &std::path::Path) -> Result<PathBuf, Error> {
     use std::os::unix::fs::PermissionsExt;
-    let executable = |p: &std::path::Path| {
-        p.metadata()
-            .map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-            .unwrap_or(false)
-    };
+    let executable =
+        |p: &std::path::Path| p.metadata().map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0).unwrap_or(false);
     if program.components().count() > 1 {
         return if executable(program) {
             Ok(program.to_path_buf())
@@ -299,11 +284,7 @@ fn read_within(f: &mut File, buf: &mut [u8], limit: Duration) -> bool {
     let mut off = 0;
     while off < buf.len() {
         let left = deadline.saturating_duration_since(Instant::now());
-        let mut pfd = libc::pollfd {
-            fd: f.as_raw_fd(),
-            events: libc::POLLIN,
-            revents: 0,
-        };
+        let mut pfd = libc::pollfd { fd: f.as_raw_fd(), events: libc::POLLIN, revents: 0 };
         let ms = left.as_millis().min(i32::MAX as u128) as i32;
         // SAFETY: one valid pollfd.
         let r = unsafe { libc::poll(&mut pfd, 1, ms) };

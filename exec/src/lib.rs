@@ -12,4 +12,4 @@ pub use coverage::{Coverage, Newness};
 pub use error::Error;
 pub use forkserver::ForkServer;
 pub use outcome::Outcome;
-pub use target::{InputMode, Target};
+pub use target::{split_test, substitute, InputMode, Target};

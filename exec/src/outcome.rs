@@ -61,14 +61,8 @@ mod tests {
     #[test]
     fn classifies_wait_statuses() {
         assert_eq!(Outcome::from_wait_status(3 << 8, false), Outcome::Exit(3));
-        assert_eq!(
-            Outcome::from_wait_status(libc::SIGSEGV, false),
-            Outcome::Crash(libc::SIGSEGV)
-        );
-        assert_eq!(
-            Outcome::from_wait_status(libc::SIGKILL, true),
-            Outcome::Timeout
-        );
+        assert_eq!(Outcome::from_wait_status(libc::SIGSEGV, false), Outcome::Crash(libc::SIGSEGV));
+        assert_eq!(Outcome::from_wait_status(libc::SIGKILL, true), Outcome::Timeout);
         assert_eq!(Outcome::Crash(11).to_string(), "crash (signal 11, SIGSEGV)");
     }
 }

@@ -18,11 +18,7 @@ impl SharedMap {
     pub fn new() -> std::io::Result<SharedMap> {
         // SAFETY: plain System V calls; every result is checked.
         unsafe {
-            let id = libc::shmget(
-                libc::IPC_PRIVATE,
-                MAP_SIZE,
-                libc::IPC_CREAT | libc::IPC_EXCL | 0o600,
-            );
+            let id = libc::shmget(libc::IPC_PRIVATE, MAP_SIZE, libc::IPC_CREAT | libc::IPC_EXCL | 0o600);
             if id < 0 {
                 return Err(std::io::Error::last_os_error());
             }
@@ -32,10 +28,7 @@ impl SharedMap {
             if ptr as isize == -1 {
                 return Err(err);
             }
-            Ok(SharedMap {
-                id,
-                ptr: ptr.cast(),
-            })
+            Ok(SharedMap { id, ptr: ptr.cast() })
         }
     }
 

@@ -26,6 +26,8 @@ pub struct Target {
     pub show_output: bool,
     /// Extra environment for the target.
     pub env: Vec<(String, String)>,
+    /// The first line of each test is the command line (`--args-in-input`).
+    pub args_in_input: bool,
 }
 
 impl Target {
@@ -37,6 +39,7 @@ impl Target {
             mem_limit_mb: Some(1024),
             show_output: false,
             env: Vec::new(),
+            args_in_input: false,
         }
     }
 
@@ -51,5 +54,63 @@ impl Target {
     /// The arguments with `@@` replaced by `input`.
     pub fn args_for(&self, input: &str) -> Vec<String> {
         self.args.iter().map(|a| a.replace("@@", input)).collect()
+    }
+}
+
+/// A test that carries its command line: the arguments of its first line
+/// (split as a shell splits words: whitespace, '...' and "..." quoting and
+/// backslashes; a line with unbalanced quotes falls back to whitespace) and
+/// the rest, the content.
+pub fn split_test(test: &[u8]) -> (Vec<Vec<u8>>, &[u8]) {
+    let (line, content) = match test.iter().position(|&b| b == b'\n') {
+        Some(i) => (&test[..i], &test[i + 1..]),
+        None => (test, &test[test.len()..]),
+    };
+    let args = shlex::bytes::split(line).unwrap_or_else(|| {
+        line.split(|b| b.is_ascii_whitespace()).filter(|w| !w.is_empty()).map(<[u8]>::to_vec).collect()
+    });
+    // NUL cannot travel in argv: it ends the argument there.
+    let args = args.into_iter().map(|a| a.split(|&b| b == 0).next().unwrap_or_default().to_vec()).collect();
+    (args, content)
+}
+
+/// Replaces every `@@` in `arg` with `path`.
+pub fn substitute(arg: &[u8], path: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(arg.len());
+    let mut i = 0;
+    while i < arg.len() {
+        if arg[i..].starts_with(b"@@") {
+            out.extend_from_slice(path);
+            i += 2;
+        } else {
+            out.push(arg[i]);
+            i += 1;
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tests_split_into_shell_words_and_content() {
+        let (args, content) = split_test(b"-d , -f '1, 3' \"x y\"\na,b,c\n1,2,3\n");
+        assert_eq!(args, [&b"-d"[..], b",", b"-f", b"1, 3", b"x y"]);
+        assert_eq!(content, b"a,b,c\n1,2,3\n");
+        let (args, content) = split_test(b"-n 'unbalanced\nbody");
+        assert_eq!(args, [&b"-n"[..], b"'unbalanced"]);
+        assert_eq!(content, b"body");
+        let (args, content) = split_test(b"");
+        assert!(args.is_empty() && content.is_empty());
+        let (args, _) = split_test(b"a\0b c\n");
+        assert_eq!(args, [&b"a"[..], b"c"]);
+    }
+
+    #[test]
+    fn at_at_becomes_the_path() {
+        assert_eq!(substitute(b"--file=@@", b"/t/in"), b"--file=/t/in");
+        assert_eq!(substitute(b"@", b"/t/in"), b"@");
     }
 }

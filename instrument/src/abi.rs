@@ -5,8 +5,9 @@
 /// called by each module's constructor; sets `*area` to the module's slice
 /// of the coverage map.
 pub const REGISTER_MODULE: &str = "__carve_register_module";
-/// `void __carve_main_entry(void)`: called first thing in `main`; starts the
-/// fork server when asked to.
+/// `void __carve_main_entry(int *argc, char ***argv)`: called first thing in
+/// `main` (null pointers when `main` takes no arguments); starts the fork
+/// server when asked to, and may replace the command line of each run.
 pub const MAIN_ENTRY: &str = "__carve_main_entry";
 /// `uint8_t __carve_dummy_map[MAP_SIZE]`: where counters go before the
 /// module is registered.

@@ -7,14 +7,7 @@
 use inkwell::attributes::{Attribute, AttributeLoc};
 use inkwell::values::FunctionValue;
 
-const STRIPPED: &[&str] = &[
-    "memory",
-    "readnone",
-    "readonly",
-    "writeonly",
-    "argmemonly",
-    "inaccessiblememonly",
-];
+const STRIPPED: &[&str] = &["memory", "readnone", "readonly", "writeonly", "argmemonly", "inaccessiblememonly"];
 
 pub fn strip_memory_promises(f: FunctionValue<'_>) {
     for name in STRIPPED {

@@ -20,28 +20,15 @@ use inkwell::values::{AsValueRef, GlobalValue, InstructionOpcode, InstructionVal
 use model::MAP_SIZE;
 
 /// Adds the counters to every instrumentable function of `module`.
-pub fn instrument<'ctx>(
-    ctx: &'ctx Context,
-    module: &Module<'ctx>,
-    area: GlobalValue<'ctx>,
-) -> Result<Stats, Error> {
-    let mut probe = Probe {
-        ctx,
-        builder: ctx.create_builder(),
-        area,
-        next_id: 0,
-        branches: 0,
-    };
+pub fn instrument<'ctx>(ctx: &'ctx Context, module: &Module<'ctx>, area: GlobalValue<'ctx>) -> Result<Stats, Error> {
+    let mut probe = Probe { ctx, builder: ctx.create_builder(), area, next_id: 0, branches: 0 };
     let mut functions = 0;
     for f in module.get_functions().filter(|f| ir::is_instrumentable(*f)) {
         functions += 1;
         attrs::strip_memory_promises(f);
         let blocks = f.get_basic_blocks();
         // Terminators first: collected before any block is added.
-        let terminators: Vec<_> = blocks
-            .iter()
-            .filter_map(|bb| bb.get_terminator().map(|t| (*bb, t)))
-            .collect();
+        let terminators: Vec<_> = blocks.iter().filter_map(|bb| bb.get_terminator().map(|t| (*bb, t))).collect();
         if let Some(at) = blocks.first().and_then(|bb| ir::first_insertion_point(*bb)) {
             let id = probe.fresh(1);
             probe.builder.position_before(&at);
@@ -56,12 +43,7 @@ pub fn instrument<'ctx>(
             }
         }
     }
-    Ok(Stats {
-        functions,
-        edges: probe.next_id as u32,
-        branches: probe.branches,
-        has_main: false,
-    })
+    Ok(Stats { functions, edges: probe.next_id as u32, branches: probe.branches, has_main: false })
 }
 
 struct Probe<'ctx> {
@@ -84,22 +66,11 @@ impl<'ctx> Probe<'ctx> {
     fn count(&self, idx: IntValue<'ctx>) -> Result<(), Error> {
         let i8t = self.ctx.i8_type();
         let ptr_t = self.ctx.ptr_type(Default::default());
-        let base = self
-            .builder
-            .build_load(ptr_t, self.area.as_pointer_value(), "carve.area")?
-            .into_pointer_value();
+        let base = self.builder.build_load(ptr_t, self.area.as_pointer_value(), "carve.area")?.into_pointer_value();
         // SAFETY: idx < MAP_SIZE and the area holds MAP_SIZE bytes past any base.
-        let slot = unsafe {
-            self.builder
-                .build_in_bounds_gep(i8t, base, &[idx], "carve.slot")?
-        };
-        let old = self
-            .builder
-            .build_load(i8t, slot, "carve.hits")?
-            .into_int_value();
-        let new = self
-            .builder
-            .build_int_add(old, i8t.const_int(1, false), "carve.inc")?;
+        let slot = unsafe { self.builder.build_in_bounds_gep(i8t, base, &[idx], "carve.slot")? };
+        let old = self.builder.build_load(i8t, slot, "carve.hits")?.into_int_value();
+        let new = self.builder.build_int_add(old, i8t.const_int(1, false), "carve.inc")?;
         self.builder.build_store(slot, new)?;
         Ok(())
     }
@@ -127,8 +98,7 @@ impl<'ctx> Probe<'ctx> {
         let raw = sw.as_value_ref();
         // SAFETY: `raw` is a live switch instruction of this module.
         let n = unsafe { llvm::LLVMGetNumSuccessors(raw) };
-        let succ =
-            |i| unsafe { BasicBlock::new(llvm::LLVMGetSuccessor(raw, i)).expect("successor") };
+        let succ = |i| unsafe { BasicBlock::new(llvm::LLVMGetSuccessor(raw, i)).expect("successor") };
         let mut done: Vec<BasicBlock<'ctx>> = Vec::new();
         for i in 0..n {
             let dest = succ(i);
@@ -184,16 +154,10 @@ fn retarget_phis(dest: BasicBlock<'_>, old: BasicBlock<'_>, new: BasicBlock<'_>)
             if !moved {
                 continue;
             }
-            let b =
-                llvm::LLVMCreateBuilderInContext(llvm::LLVMGetTypeContext(llvm::LLVMTypeOf(phi)));
+            let b = llvm::LLVMCreateBuilderInContext(llvm::LLVMGetTypeContext(llvm::LLVMTypeOf(phi)));
             llvm::LLVMPositionBuilderBefore(b, phi);
             let fresh = llvm::LLVMBuildPhi(b, llvm::LLVMTypeOf(phi), c"".as_ptr());
-            llvm::LLVMAddIncoming(
-                fresh,
-                values.as_mut_ptr(),
-                blocks.as_mut_ptr(),
-                values.len() as u32,
-            );
+            llvm::LLVMAddIncoming(fresh, values.as_mut_ptr(), blocks.as_mut_ptr(), values.len() as u32);
             llvm::LLVMReplaceAllUsesWith(phi, fresh);
             let mut len = 0;
             let name = llvm::LLVMGetValueName2(phi, &mut len);

@@ -17,12 +17,9 @@ pub fn instructions<'ctx>(bb: BasicBlock<'ctx>) -> Vec<InstructionValue<'ctx>> {
 /// First instruction of `bb` that is neither a PHI nor a landing pad: where
 /// a probe at block entry goes.
 pub fn first_insertion_point(bb: BasicBlock<'_>) -> Option<InstructionValue<'_>> {
-    instructions(bb).into_iter().find(|i| {
-        !matches!(
-            i.get_opcode(),
-            InstructionOpcode::Phi | InstructionOpcode::LandingPad
-        )
-    })
+    instructions(bb)
+        .into_iter()
+        .find(|i| !matches!(i.get_opcode(), InstructionOpcode::Phi | InstructionOpcode::LandingPad))
 }
 
 /// Whether `f` has a body this module emits (declarations and
@@ -31,8 +28,5 @@ pub fn is_instrumentable(f: FunctionValue<'_>) -> bool {
     use inkwell::module::Linkage;
     f.count_basic_blocks() > 0
         && f.get_linkage() != Linkage::AvailableExternally
-        && !f
-            .get_name()
-            .to_bytes()
-            .starts_with(crate::abi::PREFIX.as_bytes())
+        && !f.get_name().to_bytes().starts_with(crate::abi::PREFIX.as_bytes())
 }

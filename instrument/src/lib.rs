@@ -53,15 +53,11 @@ pub fn instrument_module<'ctx>(ctx: &'ctx Context, module: &Module<'ctx>) -> Res
 /// Reads bitcode from `input`, instruments it and writes it to `output`.
 pub fn instrument_file(input: &Path, output: &Path) -> Result<Stats, Error> {
     let ctx = Context::create();
-    let module = Module::parse_bitcode_from_path(input, &ctx).map_err(|e| Error::ReadBitcode {
-        path: input.display().to_string(),
-        msg: e.to_string(),
-    })?;
+    let module = Module::parse_bitcode_from_path(input, &ctx)
+        .map_err(|e| Error::ReadBitcode { path: input.display().to_string(), msg: e.to_string() })?;
     let stats = instrument_module(&ctx, &module)?;
     if !module.write_bitcode_to_path(output) {
-        return Err(Error::WriteBitcode {
-            path: output.display().to_string(),
-        });
+        return Err(Error::WriteBitcode { path: output.display().to_string() });
     }
     Ok(stats)
 }

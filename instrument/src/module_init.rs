@@ -16,9 +16,7 @@ pub fn area_global<'ctx>(ctx: &'ctx Context, module: &Module<'ctx>) -> GlobalVal
         return g;
     }
     let dummy_ty = ctx.i8_type().array_type(MAP_SIZE as u32);
-    let dummy = module
-        .get_global(abi::DUMMY_MAP)
-        .unwrap_or_else(|| module.add_global(dummy_ty, None, abi::DUMMY_MAP));
+    let dummy = module.get_global(abi::DUMMY_MAP).unwrap_or_else(|| module.add_global(dummy_ty, None, abi::DUMMY_MAP));
     let ptr_t = ctx.ptr_type(AddressSpace::default());
     let area = module.add_global(ptr_t, None, abi::AREA);
     area.set_linkage(Linkage::Internal);
@@ -26,26 +24,45 @@ pub fn area_global<'ctx>(ctx: &'ctx Context, module: &Module<'ctx>) -> GlobalVal
     area
 }
 
-/// Inserts `__carve_main_entry()` at the start of `main` when this module
-/// defines it. Returns whether it did.
+/// Inserts `__carve_main_entry(&argc, &argv)` at the start of `main` when
+/// this module defines it; afterwards `main` reads `argc` and `argv` back
+/// from those slots, so the runtime can give each forked run its own
+/// command line. Returns whether it did.
 pub fn hook_main<'ctx>(ctx: &'ctx Context, module: &Module<'ctx>) -> Result<bool, Error> {
-    let Some(main) = module
-        .get_function("main")
-        .filter(|f| ir::is_instrumentable(*f))
-    else {
+    let Some(main) = module.get_function("main").filter(|f| ir::is_instrumentable(*f)) else {
         return Ok(false);
     };
-    let hook_ty = ctx.void_type().fn_type(&[], false);
-    let hook = module
-        .get_function(abi::MAIN_ENTRY)
-        .unwrap_or_else(|| module.add_function(abi::MAIN_ENTRY, hook_ty, None));
+    let ptr_t = ctx.ptr_type(AddressSpace::default());
+    let hook_ty = ctx.void_type().fn_type(&[ptr_t.into(), ptr_t.into()], false);
+    let hook =
+        module.get_function(abi::MAIN_ENTRY).unwrap_or_else(|| module.add_function(abi::MAIN_ENTRY, hook_ty, None));
     let entry = main.get_first_basic_block().expect("main has a body");
     let builder = ctx.create_builder();
-    match ir::first_insertion_point(entry) {
+    match entry.get_first_instruction() {
         Some(at) => builder.position_before(&at),
         None => builder.position_at_end(entry),
     }
-    builder.build_call(hook, &[], "")?;
+    let params = main.get_params();
+    let args = match (params.first(), params.get(1)) {
+        (Some(argc), Some(argv)) if argc.is_int_value() && argv.is_pointer_value() => Some((*argc, *argv)),
+        _ => None,
+    };
+    let Some((argc, argv)) = args else {
+        builder.build_call(hook, &[ptr_t.const_null().into(), ptr_t.const_null().into()], "")?;
+        return Ok(true);
+    };
+    let argc_slot = builder.build_alloca(argc.get_type(), "carve.argc")?;
+    let argv_slot = builder.build_alloca(ptr_t, "carve.argv")?;
+    let argc_store = builder.build_store(argc_slot, argc)?;
+    let argv_store = builder.build_store(argv_slot, argv)?;
+    builder.build_call(hook, &[argc_slot.into(), argv_slot.into()], "")?;
+    let new_argc = builder.build_load(argc.get_type(), argc_slot, "carve.argc.v")?;
+    let new_argv = builder.build_load(ptr_t, argv_slot, "carve.argv.v")?;
+    // Every use of the parameters now reads the slots, except our stores.
+    argc.into_int_value().replace_all_uses_with(new_argc.into_int_value());
+    argv.into_pointer_value().replace_all_uses_with(new_argv.into_pointer_value());
+    argc_store.set_operand(0, argc);
+    argv_store.set_operand(0, argv);
     Ok(true)
 }
 
@@ -60,20 +77,10 @@ pub fn add_constructor<'ctx>(
     let i32t = ctx.i32_type();
     let ptr_t = ctx.ptr_type(AddressSpace::default());
     let void = ctx.void_type();
-    let register = module
-        .get_function(abi::REGISTER_MODULE)
-        .unwrap_or_else(|| {
-            module.add_function(
-                abi::REGISTER_MODULE,
-                void.fn_type(&[ptr_t.into(), i32t.into(), i32t.into()], false),
-                None,
-            )
-        });
-    let ctor = module.add_function(
-        abi::MODULE_CTOR,
-        void.fn_type(&[], false),
-        Some(Linkage::Internal),
-    );
+    let register = module.get_function(abi::REGISTER_MODULE).unwrap_or_else(|| {
+        module.add_function(abi::REGISTER_MODULE, void.fn_type(&[ptr_t.into(), i32t.into(), i32t.into()], false), None)
+    });
+    let ctor = module.add_function(abi::MODULE_CTOR, void.fn_type(&[], false), Some(Linkage::Internal));
     let builder = ctx.create_builder();
     builder.position_at_end(ctx.append_basic_block(ctor, "entry"));
     let edges = stats.edges.min(MAP_SIZE as u32);
@@ -111,9 +118,7 @@ pub fn add_constructor<'ctx>(
     }
     let array_ty = entry_ty.array_type(entries.len() as u32);
     // SAFETY: every element is a constant of type `entry_ty`.
-    let init = unsafe {
-        inkwell::values::ArrayValue::new_raw_const_array(entry_ty.as_type_ref_(), &entries)
-    };
+    let init = unsafe { inkwell::values::ArrayValue::new_raw_const_array(entry_ty.as_type_ref_(), &entries) };
     let g = module.add_global(array_ty, None, "llvm.global_ctors");
     g.set_linkage(Linkage::Appending);
     g.set_initializer(&init);

@@ -13,17 +13,8 @@ fn fixtures() -> PathBuf {
 }
 
 fn run_in(dir: &Path, cc: &Path, args: &[&str]) -> Output {
-    let o = Command::new(cc)
-        .current_dir(dir)
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        o.status.success(),
-        "{} {args:?} failed: {}",
-        cc.display(),
-        String::from_utf8_lossy(&o.stderr)
-    );
+    let o = Command::new(cc).current_dir(dir).args(args).output().unwrap();
+    assert!(o.status.success(), "{} {args:?} failed: {}", cc.display(), String::from_utf8_lossy(&o.stderr));
     o
 }
 
@@ -60,34 +51,15 @@ fn compile_then_link_with_dependency_files_like_automake() {
     run_in(
         d,
         &carve(),
-        &[
-            "-O2",
-            "-MT",
-            "multi_b.o",
-            "-MD",
-            "-MP",
-            "-MF",
-            "deps.Tpo",
-            "-c",
-            "-o",
-            "multi_b.o",
-            "multi_b.c",
-        ],
+        &["-O2", "-MT", "multi_b.o", "-MD", "-MP", "-MF", "deps.Tpo", "-c", "-o", "multi_b.o", "multi_b.c"],
     );
     let deps = std::fs::read_to_string(d.join("deps.Tpo")).unwrap();
-    assert!(
-        deps.starts_with("multi_b.o:") && deps.contains("multi.h"),
-        "{deps}"
-    );
+    assert!(deps.starts_with("multi_b.o:") && deps.contains("multi.h"), "{deps}");
     // -MD without -MF or -MT: the .d file is named after the object, for the object.
     run_in(d, &carve(), &["-O2", "-MD", "-c", "multi_a.c"]);
     let deps = std::fs::read_to_string(d.join("multi_a.d")).unwrap();
     assert!(deps.starts_with("multi_a.o:"), "{deps}");
-    run_in(
-        d,
-        &carve(),
-        &["-O2", "-o", "prog", "multi_a.o", "multi_b.o"],
-    );
+    run_in(d, &carve(), &["-O2", "-o", "prog", "multi_a.o", "multi_b.o"]);
     let out = Command::new(d.join("prog")).output().unwrap();
     assert!(out.status.success());
     let plain = plain_build(d, &["-O2"]);
@@ -109,11 +81,7 @@ fn every_optimisation_level_behaves_like_plain_clang() {
     let d = dir.path();
     for level in ["-O0", "-O1", "-O2", "-O3", "-Os"] {
         // Several sources at once, compiled and linked in one command.
-        run_in(
-            d,
-            &carve(),
-            &[level, "-g", "-o", "prog", "multi_a.c", "multi_b.c"],
-        );
+        run_in(d, &carve(), &[level, "-g", "-o", "prog", "multi_a.c", "multi_b.c"]);
         let plain = plain_build(d, &[level]);
         for args in [&[][..], &["a"][..], &["a", "b", "c"][..]] {
             let mine = Command::new(d.join("prog")).args(args).output().unwrap();
@@ -132,19 +100,13 @@ fn several_objects_at_once_assembly_and_language_flags() {
     run_in(d, &carve(), &["-c", "multi_a.c", "multi_b.c"]);
     assert!(d.join("multi_a.o").exists() && d.join("multi_b.o").exists());
     run_in(d, &carve(), &["-S", "-o", "b.s", "multi_b.c"]);
-    assert!(std::fs::read_to_string(d.join("b.s"))
-        .unwrap()
-        .contains("helper"));
+    assert!(std::fs::read_to_string(d.join("b.s")).unwrap().contains("helper"));
     std::fs::copy(d.join("multi_b.c"), d.join("conftest.txt")).unwrap();
     run_in(d, &carve(), &["-c", "-x", "c", "conftest.txt", "-o", "x.o"]);
     assert!(d.join("x.o").exists());
     // A compile error is clang's error, with clang's status.
     std::fs::write(d.join("bad.c"), "#error nope\n").unwrap();
-    let o = Command::new(carve())
-        .current_dir(d)
-        .args(["-c", "bad.c"])
-        .output()
-        .unwrap();
+    let o = Command::new(carve()).current_dir(d).args(["-c", "bad.c"]).output().unwrap();
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("nope"));
 }
@@ -154,22 +116,11 @@ fn shared_libraries_build_with_pic() {
     let dir = tempfile::tempdir().unwrap();
     copy_fixtures(dir.path());
     let d = dir.path();
-    run_in(
-        d,
-        &carve(),
-        &["-O2", "-fPIC", "-shared", "-o", "liblib.so", "lib.c"],
-    );
-    let o = Command::new("nm")
-        .args(["-D", "--defined-only"])
-        .arg(d.join("liblib.so"))
-        .output()
-        .unwrap();
+    run_in(d, &carve(), &["-O2", "-fPIC", "-shared", "-o", "liblib.so", "lib.c"]);
+    let o = Command::new("nm").args(["-D", "--defined-only"]).arg(d.join("liblib.so")).output().unwrap();
     let syms = String::from_utf8_lossy(&o.stdout);
     // The library carries its runtime: it loads into uninstrumented programs.
-    assert!(
-        syms.contains("lib_twice") && syms.contains("__carve_register_module"),
-        "{syms}"
-    );
+    assert!(syms.contains("lib_twice") && syms.contains("__carve_register_module"), "{syms}");
 }
 
 #[test]

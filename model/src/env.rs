@@ -13,53 +13,19 @@ pub use crate::names::*;
 
 /// Every variable, for documentation and for "did you mean" checks.
 pub const ALL: &[EnvVar] = &[
-    EnvVar {
-        name: SHM_ID,
-        reader: "runtime",
-        help: "System V shared-memory id of the coverage map (set by bridge)",
-    },
-    EnvVar {
-        name: FORKSRV,
-        reader: "runtime",
-        help: "1: run the fork server at main (set by bridge)",
-    },
-    EnvVar {
-        name: CC,
-        reader: "carve-clang",
-        help: "the C compiler to wrap (default clang-19)",
-    },
-    EnvVar {
-        name: CXX,
-        reader: "carve-clang++",
-        help: "the C++ compiler to wrap (default clang++-19)",
-    },
-    EnvVar {
-        name: RUNTIME,
-        reader: "carve-clang",
-        help: "path of libcarve_rt.a (default: next to carve-clang)",
-    },
-    EnvVar {
-        name: DEBUG,
-        reader: "carve-clang",
-        help: "1: print every command carve-clang runs",
-    },
-    EnvVar {
-        name: NO_INSTRUMENT,
-        reader: "carve-clang",
-        help: "1: compile without instrumentation",
-    },
-    EnvVar {
-        name: RT_DEBUG,
-        reader: "runtime",
-        help: "1: the runtime reports what it does on stderr",
-    },
+    EnvVar { name: SHM_ID, reader: "runtime", help: "System V shared-memory id of the coverage map (set by bridge)" },
+    EnvVar { name: FORKSRV, reader: "runtime", help: "1: run the fork server at main (set by bridge)" },
+    EnvVar { name: CC, reader: "carve-clang", help: "the C compiler to wrap (default clang-19)" },
+    EnvVar { name: CXX, reader: "carve-clang++", help: "the C++ compiler to wrap (default clang++-19)" },
+    EnvVar { name: RUNTIME, reader: "carve-clang", help: "path of libcarve_rt.a (default: next to carve-clang)" },
+    EnvVar { name: DEBUG, reader: "carve-clang", help: "1: print every command carve-clang runs" },
+    EnvVar { name: NO_INSTRUMENT, reader: "carve-clang", help: "1: compile without instrumentation" },
+    EnvVar { name: RT_DEBUG, reader: "runtime", help: "1: the runtime reports what it does on stderr" },
 ];
 
 /// Names in the environment that carry the prefix but are not registered,
 /// each with the closest registered name when there is one.
-pub fn unknown_vars<'a>(
-    names: impl IntoIterator<Item = &'a str>,
-) -> Vec<(String, Option<&'static str>)> {
+pub fn unknown_vars<'a>(names: impl IntoIterator<Item = &'a str>) -> Vec<(String, Option<&'static str>)> {
     names
         .into_iter()
         .filter(|n| n.starts_with("CARVE_") && !ALL.iter().any(|v| v.name == *n))

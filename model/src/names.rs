@@ -18,3 +18,7 @@ pub const DEBUG: &str = "CARVE_DEBUG";
 pub const NO_INSTRUMENT: &str = "CARVE_NO_INSTRUMENT";
 /// `1`: the runtime prints what it does to stderr.
 pub const RT_DEBUG: &str = "CARVE_RT_DEBUG";
+/// Path of a file holding the arguments of the next run (NUL-terminated
+/// strings, `argv[1..]`): set by `bridge` with `--args-in-input`; each
+/// forked run reads it and replaces its command line.
+pub const ARGS_FILE: &str = "CARVE_ARGS_FILE";

@@ -40,11 +40,7 @@ impl Hello {
     /// Decodes a hello; `None` when the magic is wrong (not our runtime).
     pub fn decode(bytes: &[u8; HELLO_LEN]) -> Option<Hello> {
         let word = |i: usize| u32::from_le_bytes(bytes[i..i + 4].try_into().unwrap());
-        (word(0) == HELLO_MAGIC).then(|| Hello {
-            version: word(4),
-            edges: word(8),
-            branches: word(12),
-        })
+        (word(0) == HELLO_MAGIC).then(|| Hello { version: word(4), edges: word(8), branches: word(12) })
     }
 }
 
@@ -54,11 +50,7 @@ mod tests {
 
     #[test]
     fn hello_round_trips_and_rejects_foreign_magic() {
-        let h = Hello {
-            version: PROTOCOL_VERSION,
-            edges: 1234,
-            branches: 1000,
-        };
+        let h = Hello { version: PROTOCOL_VERSION, edges: 1234, branches: 1000 };
         assert_eq!(Hello::decode(&h.encode()), Some(h));
         let mut bad = h.encode();
         bad[0] ^= 1;

@@ -2,8 +2,9 @@
 //! `include/carve_rt.h` and `instrument/src/abi.rs`.
 
 use crate::model::MAP_SIZE;
-use crate::{forkserver, map};
+use crate::{args, forkserver, map};
 use core::cell::UnsafeCell;
+use core::ffi::{c_char, c_int};
 
 /// Where counters go before their module registers (and the private map
 /// when the target runs without `bridge`).
@@ -30,9 +31,18 @@ pub unsafe extern "C" fn __carve_register_module(area: *mut *mut u8, edges: u32,
     *area = slice;
 }
 
-/// Called first thing in `main`: starts the fork server when `bridge` asked
-/// for one (`CARVE_FORKSRV=1`); otherwise returns at once.
+/// Called first thing in `main` with the addresses of `main`'s `argc` and
+/// `argv` (null when `main` takes none): starts the fork server when
+/// `bridge` asked for one (`CARVE_FORKSRV=1`), and in each forked run
+/// replaces the command line when `CARVE_ARGS_FILE` is set. Otherwise
+/// returns at once.
+///
+/// # Safety
+/// `argc` and `argv` are null or point to `main`'s argument slots.
 #[no_mangle]
-pub extern "C" fn __carve_main_entry() {
+pub unsafe extern "C" fn __carve_main_entry(argc: *mut c_int, argv: *mut *mut *mut c_char) {
     forkserver::start_if_asked();
+    if !argc.is_null() && !argv.is_null() {
+        args::replace_if_asked(argc, argv);
+    }
 }

@@ -14,12 +14,7 @@ pub fn start_if_asked() {
     unsafe { libc::unsetenv(sys::FORKSRV.as_ptr()) };
     map::get();
     let (edges, branches) = map::totals();
-    let hello = Hello {
-        version: PROTOCOL_VERSION,
-        edges,
-        branches,
-    }
-    .encode();
+    let hello = Hello { version: PROTOCOL_VERSION, edges, branches }.encode();
     if !sys::write_all(ST_FD, &hello) {
         sys::debug("no fork-server client on fd 199; running once");
         return;

@@ -11,6 +11,7 @@
 #![no_std]
 
 pub mod abi;
+mod args;
 // The shared names, compiled from `model`'s `core`-only files (the runtime
 // cannot depend on the `model` crate, which uses `std`).
 #[allow(dead_code)]

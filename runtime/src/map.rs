@@ -58,8 +58,5 @@ pub fn place_module(edges: u32, branches: u32) -> *mut u8 {
 
 /// Instrumented edges and branch outcomes registered so far.
 pub fn totals() -> (u32, u32) {
-    (
-        EDGES.load(Ordering::Relaxed),
-        BRANCHES.load(Ordering::Relaxed),
-    )
+    (EDGES.load(Ordering::Relaxed), BRANCHES.load(Ordering::Relaxed))
 }

@@ -17,9 +17,7 @@ pub fn parse_int(bytes: &[u8]) -> Option<i64> {
     if bytes.is_empty() || bytes.len() > 18 {
         return None;
     }
-    bytes.iter().try_fold(0i64, |acc, b| {
-        b.is_ascii_digit().then(|| acc * 10 + i64::from(b - b'0'))
-    })
+    bytes.iter().try_fold(0i64, |acc, b| b.is_ascii_digit().then(|| acc * 10 + i64::from(b - b'0')))
 }
 
 /// Writes all of `buf` to `fd`, retrying on EINTR. Returns false on error.
@@ -90,6 +88,8 @@ pub const fn spells(c: &CStr, name: &str) -> bool {
 pub const SHM_ID: &CStr = c"CARVE_SHM_ID";
 pub const FORKSRV: &CStr = c"CARVE_FORKSRV";
 pub const RT_DEBUG: &CStr = c"CARVE_RT_DEBUG";
+pub const ARGS_FILE: &CStr = c"CARVE_ARGS_FILE";
+const _: () = assert!(spells(ARGS_FILE, crate::model::env::ARGS_FILE));
 const _: () = assert!(spells(SHM_ID, crate::model::env::SHM_ID));
 const _: () = assert!(spells(FORKSRV, crate::model::env::FORKSRV));
 const _: () = assert!(spells(RT_DEBUG, crate::model::env::RT_DEBUG));

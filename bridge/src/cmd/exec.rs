@@ -34,10 +34,7 @@ pub fn run(args: ExecArgs) -> anyhow::Result<i32> {
         .filter(|p| !p.is_dir())
         .collect();
     files.sort();
-    let mut sum = Summary {
-        inputs: files.len(),
-        ..Summary::default()
-    };
+    let mut sum = Summary { inputs: files.len(), ..Summary::default() };
     let mut inputs = Vec::with_capacity(files.len());
     for f in files {
         match std::fs::read(&f) {
@@ -48,19 +45,13 @@ pub fn run(args: ExecArgs) -> anyhow::Result<i32> {
             }
         }
     }
-    anyhow::ensure!(
-        !inputs.is_empty(),
-        "no readable input in {}",
-        args.corpus.display()
-    );
+    anyhow::ensure!(!inputs.is_empty(), "no readable input in {}", args.corpus.display());
     let mut fs = ::exec::ForkServer::start(target)?;
     let mut cov = Coverage::default();
     let start = Instant::now();
     for round in 0..args.repeat {
         for (path, bytes) in &inputs {
-            let outcome = fs
-                .run(bytes)
-                .with_context(|| format!("running {}", path.display()))?;
+            let outcome = fs.run(bytes).with_context(|| format!("running {}", path.display()))?;
             cov.add(fs.map());
             sum.runs += 1;
             let first = round == 0;
@@ -70,8 +61,7 @@ pub fn run(args: ExecArgs) -> anyhow::Result<i32> {
                 Outcome::Crash(_) => {
                     sum.crashes += 1;
                     if first {
-                        sum.crashing_inputs
-                            .push(format!("{} ({outcome})", path.display()));
+                        sum.crashing_inputs.push(format!("{} ({outcome})", path.display()));
                     }
                 }
                 Outcome::Timeout => {
@@ -98,28 +88,15 @@ pub fn run(args: ExecArgs) -> anyhow::Result<i32> {
 
 fn print_summary(s: &Summary) {
     let pct = 100.0 * s.edges as f64 / f64::from(s.edges_total.max(1));
-    println!(
-        "inputs      {} ({} unreadable, skipped)",
-        s.inputs,
-        s.unreadable.len()
-    );
-    println!(
-        "runs        {} in {:.2} s ({:.0} execs/s)",
-        s.runs, s.seconds, s.execs_per_sec
-    );
+    println!("inputs      {} ({} unreadable, skipped)", s.inputs, s.unreadable.len());
+    println!("runs        {} in {:.2} s ({:.0} execs/s)", s.runs, s.seconds, s.execs_per_sec);
     println!(
         "outcomes    {} exit 0, {} exit non-zero, {} crashes, {} timeouts",
         s.exit_zero, s.exit_nonzero, s.crashes, s.timeouts
     );
-    println!(
-        "coverage    {} of {} edges ({pct:.1} %)",
-        s.edges, s.edges_total
-    );
+    println!("coverage    {} of {} edges ({pct:.1} %)", s.edges, s.edges_total);
     if s.fork_server_restarts > 0 {
-        println!(
-            "restarts    {} (the fork server died and was restarted)",
-            s.fork_server_restarts
-        );
+        println!("restarts    {} (the fork server died and was restarted)", s.fork_server_restarts);
     }
     for c in &s.crashing_inputs {
         println!("crash       {c}");

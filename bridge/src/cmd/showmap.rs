@@ -7,14 +7,10 @@ use std::io::{Read, Write};
 pub fn run(args: ShowmapArgs) -> anyhow::Result<i32> {
     let target = super::target(&args.target)?;
     let input = match &args.input {
-        Some(p) => {
-            std::fs::read(p).with_context(|| format!("cannot read input {}", p.display()))?
-        }
+        Some(p) => std::fs::read(p).with_context(|| format!("cannot read input {}", p.display()))?,
         None => {
             let mut buf = Vec::new();
-            std::io::stdin()
-                .read_to_end(&mut buf)
-                .context("cannot read standard input")?;
+            std::io::stdin().read_to_end(&mut buf).context("cannot read standard input")?;
             buf
         }
     };
@@ -30,15 +26,10 @@ pub fn run(args: ShowmapArgs) -> anyhow::Result<i32> {
         }
     }
     match &args.output {
-        Some(p) => {
-            std::fs::write(p, text).with_context(|| format!("cannot write {}", p.display()))?
-        }
+        Some(p) => std::fs::write(p, text).with_context(|| format!("cannot write {}", p.display()))?,
         None => std::io::stdout().write_all(text.as_bytes())?,
     }
     let total = fs.hello().edges;
-    eprintln!(
-        "bridge showmap: {outcome}; {} of {total} edges",
-        edges.len()
-    );
+    eprintln!("bridge showmap: {outcome}; {} of {total} edges", edges.len());
     Ok(0)
 }

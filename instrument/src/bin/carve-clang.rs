@@ -16,20 +16,11 @@ fn main() {
     } else {
         std::env::var(env::CC).unwrap_or_else(|_| "clang-19".into())
     };
-    let runtime = std::env::var_os(env::RUNTIME)
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            let exe = std::env::current_exe().unwrap_or_default();
-            exe.parent()
-                .unwrap_or(std::path::Path::new("."))
-                .join("libcarve_rt.a")
-        });
-    let tc = Toolchain {
-        cc,
-        runtime,
-        verbose: flag(env::DEBUG),
-        plain: flag(env::NO_INSTRUMENT),
-    };
+    let runtime = std::env::var_os(env::RUNTIME).map(PathBuf::from).unwrap_or_else(|| {
+        let exe = std::env::current_exe().unwrap_or_default();
+        exe.parent().unwrap_or(std::path::Path::new(".")).join("libcarve_rt.a")
+    });
+    let tc = Toolchain { cc, runtime, verbose: flag(env::DEBUG), plain: flag(env::NO_INSTRUMENT) };
     let inv = Invocation::parse(&args);
     match driver::run(&inv, &tc) {
         Ok(code) => std::process::exit(code),

@@ -91,9 +91,7 @@ const WITH_VALUE: &[&str] = &[
     "-A",
 ];
 
-const SOURCE_EXTS: &[&str] = &[
-    "c", "i", "cc", "cp", "cxx", "cpp", "c++", "C", "ii", "CC", "CPP",
-];
+const SOURCE_EXTS: &[&str] = &["c", "i", "cc", "cp", "cxx", "cpp", "c++", "C", "ii", "CC", "CPP"];
 const SOURCE_LANGS: &[&str] = &["c", "c++", "cpp-output", "c++-cpp-output", "c-cpp-output"];
 
 impl Invocation {
@@ -120,9 +118,7 @@ impl Invocation {
             match a {
                 "-c" => (compile, inv.dropped[i]) = (true, true),
                 "-S" => (assemble, inv.dropped[i]) = (true, true),
-                "-E" | "-fsyntax-only" | "-###" | "-emit-llvm" | "-emit-ast" | "--precompile" => {
-                    pass = true
-                }
+                "-E" | "-fsyntax-only" | "-###" | "-emit-llvm" | "-emit-ast" | "--precompile" => pass = true,
                 "-M" | "-MM" => dep_only = true,
                 "-MD" | "-MMD" => {
                     inv.writes_deps = true;
@@ -130,12 +126,7 @@ impl Invocation {
                 }
                 "-MP" | "-MG" => inv.dep_flags[i] = true,
                 "-r" | "-nostdlib" | "-nodefaultlibs" | "-nostartfiles" => inv.no_runtime = true,
-                "-" => inv.inputs.push(Input {
-                    pos: i,
-                    path: a.into(),
-                    lang: lang.clone(),
-                    is_source: false,
-                }),
+                "-" => inv.inputs.push(Input { pos: i, path: a.into(), lang: lang.clone(), is_source: false }),
                 _ if a == "-o" => {
                     inv.output = Some(value(i + 1));
                     inv.dropped[i] = true;
@@ -181,16 +172,9 @@ impl Invocation {
                 _ => {
                     let is_source = match &lang {
                         Some(l) => SOURCE_LANGS.contains(&l.as_str()),
-                        None => a
-                            .rsplit_once('.')
-                            .is_some_and(|(_, ext)| SOURCE_EXTS.contains(&ext)),
+                        None => a.rsplit_once('.').is_some_and(|(_, ext)| SOURCE_EXTS.contains(&ext)),
                     };
-                    inv.inputs.push(Input {
-                        pos: i,
-                        path: a.into(),
-                        lang: lang.clone(),
-                        is_source,
-                    });
+                    inv.inputs.push(Input { pos: i, path: a.into(), lang: lang.clone(), is_source });
                     inv.dropped[i] = true;
                 }
             }
@@ -199,9 +183,7 @@ impl Invocation {
         if dep_only && !inv.writes_deps {
             pass = true;
         }
-        inv.mode = if pass
-            || inv.inputs.is_empty()
-            || !inv.inputs.iter().any(|i| i.is_source) && (compile || assemble)
+        inv.mode = if pass || inv.inputs.is_empty() || !inv.inputs.iter().any(|i| i.is_source) && (compile || assemble)
         {
             Mode::PassThrough
         } else if compile {
@@ -257,10 +239,7 @@ mod tests {
         let paths: Vec<_> = inv.inputs.iter().map(|i| i.path.as_str()).collect();
         assert_eq!(paths, ["a.c", "b.cc"]);
         assert!(inv.writes_deps && inv.has_dep_target && !inv.has_dep_file);
-        assert_eq!(
-            inv.common_flags(false),
-            ["-I", "inc", "-D", "X=1", "-include", "cfg.h"]
-        );
+        assert_eq!(inv.common_flags(false), ["-I", "inc", "-D", "X=1", "-include", "cfg.h"]);
     }
 
     #[test]

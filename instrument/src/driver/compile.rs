@@ -23,13 +23,12 @@ pub enum DriverError {
     Spawn { cc: String, err: std::io::Error },
     #[error("cannot create a temporary directory: {0}")]
     Temp(std::io::Error),
-    #[error("runtime library not found at {0} (build it with `cargo build --release -p runtime`, or set CARVE_RUNTIME)")]
+    #[error(
+        "runtime library not found at {0} (build it with `cargo build --release -p runtime`, or set CARVE_RUNTIME)"
+    )]
     NoRuntime(PathBuf),
     #[error("instrumenting {source_path}: {err}")]
-    Instrument {
-        source_path: String,
-        err: crate::Error,
-    },
+    Instrument { source_path: String, err: crate::Error },
     #[error("-o with several sources and -c or -S")]
     OutputWithManySources,
 }
@@ -39,10 +38,7 @@ pub fn run(inv: &Invocation, tc: &Toolchain) -> Result<i32, DriverError> {
     if tc.plain || inv.mode == Mode::PassThrough {
         return spawn(tc, &inv.args);
     }
-    let tmp = tempfile::Builder::new()
-        .prefix("carve-clang")
-        .tempdir()
-        .map_err(DriverError::Temp)?;
+    let tmp = tempfile::Builder::new().prefix("carve-clang").tempdir().map_err(DriverError::Temp)?;
     let sources: Vec<&Input> = inv.sources().collect();
     match inv.mode {
         Mode::Compile | Mode::Assemble => {
@@ -69,8 +65,7 @@ pub fn run(inv: &Invocation, tc: &Toolchain) -> Result<i32, DriverError> {
             let mut objects = Vec::new();
             for (k, src) in sources.iter().enumerate() {
                 let obj = tmp.path().join(format!("{k}.o"));
-                let status =
-                    compile_one(inv, tc, src, &obj.to_string_lossy(), false, tmp.path(), k)?;
+                let status = compile_one(inv, tc, src, &obj.to_string_lossy(), false, tmp.path(), k)?;
                 if status != 0 {
                     return Ok(status);
                 }
@@ -104,10 +99,7 @@ fn link_args(inv: &Invocation, tc: &Toolchain, objects: &[(usize, PathBuf)]) -> 
                 args.push(input.lang.clone().unwrap_or_else(|| "none".into()));
                 lang = input.lang.as_deref();
             }
-        } else if a == "-x"
-            || (i > 0 && inv.args[i - 1] == "-x")
-            || (a.starts_with("-x") && a.len() > 2)
-        {
+        } else if a == "-x" || (i > 0 && inv.args[i - 1] == "-x") || (a.starts_with("-x") && a.len() > 2) {
             continue;
         }
         args.push(a.clone());
@@ -145,12 +137,7 @@ fn compile_one(
             front.extend(["-MF".into(), default_output(out, "d")]);
         }
     }
-    front.extend([
-        "-c".into(),
-        "-emit-llvm".into(),
-        "-o".into(),
-        bc.to_string_lossy().into_owned(),
-    ]);
+    front.extend(["-c".into(), "-emit-llvm".into(), "-o".into(), bc.to_string_lossy().into_owned()]);
     if let Some(lang) = &src.lang {
         front.extend(["-x".into(), lang.clone()]);
     }
@@ -159,10 +146,8 @@ fn compile_one(
     if status != 0 {
         return Ok(status);
     }
-    let stats = crate::instrument_file(&bc, &inst).map_err(|err| DriverError::Instrument {
-        source_path: src.path.clone(),
-        err,
-    })?;
+    let stats = crate::instrument_file(&bc, &inst)
+        .map_err(|err| DriverError::Instrument { source_path: src.path.clone(), err })?;
     if tc.verbose {
         eprintln!(
             "carve-clang: {}: {} functions, {} edges ({} branch outcomes)",
@@ -186,34 +171,17 @@ fn compile_one(
 
 /// clang's default output name: the source's file name with a new extension.
 fn default_output(path: &str, ext: &str) -> String {
-    let name = Path::new(path)
-        .file_name()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let stem = name
-        .rsplit_once('.')
-        .map(|(s, _)| s.to_string())
-        .unwrap_or(name);
-    let dir = Path::new(path)
-        .parent()
-        .filter(|_| ext == "d")
-        .map(|d| d.to_path_buf())
-        .unwrap_or_default();
-    dir.join(format!("{stem}.{ext}"))
-        .to_string_lossy()
-        .into_owned()
+    let name = Path::new(path).file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    let stem = name.rsplit_once('.').map(|(s, _)| s.to_string()).unwrap_or(name);
+    let dir = Path::new(path).parent().filter(|_| ext == "d").map(|d| d.to_path_buf()).unwrap_or_default();
+    dir.join(format!("{stem}.{ext}")).to_string_lossy().into_owned()
 }
 
 fn spawn(tc: &Toolchain, args: &[String]) -> Result<i32, DriverError> {
     if tc.verbose {
         eprintln!("carve-clang: {} {}", tc.cc, args.join(" "));
     }
-    let status = Command::new(&tc.cc)
-        .args(args)
-        .status()
-        .map_err(|err| DriverError::Spawn {
-            cc: tc.cc.clone(),
-            err,
-        })?;
+    let status =
+        Command::new(&tc.cc).args(args).status().map_err(|err| DriverError::Spawn { cc: tc.cc.clone(), err })?;
     Ok(status.code().unwrap_or(1))
 }

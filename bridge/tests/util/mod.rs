@@ -6,17 +6,11 @@ use std::process::{Command, Output};
 
 /// The directory holding `bridge`, `carve-clang` and `libcarve_rt.a`.
 pub fn tools_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_BIN_EXE_bridge"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
+    PathBuf::from(env!("CARGO_BIN_EXE_bridge")).parent().unwrap().to_path_buf()
 }
 
 pub fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
 }
 
 /// Compiles one C file with carve-clang into `out_dir`; panics with the
@@ -29,37 +23,19 @@ pub fn carve_compile(src: &Path, out_dir: &Path) -> PathBuf {
         tools_dir().display()
     );
     let out = out_dir.join(src.file_stem().unwrap());
-    let o = Command::new(&cc)
-        .args(["-O2", "-o"])
-        .arg(&out)
-        .arg(src)
-        .output()
-        .unwrap();
-    assert!(
-        o.status.success(),
-        "carve-clang failed on {}: {}",
-        src.display(),
-        String::from_utf8_lossy(&o.stderr)
-    );
+    let o = Command::new(&cc).args(["-O2", "-o"]).arg(&out).arg(src).output().unwrap();
+    assert!(o.status.success(), "carve-clang failed on {}: {}", src.display(), String::from_utf8_lossy(&o.stderr));
     out
 }
 
 /// An example program (examples/NAME/NAME.c) built with carve-clang.
 pub fn example(name: &str, dir: &Path) -> PathBuf {
-    carve_compile(
-        &repo().join("examples").join(name).join(format!("{name}.c")),
-        dir,
-    )
+    carve_compile(&repo().join("examples").join(name).join(format!("{name}.c")), dir)
 }
 
 /// A fixture (bridge/tests/fixtures/NAME.c) built with carve-clang.
 pub fn fixture(name: &str, dir: &Path) -> PathBuf {
-    carve_compile(
-        &repo()
-            .join("bridge/tests/fixtures")
-            .join(format!("{name}.c")),
-        dir,
-    )
+    carve_compile(&repo().join("bridge/tests/fixtures").join(format!("{name}.c")), dir)
 }
 
 /// Runs bridge with `args`, feeding `stdin`.
