@@ -62,6 +62,8 @@ fn exec_finds_the_crash_and_it_reproduces() {
     use std::os::unix::process::ExitStatusExt;
     assert_eq!(st.signal(), Some(libc_sigsegv()));
     assert!(sum["edges"].as_u64().unwrap() > 0 && sum["edges"].as_u64() <= sum["edges_total"].as_u64());
+    let (b, bt) = (sum["branches"].as_u64().unwrap(), sum["branches_total"].as_u64().unwrap());
+    assert!(b > 0 && b < bt && bt < sum["edges_total"].as_u64().unwrap(), "{sum}");
 }
 
 fn libc_sigsegv() -> i32 {

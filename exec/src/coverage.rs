@@ -93,6 +93,11 @@ impl Coverage {
         self.edges
     }
 
+    /// How many of `slots` were hit at least once.
+    pub fn covered_among(&self, slots: &[usize]) -> usize {
+        slots.iter().filter(|&&s| self.seen[s] != 0).count()
+    }
+
     pub fn is_covered(&self, edge: usize) -> bool {
         self.seen[edge] != 0
     }

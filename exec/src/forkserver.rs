@@ -2,7 +2,7 @@
 
 use crate::shm::SharedMap;
 use crate::{Error, InputMode, Outcome, Target};
-use model::protocol::{Hello, CTL_FD, HELLO_LEN, ST_FD};
+use model::protocol::{Hello, ModuleRange, CTL_FD, HELLO_LEN, MAX_MODULES, MODULE_LEN, PROTOCOL_VERSION, ST_FD};
 use model::{env, MAP_SIZE};
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom, Write};
@@ -25,6 +25,7 @@ pub struct ForkServer {
     args_path: PathBuf,
     proc: Option<Running>,
     hello: Hello,
+    modules: Vec<ModuleRange>,
     restarts: u32,
 }
 
@@ -59,6 +60,7 @@ impl ForkServer {
             args_path,
             proc: None,
             hello: Hello { version: 0, edges: 0, branches: 0 },
+            modules: Vec::new(),
             restarts: 0,
         };
         fs.spawn()?;
@@ -68,6 +70,25 @@ impl ForkServer {
     /// What the target said about itself.
     pub fn hello(&self) -> Hello {
         self.hello
+    }
+
+    /// Where each instrumented module's counters sit in the map.
+    pub fn modules(&self) -> &[ModuleRange] {
+        &self.modules
+    }
+
+    /// The map slots that count branch outcomes (the rest count function
+    /// entries).
+    pub fn branch_slots(&self) -> Vec<usize> {
+        let mut slots: Vec<usize> = self
+            .modules
+            .iter()
+            .flat_map(|m| (m.base + m.functions) as usize..(m.base + m.edges) as usize)
+            .filter(|&s| s < MAP_SIZE)
+            .collect();
+        slots.sort_unstable();
+        slots.dedup();
+        slots
     }
 
     pub fn target(&self) -> &Target {
@@ -213,7 +234,22 @@ impl ForkServer {
             let _ = running.child.wait();
             return Err(fail("it speaks another protocol"));
         };
+        if h.version != PROTOCOL_VERSION {
+            let _ = running.child.kill();
+            let _ = running.child.wait();
+            let why = format!(
+                "protocol version {} where {PROTOCOL_VERSION} is expected: rebuild it with this carve-clang",
+                h.version
+            );
+            return Err(fail(&why));
+        }
+        let Some(modules) = read_modules(&mut running.st) else {
+            let _ = running.child.kill();
+            let _ = running.child.wait();
+            return Err(fail("its module table is cut short"));
+        };
         self.hello = Hello { edges: h.edges.min(MAP_SIZE as u32), ..h };
+        self.modules = modules;
         self.proc = Some(running);
         Ok(())
     }
@@ -235,6 +271,23 @@ impl Drop for ForkServer {
     fn drop(&mut self) {
         self.stop();
     }
+}
+
+fn read_modules(st: &mut File) -> Option<Vec<ModuleRange>> {
+    let mut word = [0u8; 4];
+    if !read_within(st, &mut word, HANDSHAKE) {
+        return None;
+    }
+    let n = (u32::from_le_bytes(word) as usize).min(MAX_MODULES);
+    let mut modules = Vec::with_capacity(n);
+    for _ in 0..n {
+        let mut m = [0u8; MODULE_LEN];
+        if !read_within(st, &mut m, HANDSHAKE) {
+            return None;
+        }
+        modules.push(ModuleRange::decode(&m));
+    }
+    Some(modules)
 }
 
 /// Finds the program as a shell would (a bare name is looked up in PATH).

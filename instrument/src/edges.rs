@@ -1,8 +1,9 @@
 //! Edge coverage: a hit counter for every function entry and every outcome
 //! of a conditional branch or switch.
 //!
-//! Ids are local to the module (`0..edges`, function by function, in module
-//! order, so they are stable for the same bitcode); the runtime places each
+//! Ids are local to the module: `0..functions` for the entries of the
+//! functions in module order, then the branch outcomes function by function
+//! (stable for the same bitcode); the runtime places each
 //! module's range in the map when the module registers, so ids of different
 //! translation units never collide while the program has fewer than
 //! `MAP_SIZE` edges. A conditional branch gets its counter without a new
@@ -21,19 +22,19 @@ use model::MAP_SIZE;
 
 /// Adds the counters to every instrumentable function of `module`.
 pub fn instrument<'ctx>(ctx: &'ctx Context, module: &Module<'ctx>, area: GlobalValue<'ctx>) -> Result<Stats, Error> {
-    let mut probe = Probe { ctx, builder: ctx.create_builder(), area, next_id: 0, branches: 0 };
-    let mut functions = 0;
-    for f in module.get_functions().filter(|f| ir::is_instrumentable(*f)) {
-        functions += 1;
-        attrs::strip_memory_promises(f);
+    let targets: Vec<_> = module.get_functions().filter(|f| ir::is_instrumentable(*f)).collect();
+    // Layout of the module's ids: function entries first, then branch
+    // outcomes, so the runtime can tell the client which are which.
+    let entries = targets.len() as u64;
+    let mut probe = Probe { ctx, builder: ctx.create_builder(), area, next_id: entries, branches: 0 };
+    for (k, f) in targets.iter().enumerate() {
+        attrs::strip_memory_promises(*f);
         let blocks = f.get_basic_blocks();
         // Terminators first: collected before any block is added.
         let terminators: Vec<_> = blocks.iter().filter_map(|bb| bb.get_terminator().map(|t| (*bb, t))).collect();
         if let Some(at) = blocks.first().and_then(|bb| ir::first_insertion_point(*bb)) {
-            let id = probe.fresh(1);
             probe.builder.position_before(&at);
-            let idx = ctx.i64_type().const_int(id, false);
-            probe.count(idx)?;
+            probe.count(ctx.i64_type().const_int(k as u64 % MAP_SIZE as u64, false))?;
         }
         for (bb, term) in terminators {
             match term.get_opcode() {
@@ -43,6 +44,7 @@ pub fn instrument<'ctx>(ctx: &'ctx Context, module: &Module<'ctx>, area: GlobalV
             }
         }
     }
+    let functions = entries as u32;
     Ok(Stats { functions, edges: probe.next_id as u32, branches: probe.branches, has_main: false })
 }
 

@@ -2,7 +2,8 @@
 //!
 //! AFL-style: the target inherits a control pipe on [`CTL_FD`] (it reads) and
 //! a status pipe on [`ST_FD`] (it writes). At `main` the runtime writes a
-//! [`Hello`]; then for every run the client writes 4 bytes, the fork server
+//! [`Hello`], then the module table: a count (4 bytes) and that many
+//! [`ModuleRange`]s ([`MODULE_LEN`] bytes each); then for every run the client writes 4 bytes, the fork server
 //! forks, writes the child's pid (4 bytes, little endian), waits for it and
 //! writes its raw wait status (4 bytes).
 
@@ -13,7 +14,7 @@ pub const ST_FD: i32 = 199;
 /// Magic number that opens the hello message ("CRVF").
 pub const HELLO_MAGIC: u32 = 0x4352_5646;
 /// Version of this protocol.
-pub const PROTOCOL_VERSION: u32 = 1;
+pub const PROTOCOL_VERSION: u32 = 2;
 /// Size of the hello message on the wire.
 pub const HELLO_LEN: usize = 16;
 
@@ -44,6 +45,36 @@ impl Hello {
     }
 }
 
+/// Most modules the runtime keeps in its table.
+pub const MAX_MODULES: usize = 4096;
+/// Size of one [`ModuleRange`] on the wire.
+pub const MODULE_LEN: usize = 12;
+
+/// Where one instrumented module's counters sit in the map: `functions`
+/// function-entry counters from `base`, then `edges - functions` branch
+/// outcomes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ModuleRange {
+    pub base: u32,
+    pub functions: u32,
+    pub edges: u32,
+}
+
+impl ModuleRange {
+    pub fn encode(&self) -> [u8; MODULE_LEN] {
+        let mut out = [0u8; MODULE_LEN];
+        out[0..4].copy_from_slice(&self.base.to_le_bytes());
+        out[4..8].copy_from_slice(&self.functions.to_le_bytes());
+        out[8..12].copy_from_slice(&self.edges.to_le_bytes());
+        out
+    }
+
+    pub fn decode(bytes: &[u8; MODULE_LEN]) -> ModuleRange {
+        let word = |i: usize| u32::from_le_bytes([bytes[i], bytes[i + 1], bytes[i + 2], bytes[i + 3]]);
+        ModuleRange { base: word(0), functions: word(4), edges: word(8) }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -55,5 +86,7 @@ mod tests {
         let mut bad = h.encode();
         bad[0] ^= 1;
         assert_eq!(Hello::decode(&bad), None);
+        let m = ModuleRange { base: 7, functions: 3, edges: 40 };
+        assert_eq!(ModuleRange::decode(&m.encode()), m);
     }
 }

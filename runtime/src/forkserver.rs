@@ -19,6 +19,15 @@ pub fn start_if_asked() {
         sys::debug("no fork-server client on fd 199; running once");
         return;
     }
+    let modules = map::modules();
+    if !sys::write_all(ST_FD, &(modules.len() as u32).to_le_bytes()) {
+        return;
+    }
+    for m in modules {
+        if !sys::write_all(ST_FD, &m.encode()) {
+            return;
+        }
+    }
     serve();
 }
 

@@ -3,9 +3,19 @@
 //! module's counters in it.
 
 use crate::abi::__carve_dummy_map;
+use crate::model::protocol::{ModuleRange, MAX_MODULES};
 use crate::model::MAP_SIZE;
 use crate::sys;
+use core::cell::UnsafeCell;
 use core::sync::atomic::{AtomicPtr, AtomicU32, Ordering};
+
+/// Where each module sits (registration happens in constructors, one at a
+/// time, before any thread exists).
+struct Modules(UnsafeCell<[ModuleRange; MAX_MODULES]>);
+// SAFETY: written only by constructors, read only by the fork server.
+unsafe impl Sync for Modules {}
+static MODULES: Modules = Modules(UnsafeCell::new([ModuleRange { base: 0, functions: 0, edges: 0 }; MAX_MODULES]));
+static MODULE_COUNT: AtomicU32 = AtomicU32::new(0);
 
 static MAP: AtomicPtr<u8> = AtomicPtr::new(core::ptr::null_mut());
 static NEXT: AtomicU32 = AtomicU32::new(0);
@@ -52,6 +62,13 @@ pub fn place_module(edges: u32, branches: u32) -> *mut u8 {
         sys::debug("more edges than the map holds: counters may collide");
         (base as usize) % (MAP_SIZE - edges as usize + 1)
     };
+    let k = MODULE_COUNT.load(Ordering::Relaxed) as usize;
+    if k < MAX_MODULES {
+        let functions = edges.saturating_sub(branches);
+        // SAFETY: constructors run one at a time; slot k is unused.
+        unsafe { (*MODULES.0.get())[k] = ModuleRange { base: base as u32, functions, edges } };
+        MODULE_COUNT.store(k as u32 + 1, Ordering::Relaxed);
+    }
     // SAFETY: base + edges <= MAP_SIZE.
     unsafe { get().add(base) }
 }
@@ -59,4 +76,11 @@ pub fn place_module(edges: u32, branches: u32) -> *mut u8 {
 /// Instrumented edges and branch outcomes registered so far.
 pub fn totals() -> (u32, u32) {
     (EDGES.load(Ordering::Relaxed), BRANCHES.load(Ordering::Relaxed))
+}
+
+/// The modules registered so far.
+pub fn modules() -> &'static [ModuleRange] {
+    let n = MODULE_COUNT.load(Ordering::Relaxed) as usize;
+    // SAFETY: the first n slots are written and no longer change.
+    unsafe { core::slice::from_raw_parts(MODULES.0.get().cast::<ModuleRange>(), n) }
 }

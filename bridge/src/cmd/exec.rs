@@ -20,6 +20,8 @@ struct Summary {
     timeouts: u64,
     edges: usize,
     edges_total: u32,
+    branches: usize,
+    branches_total: usize,
     fork_server_restarts: u32,
     crashing_inputs: Vec<String>,
     hanging_inputs: Vec<String>,
@@ -77,6 +79,9 @@ pub fn run(args: ExecArgs) -> anyhow::Result<i32> {
     sum.execs_per_sec = sum.runs as f64 / sum.seconds.max(1e-9);
     sum.edges = cov.edges();
     sum.edges_total = fs.hello().edges;
+    let slots = fs.branch_slots();
+    sum.branches = cov.covered_among(&slots);
+    sum.branches_total = slots.len();
     sum.fork_server_restarts = fs.restarts();
     if args.json {
         println!("{}", serde_json::to_string_pretty(&sum)?);
@@ -88,13 +93,17 @@ pub fn run(args: ExecArgs) -> anyhow::Result<i32> {
 
 fn print_summary(s: &Summary) {
     let pct = 100.0 * s.edges as f64 / f64::from(s.edges_total.max(1));
+    let bpct = 100.0 * s.branches as f64 / s.branches_total.max(1) as f64;
     println!("inputs      {} ({} unreadable, skipped)", s.inputs, s.unreadable.len());
     println!("runs        {} in {:.2} s ({:.0} execs/s)", s.runs, s.seconds, s.execs_per_sec);
     println!(
         "outcomes    {} exit 0, {} exit non-zero, {} crashes, {} timeouts",
         s.exit_zero, s.exit_nonzero, s.crashes, s.timeouts
     );
-    println!("coverage    {} of {} edges ({pct:.1} %)", s.edges, s.edges_total);
+    println!(
+        "coverage    {} of {} edges ({pct:.1} %); {} of {} branch outcomes ({bpct:.1} %)",
+        s.edges, s.edges_total, s.branches, s.branches_total
+    );
     if s.fork_server_restarts > 0 {
         println!("restarts    {} (the fork server died and was restarted)", s.fork_server_restarts);
     }
