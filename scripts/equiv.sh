@@ -406,7 +406,9 @@ case_cmdline() {
   local -a args=()
   mapfile -d '' -t args <"$WORK/cases/$i.args"
   line=${CASE_SUBJ[i]}
-  for a in "${args[@]}"; do line+=" $(printf '%q' "$a")"; done
+  for a in "${args[@]}"; do
+    if [[ "$a" =~ ^[A-Za-z0-9_./,:=+-]+$ ]]; then line+=" $a"; else line+=" ${a@Q}"; fi
+  done
   [ "${CASE_STDIN[i]}" = /dev/null ] || line+=" < ${CASE_STDIN[i]}"
   [ "${CASE_LOCALE[i]}" = C ] || line="LC_ALL=${CASE_LOCALE[i]} $line"
   echo "$line"
@@ -441,7 +443,8 @@ for ((i = 0; i < ncases; i++)); do
       echo "   status: plain $(cat "$o.a.status"), $against $(cat "$o.b.status")"
       echo "   stdout: plain $(wc -c <"$o.a.stdout") bytes, $against $(wc -c <"$o.b.stdout") bytes"
       if [[ " ${what[*]} " == *" stdout "* ]]; then
-        cmp "$o.a.stdout" "$o.b.stdout" 2>&1 | sed 's/^/   /' || true
+        cmp "$o.a.stdout" "$o.b.stdout" 2>&1 |
+          sed -e "s|$o.a.stdout|plain|" -e "s|$o.b.stdout|$against|" -e 's/^/   /' || true
         diff -a <(head -c 4000 "$o.a.stdout") <(head -c 4000 "$o.b.stdout") | head -n 20 | sed 's/^/   | /' || true
       fi
       if [[ " ${what[*]} " == *" files "* ]]; then

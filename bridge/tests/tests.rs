@@ -222,3 +222,40 @@ fn tests_can_carry_their_command_line() {
     let (_, err) = run(b"\n", &[]);
     assert!(err.contains("exit 1"), "{err}");
 }
+
+#[test]
+fn runs_are_contained() {
+    let dir = tempfile::tempdir().unwrap();
+    let writer = fixture("writer", dir.path());
+    let private = dir.path().join("private");
+    std::fs::create_dir(&private).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&private, std::fs::Permissions::from_mode(0o700)).unwrap();
+    let corpus = dir.path().join("corpus");
+    std::fs::create_dir(&corpus).unwrap();
+    std::fs::write(corpus.join("a"), format!("{}/victim\n", private.display())).unwrap();
+    std::fs::write(corpus.join("b_big"), "big\n").unwrap();
+    let cwd = dir.path().join("cwd");
+    std::fs::create_dir(&cwd).unwrap();
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_bridge"))
+        .current_dir(&cwd)
+        .args(["exec", "--json", "-c", corpus.to_str().unwrap(), "--", writer.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let sum: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    // 200 MiB is past the file-size limit: a resource limit, not a crash.
+    assert_eq!(sum["resource_limits"], 1, "{sum}");
+    assert_eq!(sum["crashes"], 0, "{sum}");
+    assert_eq!(std::fs::read_dir(&cwd).unwrap().count(), 0, "the target wrote into bridge's directory");
+    // SAFETY: geteuid cannot fail.
+    if unsafe { libc_geteuid() } == 0 {
+        assert_eq!(sum["exit_nonzero"], 1);
+        assert!(!private.join("victim").exists(), "as root, targets run unprivileged");
+    }
+}
+
+extern "C" {
+    #[link_name = "geteuid"]
+    fn libc_geteuid() -> u32;
+}

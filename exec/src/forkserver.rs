@@ -1,5 +1,6 @@
 //! The client side of the fork server (protocol in `model::protocol`).
 
+use crate::contain::{absolute_args, Jail};
 use crate::shm::SharedMap;
 use crate::{Error, InputMode, Outcome, Target};
 use model::protocol::{Hello, ModuleRange, CTL_FD, HELLO_LEN, MAX_MODULES, MODULE_LEN, PROTOCOL_VERSION, ST_FD};
@@ -23,6 +24,7 @@ pub struct ForkServer {
     input_path: PathBuf,
     input: File,
     args_path: PathBuf,
+    jail: Option<Jail>,
     proc: Option<Running>,
     hello: Hello,
     modules: Vec<ModuleRange>,
@@ -51,6 +53,8 @@ impl ForkServer {
             .open(&input_path)
             .map_err(|err| Error::Input { path: input_path.clone(), err })?;
         let args_path = scratch.path().join("args");
+        let jail = if target.contain { Some(Jail::new(scratch.path())?) } else { None };
+        let target = if target.contain { Target { args: absolute_args(&target.args), ..target } } else { target };
         let mut fs = ForkServer {
             target,
             map,
@@ -58,6 +62,7 @@ impl ForkServer {
             input_path,
             input,
             args_path,
+            jail,
             proc: None,
             hello: Hello { version: 0, edges: 0, branches: 0 },
             modules: Vec::new(),
@@ -169,6 +174,9 @@ impl ForkServer {
         }
         // Whatever the run left behind in its process group goes too.
         kill_group(pid);
+        if let Some(jail) = &self.jail {
+            jail.clean()?;
+        }
         Ok(Outcome::from_wait_status(i32::from_le_bytes(word), timed_out))
     }
 
@@ -188,6 +196,12 @@ impl ForkServer {
             }
         };
         let mut cmd = Command::new(&t.program);
+        if let Some(jail) = &self.jail {
+            cmd.current_dir(jail.work());
+            if let Some((uid, gid)) = jail.run_as {
+                cmd.env(env::RUN_AS, format!("{uid}:{gid}"));
+            }
+        }
         cmd.args(t.args_for(&self.input_path.to_string_lossy()))
             .env(env::SHM_ID, self.map.id().to_string())
             .env(env::FORKSRV, "1")
@@ -199,6 +213,9 @@ impl ForkServer {
         let (ctl_fd, st_fd) = (OwnedFd::from(ctl_r), OwnedFd::from(st_w));
         let (ctl_raw, st_raw) = (ctl_fd.as_raw_fd(), st_fd.as_raw_fd());
         let mem = t.mem_limit_mb;
+        let fsize = t.fsize_limit_mb;
+        let cpu_secs = t.timeout.as_secs() * 2 + 1;
+        let contain = t.contain;
         // SAFETY: only async-signal-safe calls between fork and exec.
         unsafe {
             cmd.pre_exec(move || {
@@ -212,6 +229,15 @@ impl ForkServer {
                     let lim = libc::rlimit { rlim_cur: mb << 20, rlim_max: mb << 20 };
                     libc::setrlimit(libc::RLIMIT_AS, &lim);
                 }
+                if let Some(mb) = fsize {
+                    let lim = libc::rlimit { rlim_cur: mb << 20, rlim_max: mb << 20 };
+                    libc::setrlimit(libc::RLIMIT_FSIZE, &lim);
+                }
+                if contain {
+                    // Per run: each forked child starts with no CPU time used.
+                    let lim = libc::rlimit { rlim_cur: cpu_secs, rlim_max: cpu_secs + 1 };
+                    libc::setrlimit(libc::RLIMIT_CPU, &lim);
+                }
                 Ok(())
             });
         }
@@ -221,9 +247,18 @@ impl ForkServer {
         let mut hello = [0u8; HELLO_LEN];
         let fail = |why: &str| Error::NoForkServer(t.program.clone(), why.to_string());
         if !read_within(&mut running.st, &mut hello, HANDSHAKE) {
-            let why = match running.child.try_wait() {
+            // EOF may come a moment before the dying child can be reaped.
+            let mut ended = running.child.try_wait();
+            for _ in 0..100 {
+                if !matches!(ended, Ok(None)) {
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(10));
+                ended = running.child.try_wait();
+            }
+            let why = match ended {
                 Ok(Some(status)) => format!("it ended ({status}) before saying hello"),
-                _ => "no hello within 10 s".to_string(),
+                _ => "no hello within 10 s (is it stuck before main?)".to_string(),
             };
             let _ = running.child.kill();
             let _ = running.child.wait();

@@ -1,6 +1,7 @@
 //! Running instrumented targets: the fork-server client, the shared-memory
 //! coverage map, timeouts and rlimits, and the classification of each run.
 
+mod contain;
 pub mod coverage;
 mod error;
 pub mod forkserver;

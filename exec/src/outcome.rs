@@ -10,6 +10,9 @@ pub enum Outcome {
     Crash(i32),
     /// Ran past the time limit and was killed.
     Timeout,
+    /// Killed for going past a resource limit (file size): not a bug of
+    /// the target, and not a hang.
+    Limit(i32),
 }
 
 impl Outcome {
@@ -18,7 +21,11 @@ impl Outcome {
         if timed_out {
             Outcome::Timeout
         } else if libc::WIFSIGNALED(status) {
-            Outcome::Crash(libc::WTERMSIG(status))
+            match libc::WTERMSIG(status) {
+                libc::SIGXCPU => Outcome::Timeout,
+                libc::SIGXFSZ => Outcome::Limit(libc::SIGXFSZ),
+                sig => Outcome::Crash(sig),
+            }
         } else {
             Outcome::Exit(libc::WEXITSTATUS(status))
         }
@@ -35,6 +42,7 @@ impl fmt::Display for Outcome {
             Outcome::Exit(c) => write!(f, "exit {c}"),
             Outcome::Crash(s) => write!(f, "crash (signal {s}, {})", signal_name(*s)),
             Outcome::Timeout => write!(f, "timeout"),
+            Outcome::Limit(s) => write!(f, "resource limit (signal {s}, {})", signal_name(*s)),
         }
     }
 }
@@ -63,6 +71,8 @@ mod tests {
         assert_eq!(Outcome::from_wait_status(3 << 8, false), Outcome::Exit(3));
         assert_eq!(Outcome::from_wait_status(libc::SIGSEGV, false), Outcome::Crash(libc::SIGSEGV));
         assert_eq!(Outcome::from_wait_status(libc::SIGKILL, true), Outcome::Timeout);
+        assert_eq!(Outcome::from_wait_status(libc::SIGXCPU, false), Outcome::Timeout);
+        assert_eq!(Outcome::from_wait_status(libc::SIGXFSZ, false), Outcome::Limit(libc::SIGXFSZ));
         assert_eq!(Outcome::Crash(11).to_string(), "crash (signal 11, SIGSEGV)");
     }
 }

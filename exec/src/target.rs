@@ -28,6 +28,11 @@ pub struct Target {
     pub env: Vec<(String, String)>,
     /// The first line of each test is the command line (`--args-in-input`).
     pub args_in_input: bool,
+    /// Run in a scratch directory emptied after each run, as `nobody` when
+    /// root (see `contain.rs`).
+    pub contain: bool,
+    /// Largest file the target may write, in MiB.
+    pub fsize_limit_mb: Option<u64>,
 }
 
 impl Target {
@@ -40,6 +45,8 @@ impl Target {
             show_output: false,
             env: Vec::new(),
             args_in_input: false,
+            contain: true,
+            fsize_limit_mb: Some(64),
         }
     }
 

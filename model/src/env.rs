@@ -20,6 +20,11 @@ pub const ALL: &[EnvVar] = &[
     EnvVar { name: RUNTIME, reader: "carve-clang", help: "path of libcarve_rt.a (default: next to carve-clang)" },
     EnvVar { name: DEBUG, reader: "carve-clang", help: "1: print every command carve-clang runs" },
     EnvVar { name: NO_INSTRUMENT, reader: "carve-clang", help: "1: compile without instrumentation" },
+    EnvVar {
+        name: RUN_AS,
+        reader: "runtime",
+        help: "UID:GID the fork server runs the target as (set by bridge as root)",
+    },
     EnvVar { name: RT_DEBUG, reader: "runtime", help: "1: the runtime reports what it does on stderr" },
 ];
 

@@ -22,3 +22,6 @@ pub const RT_DEBUG: &str = "CARVE_RT_DEBUG";
 /// strings, `argv[1..]`): set by `bridge` with `--args-in-input`; each
 /// forked run reads it and replaces its command line.
 pub const ARGS_FILE: &str = "CARVE_ARGS_FILE";
+/// `UID:GID` the fork server switches to before forking runs (set by
+/// `bridge` when it runs as root, so targets cannot touch root's files).
+pub const RUN_AS: &str = "CARVE_RUN_AS";

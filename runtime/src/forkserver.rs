@@ -13,6 +13,11 @@ pub fn start_if_asked() {
     // SAFETY: before main's body runs, single-threaded.
     unsafe { libc::unsetenv(sys::FORKSRV.as_ptr()) };
     map::get();
+    if !drop_privileges() {
+        // The client sees no hello and reports why the target did not start.
+        sys::debug("cannot switch to CARVE_RUN_AS");
+        unsafe { libc::_exit(1) };
+    }
     let (edges, branches) = map::totals();
     let hello = Hello { version: PROTOCOL_VERSION, edges, branches }.encode();
     if !sys::write_all(ST_FD, &hello) {
@@ -69,5 +74,23 @@ fn serve() {
         if !sys::write_all(ST_FD, &status.to_le_bytes()) {
             unsafe { libc::_exit(0) };
         }
+    }
+}
+
+/// Switches to `CARVE_RUN_AS=UID:GID` when set. False when that fails.
+fn drop_privileges() -> bool {
+    let Some(spec) = sys::getenv(sys::RUN_AS) else {
+        return true;
+    };
+    let mut parts = spec.split(|&b| b == b':');
+    let (Some(uid), Some(gid)) = (parts.next().and_then(sys::parse_int), parts.next().and_then(sys::parse_int)) else {
+        return false;
+    };
+    // SAFETY: plain credential calls, single-threaded, before main's body.
+    unsafe {
+        libc::setgroups(0, core::ptr::null()) == 0
+            && libc::setgid(gid as libc::gid_t) == 0
+            && libc::setuid(uid as libc::uid_t) == 0
+            && libc::getuid() == uid as libc::uid_t
     }
 }

@@ -18,6 +18,7 @@ struct Summary {
     exit_nonzero: u64,
     crashes: u64,
     timeouts: u64,
+    resource_limits: u64,
     edges: usize,
     edges_total: u32,
     branches: usize,
@@ -66,6 +67,7 @@ pub fn run(args: ExecArgs) -> anyhow::Result<i32> {
                         sum.crashing_inputs.push(format!("{} ({outcome})", path.display()));
                     }
                 }
+                Outcome::Limit(_) => sum.resource_limits += 1,
                 Outcome::Timeout => {
                     sum.timeouts += 1;
                     if first {
@@ -97,8 +99,8 @@ fn print_summary(s: &Summary) {
     println!("inputs      {} ({} unreadable, skipped)", s.inputs, s.unreadable.len());
     println!("runs        {} in {:.2} s ({:.0} execs/s)", s.runs, s.seconds, s.execs_per_sec);
     println!(
-        "outcomes    {} exit 0, {} exit non-zero, {} crashes, {} timeouts",
-        s.exit_zero, s.exit_nonzero, s.crashes, s.timeouts
+        "outcomes    {} exit 0, {} exit non-zero, {} crashes, {} timeouts, {} over a resource limit",
+        s.exit_zero, s.exit_nonzero, s.crashes, s.timeouts, s.resource_limits
     );
     println!(
         "coverage    {} of {} edges ({pct:.1} %); {} of {} branch outcomes ({bpct:.1} %)",

@@ -1,0 +1,98 @@
+//! Containment of runs: a scratch working directory emptied after every run,
+//! and, when `bridge` runs as root, an unprivileged user for the target.
+//! Fuzzed inputs make targets write files (sed's `w`) and run commands
+//! (dc's `!`); none of it may touch the campaign or the machine.
+
+use std::path::{Path, PathBuf};
+
+/// The scratch working directory of a target and who runs in it.
+pub struct Jail {
+    work: PathBuf,
+    /// `(uid, gid)` the fork server switches to.
+    pub run_as: Option<(u32, u32)>,
+}
+
+impl Jail {
+    /// Prepares `scratch/work`. `scratch` itself must be readable by the
+    /// target's user (it holds the input file).
+    pub fn new(scratch: &Path) -> std::io::Result<Jail> {
+        use std::os::unix::fs::PermissionsExt;
+        let work = scratch.join("work");
+        std::fs::create_dir_all(&work)?;
+        std::fs::set_permissions(scratch, std::fs::Permissions::from_mode(0o755))?;
+        // SAFETY: geteuid cannot fail.
+        let run_as = if unsafe { libc::geteuid() } == 0 { nobody() } else { None };
+        if let Some((uid, gid)) = run_as {
+            std::os::unix::fs::chown(&work, Some(uid), Some(gid))?;
+        }
+        Ok(Jail { work, run_as })
+    }
+
+    /// The working directory of every run.
+    pub fn work(&self) -> &Path {
+        &self.work
+    }
+
+    /// Removes whatever the last run left in the working directory.
+    pub fn clean(&self) -> std::io::Result<()> {
+        for entry in std::fs::read_dir(&self.work)? {
+            let path = entry?.path();
+            match std::fs::symlink_metadata(&path) {
+                Ok(m) if m.is_dir() => std::fs::remove_dir_all(&path)?,
+                Ok(_) => std::fs::remove_file(&path)?,
+                Err(_) => {}
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The `nobody` user (or 65534 when there is none).
+fn nobody() -> Option<(u32, u32)> {
+    // SAFETY: getpwnam returns NULL or a pointer to a static record.
+    unsafe {
+        let pw = libc::getpwnam(c"nobody".as_ptr());
+        if pw.is_null() {
+            Some((65534, 65534))
+        } else {
+            Some(((*pw).pw_uid, (*pw).pw_gid))
+        }
+    }
+}
+
+/// Arguments naming files that exist relative to our working directory are
+/// made absolute, so they still name them from the scratch directory.
+pub fn absolute_args(args: &[String]) -> Vec<String> {
+    args.iter()
+        .map(|a| {
+            let p = Path::new(a);
+            if !a.contains("@@") && p.is_relative() && !a.starts_with('-') && p.exists() {
+                std::fs::canonicalize(p).map(|c| c.to_string_lossy().into_owned()).unwrap_or_else(|_| a.clone())
+            } else {
+                a.clone()
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_work_directory_is_emptied() {
+        let dir = tempfile::tempdir().unwrap();
+        let jail = Jail::new(dir.path()).unwrap();
+        std::fs::write(jail.work().join("f"), "x").unwrap();
+        std::fs::create_dir_all(jail.work().join("d/e")).unwrap();
+        jail.clean().unwrap();
+        assert_eq!(std::fs::read_dir(jail.work()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn existing_relative_paths_become_absolute() {
+        let args = absolute_args(&["Cargo.toml".into(), "-n".into(), "@@".into(), "no-such-file".into()]);
+        assert!(Path::new(&args[0]).is_absolute());
+        assert_eq!(&args[1..], ["-n", "@@", "no-such-file"]);
+    }
+}
