@@ -153,8 +153,11 @@ fetch_sources() {
 ) 9>"$CACHE/src/.lock"
 
 # --- compilers --------------------------------------------------------------------
+# The wrapper links libcarve_rt.a from its own directory unless CARVE_RUNTIME
+# says otherwise, so a repository build counts only with both files.
 find_carve_clang() {
-  if [ -x "$REPO/target/release/carve-clang" ]; then
+  if [ -x "$REPO/target/release/carve-clang" ] &&
+     { [ -f "$REPO/target/release/libcarve_rt.a" ] || [ -n "${CARVE_RUNTIME:-}" ]; }; then
     echo "$REPO/target/release/carve-clang"
   elif command -v carve-clang >/dev/null 2>&1; then
     command -v carve-clang

@@ -20,6 +20,9 @@ pub enum Command {
     Showmap(ShowmapArgs),
     /// Run every file of a corpus through the fork server and summarise.
     Exec(ExecArgs),
+    /// Run a campaign: generate system tests, keep what covers new code,
+    /// save crashes and hangs.
+    Run(RunArgs),
 }
 
 /// How to run the target: shared by the subcommands that run it.
@@ -39,6 +42,10 @@ pub struct TargetArgs {
     /// is the input (the `@@` file, or stdin).
     #[arg(long)]
     pub args_in_input: bool,
+    /// Run the target in bridge's working directory, as bridge's user,
+    /// without the file-size and CPU limits (default: contained).
+    #[arg(long)]
+    pub no_contain: bool,
     /// The target and its arguments; `@@` stands for the input file (stdin
     /// carries the input when there is none).
     #[arg(last = true, required = true, value_name = "PROG [ARGS]")]
@@ -71,6 +78,37 @@ pub struct ExecArgs {
     /// Print the summary as JSON on standard output.
     #[arg(long)]
     pub json: bool,
+    #[command(flatten)]
+    pub target: TargetArgs,
+}
+
+#[derive(Args)]
+pub struct RunArgs {
+    /// System-level generator.
+    #[arg(long, default_value = "radamsa-like", value_name = "NAME")]
+    pub system: String,
+    /// Unit-level generator (`none`; `fuzz` and `symbolic` are not built yet).
+    #[arg(long, default_value = "none", value_name = "NAME")]
+    pub unit: String,
+    /// Directory of seed inputs.
+    #[arg(short = 'i', long = "input", value_name = "DIR", required_unless_present = "resume")]
+    pub input: Option<PathBuf>,
+    /// Campaign directory (must not exist, unless --resume).
+    #[arg(short = 'o', long = "output", value_name = "DIR")]
+    pub output: PathBuf,
+    /// Time budget, execution included: 90 (seconds), 30s, 15m, 2h.
+    #[arg(long, default_value = "15m", value_name = "DURATION")]
+    pub time: String,
+    /// Seed of the generators' randomness.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Tests generated per batch.
+    #[arg(long, default_value_t = 100, value_name = "N")]
+    pub batch: usize,
+    /// Continue the campaign in --output (its configuration is kept; --time
+    /// sets the new total budget).
+    #[arg(long)]
+    pub resume: bool,
     #[command(flatten)]
     pub target: TargetArgs,
 }

@@ -1,5 +1,6 @@
 //! `bridge`: the command line of the carving and bridging system.
 
+mod campaign;
 mod cli;
 mod cmd;
 
@@ -11,6 +12,7 @@ fn main() {
     let result = match cli.command {
         cli::Command::Showmap(args) => cmd::showmap::run(args),
         cli::Command::Exec(args) => cmd::exec::run(args),
+        cli::Command::Run(args) => cmd::run::run(args),
     };
     match result {
         Ok(code) => std::process::exit(code),

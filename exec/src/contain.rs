@@ -8,6 +8,9 @@ use std::path::{Path, PathBuf};
 /// The scratch working directory of a target and who runs in it.
 pub struct Jail {
     work: PathBuf,
+    /// Modification time of the empty working directory: while it stays,
+    /// nothing was created in it (one `stat` instead of a listing per run).
+    clean_mtime: std::cell::Cell<Option<(i64, i64)>>,
     /// `(uid, gid)` the fork server switches to.
     pub run_as: Option<(u32, u32)>,
 }
@@ -25,7 +28,7 @@ impl Jail {
         if let Some((uid, gid)) = run_as {
             std::os::unix::fs::chown(&work, Some(uid), Some(gid))?;
         }
-        Ok(Jail { work, run_as })
+        Ok(Jail { work, run_as, clean_mtime: std::cell::Cell::new(None) })
     }
 
     /// The working directory of every run.
@@ -35,6 +38,12 @@ impl Jail {
 
     /// Removes whatever the last run left in the working directory.
     pub fn clean(&self) -> std::io::Result<()> {
+        use std::os::unix::fs::MetadataExt;
+        let m = std::fs::metadata(&self.work)?;
+        let now = (m.mtime(), m.mtime_nsec());
+        if self.clean_mtime.get() == Some(now) {
+            return Ok(());
+        }
         for entry in std::fs::read_dir(&self.work)? {
             let path = entry?.path();
             match std::fs::symlink_metadata(&path) {
@@ -43,6 +52,8 @@ impl Jail {
                 Err(_) => {}
             }
         }
+        let m = std::fs::metadata(&self.work)?;
+        self.clean_mtime.set(Some((m.mtime(), m.mtime_nsec())));
         Ok(())
     }
 }

@@ -17,6 +17,7 @@
 #
 #   scripts/bench/exec.sh [--cache DIR] [--rounds N] [--inputs N]
 #                         [--subjects cut,sed] [--no-trivial] [--bridge PATH]
+#                         [--tmp DIR]
 #
 #   --cache DIR     where scripts/subjects.sh put its builds: DIR/subjects/
 #                   bin-{plain,carve,afl}/ (DIR/bin-*/ is accepted too);
@@ -26,11 +27,13 @@
 #   --subjects L    comma-separated, from cut,sed (default cut,sed)
 #   --no-trivial    skip the trivial reference target
 #   --bridge PATH   the bridge binary (default target/release/bridge)
+#   --tmp DIR       where corpora and the tools' per-run files go (default
+#                   /dev/shm when it is a writable tmpfs, else $TMPDIR or /tmp)
 #
 # Needs: the subject binaries (scripts/subjects.sh --variant all), the bridge
 # binary (cargo build --release), afl-showmap, valgrind; clang-19,
 # carve-clang and afl-clang-fast for the trivial target. Everything it
-# writes goes to a temporary directory, removed on exit.
+# writes goes to two temporary directories, removed on exit.
 set -euo pipefail
 export LC_ALL=C
 
@@ -41,7 +44,7 @@ HERE="$REPO/scripts/bench"
 TARGET_RATIO=1.0     # bridge exec/s over afl-showmap exec/s, at least
 TARGET_OVERHEAD=1.3  # carve instructions over plain instructions, at most
 
-usage() { sed -n '2,33s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"; }
+usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "${BASH_SOURCE[0]}"; }
 die() { printf 'exec.sh: error: %s\n' "$*" >&2; exit 1; }
 log() { printf '[exec.sh %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 
@@ -51,6 +54,7 @@ ninputs=400
 subjects_arg=cut,sed
 trivial=1
 bridge="$REPO/target/release/bridge"
+run_base=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --cache) [ $# -ge 2 ] || die "--cache needs a value"; cache=$2; shift 2 ;;
@@ -64,6 +68,8 @@ while [ $# -gt 0 ]; do
     --no-trivial) trivial=0; shift ;;
     --bridge) [ $# -ge 2 ] || die "--bridge needs a value"; bridge=$2; shift 2 ;;
     --bridge=*) bridge=${1#--bridge=}; shift ;;
+    --tmp) [ $# -ge 2 ] || die "--tmp needs a value"; run_base=$2; shift 2 ;;
+    --tmp=*) run_base=${1#--tmp=}; shift ;;
     -h|--help) usage; exit 0 ;;
     *) usage >&2; die "unknown argument '$1'" ;;
   esac
@@ -71,8 +77,9 @@ done
 
 # --- arguments and prerequisites --------------------------------------------
 [[ $rounds =~ ^[1-9][0-9]*$ ]] || die "--rounds must be a positive integer"
-[[ $ninputs =~ ^[1-9][0-9]*$ ]] && [ "$ninputs" -ge 8 ] ||
+if ! [[ $ninputs =~ ^[1-9][0-9]*$ ]] || [ "$ninputs" -lt 8 ]; then
   die "--inputs must be an integer of at least 8"
+fi
 IFS=, read -r -a subjects <<<"$subjects_arg"
 [ ${#subjects[@]} -gt 0 ] || die "--subjects is empty"
 for s in "${subjects[@]}"; do
@@ -94,8 +101,11 @@ if [ ${#missing[@]} -gt 0 ]; then
   printf 'exec.sh: error: missing subject binaries:\n' >&2
   printf '  %s\n' "${missing[@]}" >&2
   printf 'Build them with: scripts/subjects.sh --variant all' >&2
-  [ "$cache" = "${CARVE_CACHE:-$HOME/.cache/carve-bridge}" ] ||
+  if [ "$bins" = "$cache" ]; then
+    printf ' (it builds into %s/subjects/bin-*)' "\$CARVE_CACHE" >&2
+  elif [ "$cache" != "${CARVE_CACHE:-$HOME/.cache/carve-bridge}" ]; then
     printf ' (with CARVE_CACHE=%s)' "$cache" >&2
+  fi
   printf '\n' >&2
   exit 1
 fi
@@ -104,8 +114,9 @@ bridge=$(cd "$(dirname "$bridge")" && pwd)/$(basename "$bridge")
 for tool in afl-showmap valgrind awk; do
   command -v "$tool" >/dev/null || die "$tool not found on PATH (see scripts/install-deps.sh)"
 done
-[ -f "$HERE/corpus/gen.awk" ] && [ -f "$HERE/corpus/bench.sed" ] ||
+if [ ! -f "$HERE/corpus/gen.awk" ] || [ ! -f "$HERE/corpus/bench.sed" ]; then
   die "missing $HERE/corpus/gen.awk or bench.sed"
+fi
 
 carve_cc=""
 if [ "$trivial" = 1 ]; then
@@ -120,9 +131,27 @@ if [ "$trivial" = 1 ]; then
   [ -n "$carve_cc" ] || { log "no carve-clang: skipping the trivial target"; trivial=0; }
 fi
 
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/carve-bench-exec.XXXXXX")
-cleanup() { rm -rf "$TMP"; }
+# Two temporary directories: RUN for the corpora, the tools' per-run files
+# and the outputs, on tmpfs unless --tmp says otherwise (afl-showmap creates
+# its input file anew for every run, which costs about 0.5 ms on some disks);
+# BTMP for the binaries this script builds or copies (tmpfs may be noexec).
+if [ -z "$run_base" ]; then
+  if [ -d /dev/shm ] && [ -w /dev/shm ] && [ "$(stat -f -c %T /dev/shm 2>/dev/null)" = tmpfs ]; then
+    run_base=/dev/shm
+  else
+    run_base=${TMPDIR:-/tmp}
+  fi
+fi
+if [ ! -d "$run_base" ] || [ ! -w "$run_base" ]; then
+  die "--tmp $run_base is not a writable directory"
+fi
+TMP="" BTMP=""
+cleanup() { rm -rf "$TMP" "$BTMP"; }
 trap cleanup EXIT
+BTMP=$(mktemp -d "${TMPDIR:-/tmp}/carve-bench-exec-bin.XXXXXX")
+TMP=$(mktemp -d "$run_base/carve-bench-exec.XXXXXX")
+# Run as root, bridge runs its targets as nobody: they must reach the inputs.
+chmod 755 "$TMP" "$BTMP"
 trap 'exit 130' INT TERM
 # bridge's scratch directories and afl-showmap's input file land in $TMP.
 export TMPDIR="$TMP"
@@ -174,7 +203,7 @@ run_afl() { # SUBJECT BIN CORPUS OUT
   read -r -a args <<<"$(target_args "$1")"
   t0=$(now_us)
   (cd "$TMP/afl-cwd" &&
-    afl-showmap -q -C -i "$3" -o "$4.map" -t 1000 -m none -- "$2" "${args[@]}") >"$4" 2>&1 ||
+    afl-showmap -q -C -i "$3" -o /dev/null -t 1000 -m none -- "$2" "${args[@]}") >"$4" 2>&1 ||
     { cat "$4" >&2; die "afl-showmap failed on $2"; }
   t1=$(now_us)
   calc "%.6f" "($t1 - $t0) / 1e6"
@@ -214,6 +243,17 @@ throughput_rounds() { # SUBJECT CARVE_BIN AFL_BIN CORPUS NFILES RESULT
   echo "$(json_num exit_zero "$out.b") $(json_num exit_nonzero "$out.b") $(json_num crashes "$out.b") $(json_num timeouts "$out.b") $(json_num edges_total "$out.b")" >"$result.outcomes"
 }
 
+# How many inputs of CORPUS make BIN, run directly, end other than with 0.
+direct_failures() { # SUBJECT BIN CORPUS
+  local args a f c=0
+  read -r -a args <<<"$(target_args "$1")"
+  for f in "$3"/*; do
+    a=("${args[@]/@@/$f}")
+    (cd "$TMP/afl-cwd" && "$2" "${a[@]}" </dev/null >/dev/null 2>&1) || c=$((c + 1))
+  done
+  echo "$c"
+}
+
 # Instructions (callgrind) of one binary over the selected inputs, summed:
 # prints "total before_main".
 instructions() { # SUBJECT BIN INPUT...
@@ -244,12 +284,12 @@ instructions() { # SUBJECT BIN INPUT...
 # cannot read the DWARF 5 of AFL++'s runtime; instructions are unchanged).
 stage_for_valgrind() { # SUBJECT PLAIN CARVE AFL
   local d
-  for d in p c a; do mkdir -p "$TMP/cg/$d"; done
+  for d in p c a; do mkdir -p "$BTMP/cg/$d"; done
   mkdir -p "$TMP/cg/run"
   local src dst
   for pair in "p:$2" "c:$3" "a:$4"; do
     src=${pair#*:}
-    dst="$TMP/cg/${pair%%:*}/$1"
+    dst="$BTMP/cg/${pair%%:*}/$1"
     if command -v strip >/dev/null; then
       strip --strip-debug -o "$dst" "$src"
     else
@@ -260,11 +300,16 @@ stage_for_valgrind() { # SUBJECT PLAIN CARVE AFL
 
 # --- the trivial reference target ------------------------------------------
 if [ "$trivial" = 1 ]; then
-  mkdir -p "$TMP/trivial/bin-plain" "$TMP/trivial/bin-carve" "$TMP/trivial/bin-afl"
-  printf 'int main(void) { return 0; }\n' >"$TMP/trivial/t.c"
-  clang-19 -O2 -o "$TMP/trivial/bin-plain/trivial" "$TMP/trivial/t.c"
-  "$carve_cc" -O2 -o "$TMP/trivial/bin-carve/trivial" "$TMP/trivial/t.c"
-  AFL_QUIET=1 afl-clang-fast -O2 -o "$TMP/trivial/bin-afl/trivial" "$TMP/trivial/t.c"
+  mkdir -p "$BTMP/trivial/bin-plain" "$BTMP/trivial/bin-carve" "$BTMP/trivial/bin-afl"
+  printf 'int main(void) { return 0; }\n' >"$BTMP/trivial/t.c"
+  if ! { clang-19 -O2 -o "$BTMP/trivial/bin-plain/trivial" "$BTMP/trivial/t.c" &&
+    "$carve_cc" -O2 -o "$BTMP/trivial/bin-carve/trivial" "$BTMP/trivial/t.c" &&
+    AFL_QUIET=1 afl-clang-fast -O2 -o "$BTMP/trivial/bin-afl/trivial" "$BTMP/trivial/t.c"; } \
+    >"$BTMP/trivial/build.log" 2>&1; then
+    cat "$BTMP/trivial/build.log" >&2
+    log "warning: the trivial target did not build: skipping it"
+    trivial=0
+  fi
 fi
 
 # --- measure ----------------------------------------------------------------
@@ -273,9 +318,10 @@ rows=("${subjects[@]}")
 ncg=8 # inputs for the instruction counts
 
 log "inputs per subject: $ninputs, rounds: $rounds, binaries: $bins/bin-*"
+log "run files in $TMP ($(stat -f -c %T "$TMP")), bridge: $bridge"
 for subj in "${rows[@]}"; do
   if [ "$subj" = trivial ]; then
-    b="$TMP/trivial"
+    b="$BTMP/trivial"
     kind=csv
   else
     b="$bins"
@@ -290,6 +336,13 @@ for subj in "${rows[@]}"; do
 
   log "$subj: throughput, $ninputs inputs ($bytes bytes), $rounds rounds"
   throughput_rounds "$subj" "$b/bin-carve/$subj" "$b/bin-afl/$subj" "$d/corpus" "$ninputs" "$d/full"
+  # The carve build under bridge must behave as the plain build run directly.
+  read -r _ bnz bcr bto _ <"$d/full.outcomes"
+  pnz=$(direct_failures "$subj" "$b/bin-plain/$subj" "$d/corpus")
+  if [ "$((bnz + bcr + bto))" != "$pnz" ]; then
+    log "warning: $subj: under bridge $((bnz + bcr + bto)) of $ninputs runs failed, run directly $pnz (is the corpus readable by the target's user?)"
+  fi
+  echo "$pnz" >"$d/direct_failures"
   log "$subj: start-up (one input), $rounds rounds"
   throughput_rounds "$subj" "$b/bin-carve/$subj" "$b/bin-afl/$subj" "$d/one" 1 "$d/one.res"
 
@@ -301,7 +354,7 @@ for subj in "${rows[@]}"; do
   done
   rm -f "$TMP/cg/outputs".*
   for v in p c a; do
-    instructions "$subj" "$TMP/cg/$v/$subj" "${picks[@]}" >"$d/instr.$v"
+    instructions "$subj" "$BTMP/cg/$v/$subj" "${picks[@]}" >"$d/instr.$v"
   done
   if ! cmp -s "$TMP/cg/outputs.p" "$TMP/cg/outputs.c" || ! cmp -s "$TMP/cg/outputs.p" "$TMP/cg/outputs.a"; then
     log "warning: $subj: the three builds printed different output on the same inputs"
@@ -319,12 +372,14 @@ echo
 echo "Fork-server throughput (whole-process wall time, median of $rounds rounds, A/B alternated)"
 echo "and instructions executed (callgrind, $ncg inputs summed, run without a fork server)."
 echo "Targets: throughput ratio >= $TARGET_RATIO; carve instructions / plain <= ${TARGET_OVERHEAD}x."
+echo "Per-run files of both tools on $(stat -f -c %T "$TMP") ($run_base); tools: $("$bridge" --version 2>/dev/null || echo "(version unknown)"), $(afl-showmap -h 2>&1 | sed -n '1s/\x1b\[[0-9;]*m//gp')."
 echo
-fmt='%-8s | %-17s | %13s | %18s | %-18s | %-20s | %-16s\n'
+fmt='%-8s | %-18s | %13s | %18s | %-18s | %-20s | %-16s\n'
 # shellcheck disable=SC2059
 printf "$fmt" subject corpus "bridge exec/s" "afl-showmap exec/s" "ratio (>= $TARGET_RATIO)" \
   "carve instr / plain" "afl instr / plain"
-printf "$fmt" -------- ----------------- ------------- ------------------ ------------------ \
+# shellcheck disable=SC2059
+printf "$fmt" -------- ------------------ ------------- ------------------ ------------------ \
   -------------------- ----------------
 details=()
 for subj in "${rows[@]}"; do
@@ -357,12 +412,12 @@ for subj in "${rows[@]}"; do
   aov=$(calc "%.3f" "$ia / $ip")
   label=$subj
   [ "$subj" = trivial ] && label="trivial*"
-  # shellcheck disable=SC2059
   rv="" ov=""
   if [ "$subj" != trivial ]; then
     rv=" $(verdict "$rmed" ">=" "$TARGET_RATIO")"
     ov=" $(verdict "$cov" "<=" "$TARGET_OVERHEAD")"
   fi
+  # shellcheck disable=SC2059
   printf "$fmt" "$label" "$n files, $(($(cat "$d/bytes") / 1024)) KiB" "$beps" "$aeps" \
     "$(calc "%.2f" "$rmed")$rv" "$cov$ov" "$aov"
   read -r oz onz ocr oto oet <<<"$(cat "$d/full.outcomes")"
@@ -374,7 +429,7 @@ for subj in "${rows[@]}"; do
     "  start-up (one-input corpus, median wall s)   bridge $(calc "%.3f" "$b1med")   afl-showmap $(calc "%.3f" "$a1med")"
     "  exec/s without start-up ((n-1) / (wall - one-input wall))   bridge $(calc "%.0f" "($n - 1) / ($bmed - $b1med)")   afl-showmap $(calc "%.0f" "($n - 1) / ($amed - $a1med)")   ratio $(calc "%.2f" "($amed - $a1med) / ($bmed - $b1med)")"
     "  per exec (same, in microseconds)   bridge $(calc "%.0f" "1e6 * ($bmed - $b1med) / ($n - 1)")   afl-showmap $(calc "%.0f" "1e6 * ($amed - $a1med) / ($n - 1)")"
-    "  bridge outcomes: $oz exit 0, $onz exit non-zero, $ocr crashes, $oto timeouts; edges $edges of $oet"
+    "  bridge outcomes: $oz exit 0, $onz exit non-zero, $ocr crashes, $oto timeouts (plain build run directly: $(cat "$d/direct_failures") non-zero); edges $edges of $oet"
     "  instructions   plain $ip   carve $ic   afl $ia   (before main: plain $pp   carve $pc   afl $pa)"
     "  from main on   carve / plain $(calc "%.3f" "($ic - $pc) / ($ip - $pp)")   afl / plain $(calc "%.3f" "($ia - $pa) / ($ip - $pp)")")
 done

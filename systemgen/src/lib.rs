@@ -1,5 +1,9 @@
 //! System-level test generators behind one trait.
 
+pub mod radamsa;
+
+pub use radamsa::RadamsaLike;
+
 /// One generated system test.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TestCase {
@@ -27,4 +31,15 @@ pub trait SystemGenerator {
     fn generate(&mut self, corpus: &[Seed<'_>], n: usize) -> Vec<TestCase>;
     /// What running `case` showed: whether it reached new coverage.
     fn feedback(&mut self, case: &TestCase, interesting: bool);
+}
+
+/// The names [`by_name`] knows.
+pub const GENERATORS: &[&str] = &[radamsa::NAME];
+
+/// The generator called `name`, seeded with `seed`.
+pub fn by_name(name: &str, seed: u64) -> Option<Box<dyn SystemGenerator>> {
+    match name {
+        radamsa::NAME => Some(Box::new(RadamsaLike::new(seed))),
+        _ => None,
+    }
 }

@@ -1,6 +1,7 @@
 //! One module per subcommand.
 
 pub mod exec;
+pub mod run;
 pub mod showmap;
 
 use crate::cli::TargetArgs;
@@ -15,5 +16,6 @@ pub fn target(args: &TargetArgs) -> anyhow::Result<::exec::Target> {
     t.mem_limit_mb = (args.mem_limit_mb > 0).then_some(args.mem_limit_mb);
     t.show_output = args.show_output;
     t.args_in_input = args.args_in_input;
+    t.contain = !args.no_contain;
     Ok(t)
 }

@@ -1,0 +1,271 @@
+//! The campaign of `bridge run`: system tests generated in batches and run
+//! as they come, a coverage-guided corpus, crashes and hangs kept once per
+//! new behaviour, everything on disk as it happens (see `outdir.rs`), so a
+//! killed campaign resumes without losing anything.
+
+pub mod outdir;
+pub mod state;
+mod status;
+
+use ::exec::{Coverage, ForkServer, Newness, Outcome};
+use outdir::{sanitize, OutDir};
+use state::{CampaignFile, Stats};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+use systemgen::{Seed, SystemGenerator, TestCase};
+
+/// Set by SIGINT/SIGTERM: stop after the current run, save, exit.
+static STOP: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn on_signal(_: i32) {
+    STOP.store(true, Ordering::Relaxed);
+}
+
+/// How often `coverage.csv` gets a row and `campaign.json` is rewritten.
+const SAVE_EVERY: Duration = Duration::from_secs(5);
+
+struct Entry {
+    id: u64,
+    data: Vec<u8>,
+}
+
+pub struct Campaign {
+    out: OutDir,
+    file: CampaignFile,
+    fs: ForkServer,
+    generator: Box<dyn SystemGenerator>,
+    corpus: Vec<Entry>,
+    cov: Coverage,
+    crash_cov: Coverage,
+    hang_cov: Coverage,
+    branch_slots: Vec<usize>,
+    next_id: u64,
+    next_crash: u64,
+    next_hang: u64,
+    /// Seconds spent before this process took over, and when it did.
+    already: f64,
+    started: Instant,
+}
+
+impl Campaign {
+    /// A new campaign in `out`, seeded with every file of the input directory.
+    pub fn start(
+        out: OutDir,
+        file: CampaignFile,
+        fs: ForkServer,
+        generator: Box<dyn SystemGenerator>,
+    ) -> anyhow::Result<Campaign> {
+        let mut c = Campaign::empty(out, file, fs, generator);
+        let mut seeds: Vec<_> = std::fs::read_dir(&c.file.config.input_dir)
+            .map_err(|e| anyhow::anyhow!("cannot read the seed directory {}: {e}", c.file.config.input_dir.display()))?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.is_file())
+            .collect();
+        seeds.sort();
+        for path in seeds {
+            let data = match std::fs::read(&path) {
+                Ok(d) => d,
+                Err(e) => {
+                    eprintln!("bridge run: warning: skipping seed {}: {e}", path.display());
+                    continue;
+                }
+            };
+            let name = sanitize(&path.file_name().unwrap_or_default().to_string_lossy());
+            let id = c.next_id;
+            c.out.write(&format!("queue/id:{id:06},orig:{name}"), &data)?;
+            c.next_id += 1;
+            let outcome = c.fs.run(&data)?;
+            c.cov.add(c.fs.map());
+            c.file.stats.execs += 1;
+            c.record_failure(outcome, &data, id, "seed")?;
+            c.corpus.push(Entry { id, data });
+        }
+        anyhow::ensure!(!c.corpus.is_empty(), "no readable seed in {}", c.file.config.input_dir.display());
+        c.save()?;
+        Ok(c)
+    }
+
+    /// Picks up a campaign from its directory: the corpus, crashes and hangs
+    /// are run again to rebuild what was covered.
+    pub fn resume(
+        out: OutDir,
+        mut file: CampaignFile,
+        fs: ForkServer,
+        generator: Box<dyn SystemGenerator>,
+    ) -> anyhow::Result<Campaign> {
+        file.stats.resumes += 1;
+        file.stats.finished = false;
+        let mut c = Campaign::empty(out, file, fs, generator);
+        for s in c.out.saved("queue")? {
+            c.fs.run(&s.data)?;
+            c.cov.add(c.fs.map());
+            c.next_id = c.next_id.max(s.id + 1);
+            c.corpus.push(Entry { id: s.id, data: s.data });
+        }
+        anyhow::ensure!(!c.corpus.is_empty(), "the queue of {} is empty: nothing to resume", c.out.root().display());
+        for (dir, which) in [("crashes", 0), ("hangs", 1)] {
+            for s in c.out.saved(dir)? {
+                c.fs.run(&s.data)?;
+                c.cov.add(c.fs.map());
+                if which == 0 {
+                    c.crash_cov.add(c.fs.map());
+                    c.next_crash = c.next_crash.max(s.id + 1);
+                } else {
+                    c.hang_cov.add(c.fs.map());
+                    c.next_hang = c.next_hang.max(s.id + 1);
+                }
+            }
+        }
+        c.save()?;
+        Ok(c)
+    }
+
+    fn empty(out: OutDir, file: CampaignFile, fs: ForkServer, generator: Box<dyn SystemGenerator>) -> Campaign {
+        let branch_slots = fs.branch_slots();
+        let already = file.stats.elapsed_s;
+        Campaign {
+            out,
+            file,
+            fs,
+            generator,
+            corpus: Vec::new(),
+            cov: Coverage::default(),
+            crash_cov: Coverage::default(),
+            hang_cov: Coverage::default(),
+            branch_slots,
+            next_id: 0,
+            next_crash: 0,
+            next_hang: 0,
+            already,
+            started: Instant::now(),
+        }
+    }
+
+    /// Seconds of campaign so far, across resumes.
+    fn elapsed(&self) -> f64 {
+        self.already + self.started.elapsed().as_secs_f64()
+    }
+
+    /// Runs until the budget is spent or a signal asks to stop.
+    pub fn run(&mut self) -> anyhow::Result<&Stats> {
+        // SAFETY: the handler only stores to an atomic.
+        unsafe {
+            libc::signal(libc::SIGINT, on_signal as *const () as libc::sighandler_t);
+            libc::signal(libc::SIGTERM, on_signal as *const () as libc::sighandler_t);
+        }
+        let budget = self.file.config.time_budget_s;
+        self.already = self.file.stats.elapsed_s;
+        self.started = Instant::now();
+        let mut status = status::Status::new();
+        let mut last_save = Instant::now();
+        'outer: while self.elapsed() < budget && !STOP.load(Ordering::Relaxed) {
+            let seeds: Vec<Seed<'_>> = self.corpus.iter().map(|e| Seed { id: e.id, data: &e.data }).collect();
+            let batch = self.generator.generate(&seeds, self.file.config.batch);
+            for case in batch {
+                if self.elapsed() >= budget || STOP.load(Ordering::Relaxed) {
+                    break 'outer;
+                }
+                self.run_case(case)?;
+                if last_save.elapsed() >= SAVE_EVERY {
+                    self.save()?;
+                    last_save = Instant::now();
+                }
+                status.tick(&self.file.stats, budget - self.elapsed());
+            }
+        }
+        self.file.stats.finished = self.elapsed() >= budget;
+        self.save()?;
+        status.show(&self.file.stats, budget - self.elapsed());
+        status.finish();
+        Ok(&self.file.stats)
+    }
+
+    fn run_case(&mut self, case: TestCase) -> anyhow::Result<()> {
+        let outcome = self.fs.run(&case.data)?;
+        self.file.stats.execs += 1;
+        let newness = self.cov.add(self.fs.map());
+        let failed = self.record_failure(outcome, &case.data, case.parent, &case.op)?;
+        let interesting = newness != Newness::Nothing && !failed;
+        if interesting {
+            let id = self.next_id;
+            self.next_id += 1;
+            let name = format!("queue/id:{id:06},src:{:06},op:{}", case.parent, sanitize(&case.op));
+            self.out.write(&name, &case.data)?;
+            self.corpus.push(Entry { id, data: case.data.clone() });
+            if newness == Newness::NewEdges {
+                self.refresh_stats();
+                self.out.append_csv(&self.csv_row())?;
+            }
+        }
+        self.generator.feedback(&case, interesting);
+        Ok(())
+    }
+
+    /// Keeps a crash or hang when it shows a new edge among crashes (hangs).
+    /// Returns whether the run failed.
+    fn record_failure(&mut self, outcome: Outcome, data: &[u8], parent: u64, op: &str) -> anyhow::Result<bool> {
+        let s = &mut self.file.stats;
+        match outcome {
+            Outcome::Crash(sig) => {
+                s.crashes += 1;
+                if self.crash_cov.add(self.fs.map()) == Newness::NewEdges {
+                    s.unique_crashes += 1;
+                    let n = self.next_crash;
+                    self.next_crash += 1;
+                    self.out
+                        .write(&format!("crashes/id:{n:06},sig:{sig:02},src:{parent:06},op:{}", sanitize(op)), data)?;
+                }
+                Ok(true)
+            }
+            Outcome::Timeout => {
+                s.hangs += 1;
+                if self.hang_cov.add(self.fs.map()) == Newness::NewEdges {
+                    s.unique_hangs += 1;
+                    let n = self.next_hang;
+                    self.next_hang += 1;
+                    self.out.write(&format!("hangs/id:{n:06},src:{parent:06},op:{}", sanitize(op)), data)?;
+                }
+                Ok(true)
+            }
+            Outcome::Limit(_) => {
+                s.resource_limits += 1;
+                Ok(false)
+            }
+            Outcome::Exit(_) => Ok(false),
+        }
+    }
+
+    fn refresh_stats(&mut self) {
+        let elapsed = self.elapsed();
+        let s = &mut self.file.stats;
+        s.elapsed_s = elapsed;
+        s.queue = self.corpus.len() as u64;
+        s.edges = self.cov.edges() as u64;
+        s.edges_total = u64::from(self.fs.hello().edges);
+        s.branches = self.cov.covered_among(&self.branch_slots) as u64;
+        s.branches_total = self.branch_slots.len() as u64;
+    }
+
+    fn csv_row(&self) -> String {
+        let s = &self.file.stats;
+        format!(
+            "{:.3},{},{},{},{},{},{:.3},{},{}",
+            s.elapsed_s,
+            s.execs,
+            s.edges,
+            s.edges_total,
+            s.branches,
+            s.branches_total,
+            s.branch_pct(),
+            s.queue,
+            s.unique_crashes
+        )
+    }
+
+    /// A row of `coverage.csv` and a fresh `campaign.json`.
+    fn save(&mut self) -> anyhow::Result<()> {
+        self.refresh_stats();
+        self.out.append_csv(&self.csv_row())?;
+        self.out.write("campaign.json", serde_json::to_string_pretty(&self.file)?.as_bytes())
+    }
+}

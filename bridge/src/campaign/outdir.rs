@@ -1,0 +1,130 @@
+//! The campaign directory (DESIGN §9): `queue/`, `crashes/`, `hangs/`,
+//! `coverage.csv`, `campaign.json`. Every file is written to `.tmp/` and
+//! renamed into place, so a campaign killed at any moment leaves only
+//! whole files.
+
+use anyhow::Context;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+pub const CSV_HEADER: &str = "seconds,execs,edges,edges_total,branches,branches_total,branch_pct,queue,unique_crashes";
+
+pub struct OutDir {
+    root: PathBuf,
+}
+
+/// A saved test: its id and its bytes.
+pub struct Saved {
+    pub id: u64,
+    pub data: Vec<u8>,
+}
+
+impl OutDir {
+    /// A new campaign directory; an existing non-empty one is refused.
+    pub fn create(root: &Path) -> anyhow::Result<OutDir> {
+        if root.exists() && std::fs::read_dir(root).map(|mut d| d.next().is_some()).unwrap_or(true) {
+            anyhow::bail!(
+                "{} already exists: continue it with --resume, or choose another output directory",
+                root.display()
+            );
+        }
+        let out = OutDir { root: root.to_path_buf() };
+        for d in ["queue", "crashes", "hangs", ".tmp"] {
+            std::fs::create_dir_all(root.join(d))
+                .with_context(|| format!("cannot create {}", root.join(d).display()))?;
+        }
+        out.write("coverage.csv", format!("{CSV_HEADER}\n").as_bytes())?;
+        Ok(out)
+    }
+
+    /// An existing campaign directory, to resume.
+    pub fn open(root: &Path) -> anyhow::Result<OutDir> {
+        anyhow::ensure!(
+            root.join("campaign.json").is_file(),
+            "{} holds no campaign to resume (no campaign.json)",
+            root.display()
+        );
+        let out = OutDir { root: root.to_path_buf() };
+        for d in ["queue", "crashes", "hangs", ".tmp"] {
+            std::fs::create_dir_all(root.join(d))?;
+        }
+        // Left-overs of writes cut short by the kill.
+        for e in std::fs::read_dir(root.join(".tmp"))?.flatten() {
+            let _ = std::fs::remove_file(e.path());
+        }
+        Ok(out)
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// Writes `rel` atomically (temporary file, then rename).
+    pub fn write(&self, rel: &str, bytes: &[u8]) -> anyhow::Result<()> {
+        let path = self.root.join(rel);
+        let mut tmp =
+            tempfile::NamedTempFile::new_in(self.root.join(".tmp")).context("cannot create a temporary file")?;
+        tmp.write_all(bytes).with_context(|| format!("cannot write {}", path.display()))?;
+        tmp.persist(&path).with_context(|| format!("cannot move a file into place at {}", path.display()))?;
+        Ok(())
+    }
+
+    /// Appends one row to `coverage.csv` (one `write`: whole or not at all).
+    pub fn append_csv(&self, row: &str) -> anyhow::Result<()> {
+        let path = self.root.join("coverage.csv");
+        let mut f = std::fs::OpenOptions::new().append(true).create(true).open(&path)?;
+        f.write_all(format!("{row}\n").as_bytes()).with_context(|| format!("cannot append to {}", path.display()))?;
+        Ok(())
+    }
+
+    pub fn read(&self, rel: &str) -> anyhow::Result<Vec<u8>> {
+        let path = self.root.join(rel);
+        std::fs::read(&path).with_context(|| format!("cannot read {}", path.display()))
+    }
+
+    /// The tests saved in `dir` (`queue`, `crashes`, `hangs`), by id.
+    pub fn saved(&self, dir: &str) -> anyhow::Result<Vec<Saved>> {
+        let mut out = Vec::new();
+        for e in std::fs::read_dir(self.root.join(dir))? {
+            let e = e?;
+            let name = e.file_name().to_string_lossy().into_owned();
+            let Some(id) = parse_id(&name) else { continue };
+            let data = std::fs::read(e.path()).with_context(|| format!("cannot read {}", e.path().display()))?;
+            out.push(Saved { id, data });
+        }
+        out.sort_by_key(|s| s.id);
+        Ok(out)
+    }
+}
+
+/// The id of an AFL-style name: `id:000042,...`.
+pub fn parse_id(name: &str) -> Option<u64> {
+    name.strip_prefix("id:")?.split(',').next()?.parse().ok()
+}
+
+/// Keeps what is safe in a file name.
+pub fn sanitize(s: &str) -> String {
+    s.chars().map(|c| if c.is_ascii_alphanumeric() || "+-_.".contains(c) { c } else { '_' }).take(64).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_and_names() {
+        assert_eq!(parse_id("id:000042,src:000007,op:num"), Some(42));
+        assert_eq!(parse_id("README"), None);
+        assert_eq!(sanitize("a b/c:d+e"), "a_b_c_d+e");
+    }
+
+    #[test]
+    fn existing_directories_are_refused_and_writes_are_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = OutDir::create(&dir.path().join("out")).unwrap();
+        out.write("queue/id:000001,orig:x", b"abc").unwrap();
+        assert_eq!(out.saved("queue").unwrap()[0].data, b"abc");
+        assert!(OutDir::create(&dir.path().join("out")).is_err());
+        assert!(OutDir::open(&dir.path().join("out")).is_err(), "no campaign.json yet");
+    }
+}

@@ -1,0 +1,82 @@
+//! `campaign.json`: what a campaign was asked to do and how far it got.
+
+use serde::{Deserialize, Serialize};
+use std::path::PathBuf;
+
+/// Names the file format; `VERSION` changes when its meaning does.
+pub const FORMAT: &str = "carve-bridge campaign";
+pub const VERSION: u32 = 1;
+
+/// What the user asked for.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Config {
+    pub system: String,
+    pub unit: String,
+    pub seed: u64,
+    pub time_budget_s: f64,
+    pub command: Vec<String>,
+    pub args_in_input: bool,
+    pub timeout_ms: u64,
+    pub mem_limit_mb: u64,
+    pub input_dir: PathBuf,
+    pub batch: usize,
+}
+
+/// How far it got.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Stats {
+    pub elapsed_s: f64,
+    pub execs: u64,
+    pub queue: u64,
+    pub crashes: u64,
+    pub unique_crashes: u64,
+    pub hangs: u64,
+    pub unique_hangs: u64,
+    pub resource_limits: u64,
+    pub edges: u64,
+    pub edges_total: u64,
+    pub branches: u64,
+    pub branches_total: u64,
+    pub resumes: u32,
+    pub finished: bool,
+}
+
+impl Stats {
+    pub fn branch_pct(&self) -> f64 {
+        100.0 * self.branches as f64 / self.branches_total.max(1) as f64
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct CampaignFile {
+    pub format: String,
+    pub version: u32,
+    pub tool_version: String,
+    pub config: Config,
+    pub stats: Stats,
+}
+
+impl CampaignFile {
+    pub fn new(config: Config) -> CampaignFile {
+        CampaignFile {
+            format: FORMAT.into(),
+            version: VERSION,
+            tool_version: env!("CARGO_PKG_VERSION").into(),
+            config,
+            stats: Stats::default(),
+        }
+    }
+
+    /// Decodes `campaign.json`, with a clear error when it is not one.
+    pub fn decode(bytes: &[u8]) -> anyhow::Result<CampaignFile> {
+        let f: CampaignFile = serde_json::from_slice(bytes)
+            .map_err(|e| anyhow::anyhow!("campaign.json is damaged or not a campaign file: {e}"))?;
+        anyhow::ensure!(f.format == FORMAT, "campaign.json is not a campaign file (format {:?})", f.format);
+        anyhow::ensure!(
+            f.version == VERSION,
+            "campaign.json has format version {} where this bridge reads {VERSION}",
+            f.version
+        );
+        Ok(f)
+    }
+}

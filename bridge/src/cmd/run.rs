@@ -1,0 +1,105 @@
+//! `bridge run`: a campaign (see `campaign/`).
+
+use crate::campaign::outdir::OutDir;
+use crate::campaign::state::{CampaignFile, Config};
+use crate::campaign::Campaign;
+use crate::cli::RunArgs;
+
+pub fn run(args: RunArgs) -> anyhow::Result<i32> {
+    let budget = parse_duration(&args.time)?;
+    anyhow::ensure!(args.batch > 0, "--batch must be at least 1");
+    match args.unit.as_str() {
+        "none" => {}
+        "fuzz" | "symbolic" => anyhow::bail!("--unit {} is not built yet; use --unit none", args.unit),
+        other => anyhow::bail!("unknown unit generator '{other}' (known: none)"),
+    }
+    let target = super::target(&args.target)?;
+    let generator = |seed: u64| {
+        systemgen::by_name(&args.system, seed).ok_or_else(|| {
+            anyhow::anyhow!("unknown system generator '{}' (known: {})", args.system, systemgen::GENERATORS.join(", "))
+        })
+    };
+    let mut campaign = if args.resume {
+        let out = OutDir::open(&args.output)?;
+        let mut file = CampaignFile::decode(&out.read("campaign.json")?)?;
+        if file.config.command != args.target.command {
+            eprintln!(
+                "bridge run: warning: resuming with '{}' where the campaign ran '{}'",
+                args.target.command.join(" "),
+                file.config.command.join(" ")
+            );
+        }
+        file.config.time_budget_s = budget;
+        // Another stream of randomness than the one already spent.
+        let seed = file.config.seed ^ (u64::from(file.stats.resumes) + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        let g = generator(seed)?;
+        let fs = ::exec::ForkServer::start(target)?;
+        eprintln!("bridge run: resuming {} at {:.0} s of {budget:.0} s", args.output.display(), file.stats.elapsed_s);
+        Campaign::resume(out, file, fs, g)?
+    } else {
+        let input = args.input.clone().expect("clap requires --input");
+        let g = generator(args.seed)?;
+        let out = OutDir::create(&args.output)?;
+        let config = Config {
+            system: args.system.clone(),
+            unit: args.unit.clone(),
+            seed: args.seed,
+            time_budget_s: budget,
+            command: args.target.command.clone(),
+            args_in_input: args.target.args_in_input,
+            timeout_ms: args.target.timeout_ms,
+            mem_limit_mb: args.target.mem_limit_mb,
+            input_dir: input,
+            batch: args.batch,
+        };
+        let fs = ::exec::ForkServer::start(target)?;
+        Campaign::start(out, CampaignFile::new(config), fs, g)?
+    };
+    let s = campaign.run()?.clone();
+    println!(
+        "bridge run: {} execs in {:.0} s; {} of {} branch outcomes ({:.1} %), {} edges; corpus {}; {} crashes ({} kept), {} hangs ({} kept){}",
+        s.execs,
+        s.elapsed_s,
+        s.branches,
+        s.branches_total,
+        s.branch_pct(),
+        s.edges,
+        s.queue,
+        s.crashes,
+        s.unique_crashes,
+        s.hangs,
+        s.unique_hangs,
+        if s.finished { "" } else { "; stopped early, continue with --resume" }
+    );
+    Ok(0)
+}
+
+/// `90`, `30s`, `15m`, `2h` -> seconds.
+pub fn parse_duration(s: &str) -> anyhow::Result<f64> {
+    let s = s.trim();
+    let (num, unit) = match s.find(|c: char| c.is_ascii_alphabetic()) {
+        Some(i) => (&s[..i], &s[i..]),
+        None => (s, "s"),
+    };
+    let n: f64 = num.parse().map_err(|_| anyhow::anyhow!("bad duration '{s}': use e.g. 90, 30s, 15m, 2h"))?;
+    let scale = match unit {
+        "s" => 1.0,
+        "m" | "min" => 60.0,
+        "h" => 3600.0,
+        _ => anyhow::bail!("bad duration unit in '{s}': use s, m or h"),
+    };
+    anyhow::ensure!(n > 0.0 && n.is_finite(), "the duration must be positive");
+    Ok(n * scale)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn durations() {
+        assert_eq!(super::parse_duration("90").unwrap(), 90.0);
+        assert_eq!(super::parse_duration("15m").unwrap(), 900.0);
+        assert_eq!(super::parse_duration("1.5h").unwrap(), 5400.0);
+        assert!(super::parse_duration("5d").is_err());
+        assert!(super::parse_duration("-1").is_err());
+    }
+}

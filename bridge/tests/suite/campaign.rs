@@ -1,0 +1,161 @@
+//! End-to-end tests of `bridge run`: real campaigns on the examples.
+
+use crate::util::*;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+fn seeds_of(example: &str, dir: &Path) -> std::path::PathBuf {
+    let seeds = dir.join(format!("seeds-{example}"));
+    std::fs::create_dir_all(&seeds).unwrap();
+    for e in std::fs::read_dir(repo().join("examples").join(example).join("seeds")).unwrap() {
+        let p = e.unwrap().path();
+        std::fs::copy(&p, seeds.join(p.file_name().unwrap())).unwrap();
+    }
+    seeds
+}
+
+fn names(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> =
+        std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    v.sort();
+    v
+}
+
+fn campaign_json(out: &Path) -> serde_json::Value {
+    serde_json::from_slice(&std::fs::read(out.join("campaign.json")).unwrap()).unwrap()
+}
+
+#[test]
+fn a_campaign_finds_the_crash_and_it_reproduces() {
+    let dir = tempfile::tempdir().unwrap();
+    let magic = example("magic", dir.path());
+    let seeds = seeds_of("magic", dir.path());
+    let out = dir.path().join("out");
+    let o = bridge(
+        &[
+            "run",
+            "-i",
+            seeds.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+            "--time",
+            "20s",
+            "--seed",
+            "1",
+            "--",
+            magic.to_str().unwrap(),
+            "@@",
+        ],
+        b"",
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let crashes = names(&out.join("crashes"));
+    assert!(!crashes.is_empty(), "no crash found: {}", stdout(&o));
+    // De-duplicated: the one bug, a handful of files at most.
+    assert!(crashes.len() <= 5, "{crashes:?}");
+    for c in &crashes {
+        assert!(c.starts_with("id:") && c.contains(",sig:11,"), "{c}");
+        let st = Command::new(&magic).arg(out.join("crashes").join(c)).status().unwrap();
+        use std::os::unix::process::ExitStatusExt;
+        assert_eq!(st.signal(), Some(11), "{c} does not crash magic when run directly");
+    }
+    let queue = names(&out.join("queue"));
+    assert!(queue.iter().filter(|q| q.contains(",orig:")).count() == 2, "{queue:?}");
+    assert!(queue.iter().any(|q| q.contains(",src:") && q.contains(",op:")), "{queue:?}");
+    let csv = std::fs::read_to_string(out.join("coverage.csv")).unwrap();
+    assert!(csv.starts_with("seconds,execs,edges,"), "{csv}");
+    assert!(csv.lines().count() > 2);
+    let j = campaign_json(&out);
+    assert_eq!(j["stats"]["finished"], true);
+    assert!(j["stats"]["execs"].as_u64().unwrap() > 1000);
+    assert!(j["stats"]["branches"].as_u64().unwrap() > 0);
+}
+
+#[test]
+fn an_existing_output_directory_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let calc = example("calc", dir.path());
+    let seeds = seeds_of("calc", dir.path());
+    std::fs::write(dir.path().join("keep"), "x").unwrap();
+    let o = bridge(
+        &[
+            "run",
+            "-i",
+            seeds.to_str().unwrap(),
+            "-o",
+            dir.path().to_str().unwrap(),
+            "--time",
+            "2s",
+            "--",
+            calc.to_str().unwrap(),
+        ],
+        b"",
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("--resume"), "{}", stderr(&o));
+    assert!(dir.path().join("keep").exists());
+    let o = bridge(
+        &["run", "-i", seeds.to_str().unwrap(), "-o", "x", "--unit", "symbolic", "--", calc.to_str().unwrap()],
+        b"",
+    );
+    assert!(stderr(&o).contains("not built yet"), "{}", stderr(&o));
+}
+
+#[test]
+fn kill_nine_then_resume_loses_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let magic = example("magic", dir.path());
+    let seeds = seeds_of("magic", dir.path());
+    let out = dir.path().join("out");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_bridge"))
+        .args([
+            "run",
+            "-i",
+            seeds.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+            "--time",
+            "60s",
+            "--",
+            magic.to_str().unwrap(),
+            "@@",
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // Long enough for a corpus, several saves and (usually) a crash.
+    std::thread::sleep(Duration::from_secs(12));
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+    let queue_before = names(&out.join("queue"));
+    let crashes_before = names(&out.join("crashes"));
+    let csv_before = std::fs::read_to_string(out.join("coverage.csv")).unwrap();
+    let before = campaign_json(&out);
+    assert!(queue_before.len() > 2, "{queue_before:?}");
+    assert_eq!(before["stats"]["finished"], false);
+    let elapsed_before = before["stats"]["elapsed_s"].as_f64().unwrap();
+
+    let o = bridge(
+        &["run", "--resume", "-o", out.to_str().unwrap(), "--time", "20s", "--", magic.to_str().unwrap(), "@@"],
+        b"",
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let queue_after = names(&out.join("queue"));
+    for q in &queue_before {
+        assert!(queue_after.contains(q), "{q} lost");
+    }
+    for c in &crashes_before {
+        assert!(names(&out.join("crashes")).contains(c), "{c} lost");
+    }
+    let csv_after = std::fs::read_to_string(out.join("coverage.csv")).unwrap();
+    assert!(csv_after.starts_with(&csv_before), "coverage history rewritten");
+    let after = campaign_json(&out);
+    assert_eq!(after["stats"]["resumes"], 1);
+    assert_eq!(after["stats"]["finished"], true);
+    assert!(after["stats"]["elapsed_s"].as_f64().unwrap() >= 20.0 && elapsed_before < 20.0);
+    assert!(after["stats"]["edges"].as_u64() >= before["stats"]["edges"].as_u64());
+    // Nothing half-written is left behind.
+    assert!(names(&out.join(".tmp")).is_empty());
+}

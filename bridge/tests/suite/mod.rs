@@ -1,0 +1,4 @@
+//! The end-to-end suites, one module per area.
+
+mod campaign;
+mod commands;

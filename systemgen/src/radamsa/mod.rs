@@ -1,0 +1,265 @@
+//! The radamsa-like generator: picks a seed, a pattern and mutators by score; bounds outputs.
+//!
+//! Written from radamsa's public description of its mutators, patterns and scoring; the op
+//! names are radamsa's short names. A test's `op` is `PATTERN:MUT+MUT...` (`nd:bf+num+ld`),
+//! and `feedback` credits exactly the names listed there.
+
+mod ascii;
+mod bytes;
+mod ctx;
+mod fuse;
+mod lines;
+mod num;
+mod patterns;
+mod scores;
+mod seq;
+mod table;
+mod tree;
+mod utf8;
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+use crate::{Seed, SystemGenerator, TestCase};
+use ctx::Ctx;
+use patterns::PATTERNS;
+use scores::Scores;
+use table::MUTATORS;
+
+/// The name users pick it by.
+pub const NAME: &str = "radamsa-like";
+/// No test is ever larger than this.
+pub const HARD_CAP: usize = 1 << 20;
+/// Tests may always grow to this size, however small their seed.
+pub const SOFT_CAP: usize = 64 << 10;
+/// The longest `TestCase::op`.
+pub const MAX_OP_LEN: usize = 40;
+/// How many of its latest tests the generator keeps for `ft`.
+const RECENT: usize = 8;
+/// Tests larger than this are not kept for `ft`.
+const RECENT_MAX: usize = 64 << 10;
+
+/// The largest a test derived from an input of `input_len` bytes may be:
+/// `max(4 × input_len, 64 KiB)`, but never more than 1 MiB (larger seeds are cut).
+pub fn size_limit(input_len: usize) -> usize {
+    input_len.saturating_mul(4).clamp(SOFT_CAP, HARD_CAP)
+}
+
+/// A radamsa-like mutational generator.
+///
+/// Deterministic: the same seed, corpus and sequence of calls (feedback included) give the same
+/// tests. Every test differs from its parent.
+///
+/// Seeds are picked half the time uniformly, a quarter of the time biased toward recent entries
+/// (the later of two uniform picks: the corpus is taken to be in the order it was found) and a
+/// quarter of the time toward small ones (the shorter of two uniform picks).
+#[derive(Debug, Clone)]
+pub struct RadamsaLike {
+    rng: ChaCha8Rng,
+    mutators: Scores,
+    patterns: Scores,
+    recent: Vec<Vec<u8>>,
+    next_recent: usize,
+    scratch: Vec<u8>,
+}
+
+impl RadamsaLike {
+    pub fn new(seed: u64) -> Self {
+        RadamsaLike {
+            rng: ChaCha8Rng::seed_from_u64(seed),
+            mutators: Scores::new(MUTATORS.iter().map(|m| (m.name, m.priority))),
+            patterns: Scores::new(PATTERNS.iter().copied()),
+            recent: Vec::new(),
+            next_recent: 0,
+            scratch: Vec::new(),
+        }
+    }
+
+    /// The mutators' op names and what each does.
+    pub fn mutators() -> impl Iterator<Item = (&'static str, &'static str)> {
+        MUTATORS.iter().map(|m| (m.name, m.what))
+    }
+
+    /// The patterns' names.
+    pub fn patterns() -> impl Iterator<Item = &'static str> {
+        PATTERNS.iter().map(|p| p.0)
+    }
+
+    /// The current score of a mutator or pattern (priority × learned weight).
+    pub fn score(&self, name: &str) -> Option<f64> {
+        let of = |s: &Scores| s.index(name).map(|i| s.score(i));
+        of(&self.mutators).or_else(|| of(&self.patterns))
+    }
+
+    /// Applies mutator `name` once to `data` (`corpus` is the material from elsewhere).
+    /// `None` when there is no such mutator or it could not change `data`.
+    pub fn mutate_once(&mut self, name: &str, data: &[u8], corpus: &[Seed<'_>]) -> Option<Vec<u8>> {
+        let m = MUTATORS.iter().find(|m| m.name == name)?;
+        let limit = size_limit(data.len());
+        let mut out = data[..data.len().min(limit)].to_vec();
+        let mut ctx = Ctx { rng: &mut self.rng, corpus, recent: &self.recent, limit, focus: None };
+        let ok = (m.run)(&mut ctx, &mut out);
+        out.truncate(limit);
+        (ok && out != data).then_some(out)
+    }
+
+    /// One test.
+    fn one(&mut self, corpus: &[Seed<'_>]) -> TestCase {
+        let none = [Seed { id: 0, data: &[] }];
+        let corpus = if corpus.is_empty() { &none[..] } else { corpus };
+        let seed = corpus[pick_seed(&mut self.rng, corpus)];
+        let limit = size_limit(seed.data.len());
+        let mut data = seed.data[..seed.data.len().min(limit)].to_vec();
+        let pattern = self.patterns.pick(&mut self.rng);
+        let mut used = Vec::new();
+        let mut ctx = Ctx { rng: &mut self.rng, corpus, recent: &self.recent, limit, focus: None };
+        patterns::apply(pattern, &mut ctx, &mut data, &mut self.mutators, &mut self.scratch, &mut used);
+        if used.is_empty() || data == seed.data {
+            // Nothing applied, or the changes cancelled out: a sure change instead.
+            let (name, run) = if data.is_empty() {
+                ("bi", bytes::insert_byte as ctx::MutFn)
+            } else {
+                ("bf", bytes::flip_bit as ctx::MutFn)
+            };
+            run(&mut ctx, &mut data);
+            used.push(self.mutators.index(name).expect("known mutator"));
+        }
+        let op = op_name(self.patterns.name(pattern), used.iter().map(|&i| self.mutators.name(i)));
+        self.remember(&data);
+        TestCase { data, parent: seed.id, op }
+    }
+
+    /// Keeps `data` among the latest tests, for `ft`.
+    fn remember(&mut self, data: &[u8]) {
+        if data.len() > RECENT_MAX {
+            return;
+        }
+        if self.recent.len() < RECENT {
+            self.recent.push(data.to_vec());
+        } else {
+            let slot = &mut self.recent[self.next_recent];
+            slot.clear();
+            slot.extend_from_slice(data);
+            self.next_recent = (self.next_recent + 1) % RECENT;
+        }
+    }
+}
+
+/// The index of the corpus entry to mutate (see [`RadamsaLike`]).
+fn pick_seed(rng: &mut ChaCha8Rng, corpus: &[Seed<'_>]) -> usize {
+    let n = corpus.len();
+    let a = rng.random_range(0..n);
+    match rng.random_range(0..4) {
+        0 | 1 => a,
+        2 => a.max(rng.random_range(0..n)),
+        _ => {
+            let b = rng.random_range(0..n);
+            if corpus[b].data.len() < corpus[a].data.len() {
+                b
+            } else {
+                a
+            }
+        }
+    }
+}
+
+/// `pattern:name+name...`, each name once, cut at a name to at most [`MAX_OP_LEN`] bytes.
+fn op_name<'a>(pattern: &str, names: impl Iterator<Item = &'a str>) -> String {
+    let mut op = String::with_capacity(MAX_OP_LEN);
+    op.push_str(pattern);
+    op.push(':');
+    let mut listed: Vec<&str> = Vec::new();
+    for name in names {
+        if listed.contains(&name) {
+            continue;
+        }
+        let sep = usize::from(!listed.is_empty());
+        if op.len() + sep + name.len() > MAX_OP_LEN {
+            break;
+        }
+        if sep == 1 {
+            op.push('+');
+        }
+        op.push_str(name);
+        listed.push(name);
+    }
+    op
+}
+
+impl SystemGenerator for RadamsaLike {
+    fn name(&self) -> &'static str {
+        NAME
+    }
+
+    fn generate(&mut self, corpus: &[Seed<'_>], n: usize) -> Vec<TestCase> {
+        (0..n).map(|_| self.one(corpus)).collect()
+    }
+
+    fn feedback(&mut self, case: &TestCase, interesting: bool) {
+        let (pattern, names) = case.op.split_once(':').unwrap_or(("", &case.op));
+        if let Some(i) = self.patterns.index(pattern) {
+            self.patterns.judged(&[i], interesting);
+        }
+        let mut used: Vec<usize> = names.split('+').filter_map(|n| self.mutators.index(n)).collect();
+        used.sort_unstable();
+        used.dedup();
+        self.mutators.judged(&used, interesting);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn op_names_are_short_and_unique() {
+        let names = ["bf", "num", "bf", "ld", "lds", "lr2", "ts1", "ts2", "ui", "uw", "ab", "fo"];
+        let op = op_name("nd", names.into_iter());
+        assert!(op.starts_with("nd:bf+num+ld+lds"), "{op}");
+        assert!(op.len() <= MAX_OP_LEN);
+        assert_eq!(op.matches("bf").count(), 1);
+        assert_eq!(op_name("od", std::iter::empty()), "od:");
+    }
+
+    #[test]
+    fn names_are_unique_and_file_safe() {
+        let mut all: Vec<&str> = RadamsaLike::mutators().map(|m| m.0).collect();
+        all.extend(RadamsaLike::patterns());
+        let n = all.len();
+        all.sort();
+        all.dedup();
+        assert_eq!(all.len(), n);
+        assert!(all.iter().all(|s| s.bytes().all(|b| b.is_ascii_alphanumeric())));
+    }
+
+    #[test]
+    fn mutators_leave_data_alone_when_they_give_up() {
+        let inputs: [&[u8]; 6] = [b"", b"x", b"\n", b"a\nb", b"(", b"\xff\x00\x10"];
+        let mut rng = ChaCha8Rng::seed_from_u64(9);
+        for m in MUTATORS {
+            for input in inputs {
+                for _ in 0..20 {
+                    let corpus = [Seed { id: 0, data: input }];
+                    let mut ctx = Ctx {
+                        rng: &mut rng,
+                        corpus: &corpus,
+                        recent: &[],
+                        limit: size_limit(input.len()),
+                        focus: None,
+                    };
+                    let mut data = input.to_vec();
+                    if !(m.run)(&mut ctx, &mut data) {
+                        assert_eq!(data, input, "{}", m.name);
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn size_limits() {
+        assert_eq!(size_limit(0), 64 << 10);
+        assert_eq!(size_limit(100 << 10), 400 << 10);
+        assert_eq!(size_limit(10 << 20), 1 << 20);
+    }
+}

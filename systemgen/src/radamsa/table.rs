@@ -1,0 +1,53 @@
+//! The mutators: op name, default priority, function and what it does.
+//!
+//! Priorities follow the spirit of radamsa's default mutation list: textual numbers and
+//! fusing count more, everything else counts once.
+
+use super::ctx::MutFn;
+use super::{ascii, bytes, fuse, lines, num, seq, tree, utf8};
+
+pub(crate) struct Mutator {
+    /// The op name recorded in `TestCase::op`.
+    pub name: &'static str,
+    pub priority: f64,
+    pub run: MutFn,
+    pub what: &'static str,
+}
+
+const fn m(name: &'static str, priority: f64, run: MutFn, what: &'static str) -> Mutator {
+    Mutator { name, priority, run, what }
+}
+
+pub(crate) const MUTATORS: &[Mutator] = &[
+    m("bd", 1.0, bytes::drop_byte, "drop a byte"),
+    m("bf", 1.0, bytes::flip_bit, "flip one bit"),
+    m("bi", 1.0, bytes::insert_byte, "insert a random byte"),
+    m("br", 1.0, bytes::repeat_byte, "repeat a byte"),
+    m("bp", 1.0, bytes::permute_bytes, "permute a few bytes"),
+    m("bei", 1.0, bytes::inc_byte, "increment a byte by one"),
+    m("bed", 1.0, bytes::dec_byte, "decrement a byte by one"),
+    m("ber", 1.0, bytes::replace_byte, "swap a byte for a random one"),
+    m("sr", 1.0, seq::repeat_seq, "repeat a sequence of bytes"),
+    m("sd", 1.0, seq::delete_seq, "delete a sequence of bytes"),
+    m("ld", 1.0, lines::delete_line, "delete a line"),
+    m("lds", 1.0, lines::delete_lines, "delete many lines"),
+    m("lr2", 1.0, lines::dup_line, "duplicate a line"),
+    m("li", 1.0, lines::copy_line_near, "copy a line close by"),
+    m("lr", 1.0, lines::repeat_line, "repeat a line"),
+    m("ls", 1.0, lines::swap_lines, "swap two lines"),
+    m("lp", 1.0, lines::permute_lines, "permute lines"),
+    m("lis", 1.0, lines::insert_line, "insert a line from elsewhere"),
+    m("lrs", 1.0, lines::replace_line, "replace a line with one from elsewhere"),
+    m("td", 1.0, tree::delete_node, "delete a node"),
+    m("tr2", 1.0, tree::dup_node, "duplicate a node"),
+    m("ts1", 1.0, tree::swap_one, "swap one node with another one"),
+    m("ts2", 1.0, tree::swap_two, "swap two nodes pairwise"),
+    m("tr", 1.0, tree::repeat_path, "repeat a path of the parse tree"),
+    m("uw", 1.0, utf8::widen, "try to make a code point too wide"),
+    m("ui", 2.0, utf8::insert_funny, "insert funny unicode"),
+    m("num", 5.0, num::mutate_number, "try to modify a textual number"),
+    m("ab", 1.0, ascii::ascii_bad, "enhance silly issues in ASCII string data handling"),
+    m("ft", 2.0, fuse::fuse_this, "jump to a similar position in another test"),
+    m("fn", 1.0, fuse::fuse_next, "likewise within the same test"),
+    m("fo", 2.0, fuse::fuse_old, "fuse with a corpus entry"),
+];

@@ -1,0 +1,238 @@
+//! The radamsa-like generator through the public interface.
+
+use std::time::Instant;
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use systemgen::radamsa::{size_limit, HARD_CAP, MAX_OP_LEN};
+use systemgen::{by_name, RadamsaLike, Seed, SystemGenerator, TestCase, GENERATORS};
+
+const TEXT: &[u8] = b"# config\nname = \"demo\"\nsize = 10\nlist = [1, 2, (3 + 4)]\n\
+                      map = {a: <b>, c: 'd'}\npath = /tmp/x\n";
+
+fn random_bytes(seed: u64, len: usize) -> Vec<u8> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    (0..len).map(|_| rng.random()).collect()
+}
+
+fn seeds(entries: &[Vec<u8>]) -> Vec<Seed<'_>> {
+    entries.iter().enumerate().map(|(i, d)| Seed { id: 100 + i as u64, data: d }).collect()
+}
+
+/// The mutator names listed in an op (`nd:bf+num` holds `bf` and `num`).
+fn op_mutators(op: &str) -> Vec<&str> {
+    op.split_once(':').map(|(_, m)| m.split('+').collect()).unwrap_or_default()
+}
+
+fn check_case(case: &TestCase, corpus: &[Seed<'_>]) {
+    let parent = corpus.iter().find(|s| s.id == case.parent).expect("parent from the corpus");
+    assert_ne!(case.data, parent.data, "op {}", case.op);
+    assert!(case.data.len() <= size_limit(parent.data.len()), "op {}", case.op);
+    assert!(case.op.len() <= MAX_OP_LEN, "{}", case.op);
+    assert!(case.op.bytes().all(|b| b.is_ascii_alphanumeric() || b"+-_:".contains(&b)), "{}", case.op);
+    let (pattern, _) = case.op.split_once(':').expect("pattern:mutators");
+    assert!(RadamsaLike::patterns().any(|p| p == pattern), "{}", case.op);
+    let names = op_mutators(&case.op);
+    assert!(!names.is_empty(), "{}", case.op);
+    assert!(names.iter().all(|n| RadamsaLike::mutators().any(|m| m.0 == *n)), "{}", case.op);
+}
+
+#[test]
+fn registry() {
+    assert_eq!(GENERATORS, &["radamsa-like"]);
+    for &name in GENERATORS {
+        assert_eq!(by_name(name, 1).expect("known").name(), name);
+    }
+    assert!(by_name("nope", 1).is_none());
+}
+
+/// Generates `rounds` batches, giving feedback on each case by `interesting`.
+fn campaign(
+    gen: &mut dyn SystemGenerator,
+    corpus: &[Seed<'_>],
+    rounds: usize,
+    interesting: impl Fn(&TestCase) -> bool,
+) -> Vec<TestCase> {
+    let mut all = Vec::new();
+    for _ in 0..rounds {
+        let cases = gen.generate(corpus, 50);
+        for c in &cases {
+            gen.feedback(c, interesting(c));
+        }
+        all.extend(cases);
+    }
+    all
+}
+
+#[test]
+fn deterministic() {
+    let entries = vec![TEXT.to_vec(), random_bytes(1, 300), Vec::new()];
+    let corpus = seeds(&entries);
+    let odd = |c: &TestCase| c.data.len().is_multiple_of(3);
+    let a = campaign(&mut RadamsaLike::new(7), &corpus, 20, odd);
+    let b = campaign(&mut RadamsaLike::new(7), &corpus, 20, odd);
+    let c = campaign(&mut RadamsaLike::new(8), &corpus, 20, odd);
+    assert_eq!(a, b);
+    assert_ne!(a, c);
+    let boxed = campaign(by_name("radamsa-like", 7).unwrap().as_mut(), &corpus, 20, odd);
+    assert_eq!(a, boxed);
+}
+
+#[test]
+fn empty_and_binary_inputs_never_panic() {
+    for seed in 0..300u64 {
+        let entries = vec![
+            Vec::new(),
+            random_bytes(seed, (seed as usize * 7) % 200),
+            vec![0; 3],
+            b"\n".to_vec(),
+            b"((((".to_vec(),
+            b"\"".to_vec(),
+            b"-".to_vec(),
+        ];
+        let corpus = seeds(&entries);
+        let mut gen = RadamsaLike::new(seed);
+        for c in campaign(&mut gen, &corpus, 2, |c| c.data.len().is_multiple_of(2)) {
+            check_case(&c, &corpus);
+        }
+        // A corpus of one empty entry still yields tests.
+        let empty = [Seed { id: 5, data: &[] }];
+        for c in gen.generate(&empty, 20) {
+            assert!(!c.data.is_empty());
+            assert_eq!(c.parent, 5);
+        }
+    }
+}
+
+#[test]
+fn every_op_shows_up() {
+    let entries = vec![TEXT.to_vec(), random_bytes(3, 256)];
+    let corpus = seeds(&entries);
+    let cases = campaign(&mut RadamsaLike::new(3), &corpus, 100, |_| false);
+    for c in &cases {
+        check_case(c, &corpus);
+    }
+    for (name, _) in RadamsaLike::mutators() {
+        assert!(cases.iter().any(|c| op_mutators(&c.op).contains(&name)), "{name} never used");
+    }
+    for p in RadamsaLike::patterns() {
+        assert!(cases.iter().any(|c| c.op.starts_with(&format!("{p}:"))), "{p} never used");
+    }
+}
+
+#[test]
+fn outputs_respect_size_caps() {
+    for (len, cap, n) in [(1024, 64 << 10, 3000), (200 << 10, 800 << 10, 300), (2 << 20, HARD_CAP, 40)] {
+        let entries = vec![TEXT.repeat(len / TEXT.len() + 1)[..len].to_vec()];
+        let corpus = seeds(&entries);
+        let mut gen = RadamsaLike::new(len as u64);
+        let mut largest = 0;
+        for c in gen.generate(&corpus, n) {
+            assert!(c.data.len() <= cap, "{} > {cap} by {}", c.data.len(), c.op);
+            largest = largest.max(c.data.len());
+        }
+        if len < cap {
+            assert!(largest > len, "some tests grow");
+        }
+    }
+}
+
+#[test]
+fn mutators_on_crafted_inputs() {
+    let mut gen = RadamsaLike::new(11);
+    let none: &[Seed<'_>] = &[];
+    for _ in 0..100 {
+        // `num` changes the number and keeps the rest.
+        let out = gen.mutate_once("num", b"len 10", none).unwrap();
+        let n = std::str::from_utf8(&out).unwrap().strip_prefix("len ").unwrap().to_string();
+        assert_ne!(n, "10");
+        assert!(n.trim_start_matches('-').bytes().all(|b| b.is_ascii_digit()), "{n}");
+
+        // `uw` turns one ASCII byte into an overlong sequence.
+        let out = gen.mutate_once("uw", b"/", none).unwrap();
+        assert!([&[0xc0, 0xaf][..], &[0xe0, 0x80, 0xaf], &[0xf0, 0x80, 0x80, 0xaf]].contains(&&out[..]));
+        assert!(std::str::from_utf8(&out).is_err());
+
+        // Line ops keep whole lines.
+        let text = b"one\ntwo\nthree\n";
+        for op in ["ld", "lr2", "li", "ls", "lp", "lr"] {
+            if let Some(out) = gen.mutate_once(op, text, none) {
+                assert!(out.ends_with(b"\n"), "{op}");
+                let lines: Vec<&[u8]> = out[..out.len() - 1].split(|&b| b == b'\n').collect();
+                assert!(lines.iter().all(|l| [&b"one"[..], b"two", b"three"].contains(l)), "{op}");
+            }
+        }
+
+        // Tree ops keep brackets balanced.
+        let doc = b"a(b[c]{d<e>}) [f]";
+        for op in ["td", "tr2", "ts1", "ts2", "tr"] {
+            if let Some(out) = gen.mutate_once(op, doc, none) {
+                let depth = out.iter().try_fold(0i32, |d, b| {
+                    let d = d + match b {
+                        b'(' | b'[' | b'{' | b'<' => 1,
+                        b')' | b']' | b'}' | b'>' => -1,
+                        _ => 0,
+                    };
+                    (d >= 0).then_some(d)
+                });
+                assert_eq!(depth, Some(0), "{op}: {}", String::from_utf8_lossy(&out));
+            }
+        }
+    }
+    // Inserting mutators work on empty input; the others decline.
+    for (name, _) in RadamsaLike::mutators() {
+        let out = gen.mutate_once(name, b"", none);
+        if ["bi", "ui", "ab"].contains(&name) {
+            assert!(out.is_some(), "{name}");
+        }
+    }
+    assert!(gen.mutate_once("nope", b"x", none).is_none());
+}
+
+#[test]
+fn scores_adapt_to_feedback() {
+    let entries = vec![TEXT.to_vec()];
+    let corpus = seeds(&entries);
+    let uses_num = |c: &TestCase| op_mutators(&c.op).contains(&"num");
+    let mut rewarded = RadamsaLike::new(5);
+    let mut control = RadamsaLike::new(5);
+    campaign(&mut rewarded, &corpus, 40, uses_num);
+    campaign(&mut control, &corpus, 40, |_| false);
+    assert!(rewarded.score("num").unwrap() > control.score("num").unwrap());
+    let share = |gen: &mut RadamsaLike| {
+        let cases = gen.generate(&corpus, 4000);
+        cases.iter().filter(|c| uses_num(c)).count() as f64 / cases.len() as f64
+    };
+    let (r, c) = (share(&mut rewarded), share(&mut control));
+    eprintln!("num used in {:.0} % of tests after rewards, {:.0} % without", r * 100.0, c * 100.0);
+    assert!(r > 1.5 * c, "{r} vs {c}");
+}
+
+#[test]
+fn throughput() {
+    let entries = vec![TEXT.repeat(20)[..1024].to_vec(), random_bytes(9, 1024)];
+    let corpus = seeds(&entries);
+    let mut gen = RadamsaLike::new(1);
+    let start = Instant::now();
+    let mut total = 0;
+    let mut bytes = 0;
+    let mut listed = 0;
+    while total < 100_000 {
+        let cases = gen.generate(&corpus, 1000);
+        for c in &cases {
+            gen.feedback(c, false);
+            bytes += c.data.len();
+            listed += op_mutators(&c.op).len();
+        }
+        total += cases.len();
+    }
+    let secs = start.elapsed().as_secs_f64();
+    eprintln!(
+        "{total} tests of 1 KiB seeds in {secs:.2} s: {:.0} tests/s, {:.2} distinct mutators \
+         per test, {:.0} bytes on average",
+        total as f64 / secs,
+        listed as f64 / total as f64,
+        bytes as f64 / total as f64
+    );
+    assert!(secs < 20.0, "{secs} s");
+}
