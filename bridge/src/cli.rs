@@ -78,6 +78,13 @@ pub struct ExecArgs {
     /// Print the summary as JSON on standard output.
     #[arg(long)]
     pub json: bool,
+    /// Cumulative coverage across invocations: read from FILE when it
+    /// exists, written back at the end.
+    #[arg(long, value_name = "FILE")]
+    pub state: Option<PathBuf>,
+    /// Copy the inputs that add coverage (new edges or hit counts) here.
+    #[arg(long, value_name = "DIR")]
+    pub save_new: Option<PathBuf>,
     #[command(flatten)]
     pub target: TargetArgs,
 }

@@ -88,6 +88,19 @@ impl Coverage {
         newness
     }
 
+    /// The raw union of buckets, `MAP_SIZE` bytes (to save and load).
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.seen[..]
+    }
+
+    /// Coverage saved with [`Coverage::as_bytes`]; `None` when `bytes` has
+    /// the wrong size.
+    pub fn from_bytes(bytes: &[u8]) -> Option<Coverage> {
+        let seen: Box<[u8; MAP_SIZE]> = bytes.to_vec().into_boxed_slice().try_into().ok()?;
+        let edges = seen.iter().filter(|&&b| b != 0).count();
+        Some(Coverage { seen, edges })
+    }
+
     /// Edges hit at least once.
     pub fn edges(&self) -> usize {
         self.edges
@@ -127,5 +140,8 @@ mod tests {
         assert_eq!(cov.add(&map), Newness::NewEdges);
         assert_eq!(cov.edges(), 2);
         assert_eq!(edges(&map), vec![(5, 16), ((70000 % MAP_SIZE) as u32, 1)]);
+        let back = Coverage::from_bytes(cov.as_bytes()).unwrap();
+        assert_eq!(back.edges(), 2);
+        assert!(Coverage::from_bytes(&[0; 3]).is_none());
     }
 }

@@ -24,6 +24,7 @@ struct Summary {
     branches: usize,
     branches_total: usize,
     fork_server_restarts: u32,
+    new_inputs: u64,
     crashing_inputs: Vec<String>,
     hanging_inputs: Vec<String>,
 }
@@ -50,13 +51,27 @@ pub fn run(args: ExecArgs) -> anyhow::Result<i32> {
     }
     anyhow::ensure!(!inputs.is_empty(), "no readable input in {}", args.corpus.display());
     let mut fs = ::exec::ForkServer::start(target)?;
-    let mut cov = Coverage::default();
+    let mut cov = match &args.state {
+        Some(p) if p.exists() => {
+            let bytes = std::fs::read(p).with_context(|| format!("cannot read coverage state {}", p.display()))?;
+            Coverage::from_bytes(&bytes).with_context(|| format!("{} is not a coverage state file", p.display()))?
+        }
+        _ => Coverage::default(),
+    };
+    if let Some(d) = &args.save_new {
+        std::fs::create_dir_all(d).with_context(|| format!("cannot create {}", d.display()))?;
+    }
     let start = Instant::now();
     for round in 0..args.repeat {
         for (path, bytes) in &inputs {
             let outcome = fs.run(bytes).with_context(|| format!("running {}", path.display()))?;
-            cov.add(fs.map());
+            let newness = cov.add(fs.map());
             sum.runs += 1;
+            if let (Some(d), true) = (&args.save_new, newness != ::exec::Newness::Nothing) {
+                let name = path.file_name().unwrap_or_default();
+                std::fs::write(d.join(name), bytes).with_context(|| format!("cannot save into {}", d.display()))?;
+                sum.new_inputs += 1;
+            }
             let first = round == 0;
             match outcome {
                 Outcome::Exit(0) => sum.exit_zero += 1,
@@ -85,6 +100,11 @@ pub fn run(args: ExecArgs) -> anyhow::Result<i32> {
     sum.branches = cov.covered_among(&slots);
     sum.branches_total = slots.len();
     sum.fork_server_restarts = fs.restarts();
+    if let Some(p) = &args.state {
+        let tmp = p.with_extension("tmp");
+        std::fs::write(&tmp, cov.as_bytes()).with_context(|| format!("cannot write {}", tmp.display()))?;
+        std::fs::rename(&tmp, p).with_context(|| format!("cannot write {}", p.display()))?;
+    }
     if args.json {
         println!("{}", serde_json::to_string_pretty(&sum)?);
     } else {
