@@ -26,16 +26,23 @@ pub fn instrument<'ctx>(ctx: &'ctx Context, module: &Module<'ctx>, area: GlobalV
     // Layout of the module's ids: function entries first, then branch
     // outcomes, so the runtime can tell the client which are which.
     let entries = targets.len() as u64;
-    let mut probe = Probe { ctx, builder: ctx.create_builder(), area, next_id: entries, branches: 0 };
+    let mut probe = Probe { ctx, builder: ctx.create_builder(), area, base: None, next_id: entries, branches: 0 };
     for (k, f) in targets.iter().enumerate() {
         attrs::strip_memory_promises(*f);
         let blocks = f.get_basic_blocks();
         // Terminators first: collected before any block is added.
         let terminators: Vec<_> = blocks.iter().filter_map(|bb| bb.get_terminator().map(|t| (*bb, t))).collect();
-        if let Some(at) = blocks.first().and_then(|bb| ir::first_insertion_point(*bb)) {
-            probe.builder.position_before(&at);
-            probe.count(ctx.i64_type().const_int(k as u64 % MAP_SIZE as u64, false))?;
-        }
+        let Some(at) = blocks.first().and_then(|bb| ir::first_insertion_point(*bb)) else {
+            continue;
+        };
+        // The map pointer is loaded once, at entry, and kept for the whole
+        // call: a reload per counter would be needed otherwise, since a byte
+        // store may alias the pointer as far as LLVM knows.
+        probe.builder.position_before(&at);
+        probe.base = None;
+        let base = probe.builder.build_load(ctx.ptr_type(Default::default()), area.as_pointer_value(), "carve.area")?;
+        probe.base = Some(base.into_pointer_value());
+        probe.count(ctx.i64_type().const_int(k as u64 % MAP_SIZE as u64, false))?;
         for (bb, term) in terminators {
             match term.get_opcode() {
                 InstructionOpcode::Br if term.get_num_operands() == 3 => probe.conditional(term)?,
@@ -52,6 +59,8 @@ struct Probe<'ctx> {
     ctx: &'ctx Context,
     builder: Builder<'ctx>,
     area: GlobalValue<'ctx>,
+    /// This function's map pointer, loaded at its entry.
+    base: Option<inkwell::values::PointerValue<'ctx>>,
     next_id: u64,
     branches: u32,
 }
@@ -67,8 +76,13 @@ impl<'ctx> Probe<'ctx> {
     /// `area[idx] += 1` at the builder's position.
     fn count(&self, idx: IntValue<'ctx>) -> Result<(), Error> {
         let i8t = self.ctx.i8_type();
-        let ptr_t = self.ctx.ptr_type(Default::default());
-        let base = self.builder.build_load(ptr_t, self.area.as_pointer_value(), "carve.area")?.into_pointer_value();
+        let base = match self.base {
+            Some(b) => b,
+            None => {
+                let ptr_t = self.ctx.ptr_type(Default::default());
+                self.builder.build_load(ptr_t, self.area.as_pointer_value(), "carve.area")?.into_pointer_value()
+            }
+        };
         // SAFETY: idx < MAP_SIZE and the area holds MAP_SIZE bytes past any base.
         let slot = unsafe { self.builder.build_in_bounds_gep(i8t, base, &[idx], "carve.slot")? };
         let old = self.builder.build_load(i8t, slot, "carve.hits")?.into_int_value();
