@@ -2,7 +2,7 @@
 //!
 //! Everything the instrumentation pass, the runtime and the bridge must agree
 //! on lives here, once: the coverage map layout, the fork-server protocol and
-//! the environment variables. This crate does no I/O. `consts.rs`, `names.rs` and `protocol.rs` use
+//! the environment variables. This crate does no I/O. `consts.rs`, `names.rs`, `protocol.rs` and `snapshot.rs` use
 //! nothing but `core`: the `no_std` runtime compiles them directly, so the
 //! names have one source.
 
@@ -10,5 +10,7 @@ mod consts;
 pub mod env;
 mod names;
 pub mod protocol;
+pub mod snapshot;
+pub mod unit;
 
 pub use consts::*;

@@ -1,0 +1,275 @@
+//! Carved calls as the tools see them: a decoded snapshot, its outcome, and
+//! the unit-test file (snapshot records plus a metadata record), which the
+//! runtime can replay as it is.
+
+use crate::snapshot::*;
+use serde::{Deserialize, Serialize};
+
+/// A carved call: the function, its arguments and the memory it could reach.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Snapshot {
+    pub function: u32,
+    pub name: String,
+    pub flags: u32,
+    pub raw_pointers: u32,
+    pub args: Vec<Arg>,
+    pub objects: Vec<(ObjectHead, Vec<u8>)>,
+    pub relocs: Vec<Reloc>,
+}
+
+/// How a call ended, as recorded or replayed.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct CallOutcome {
+    /// The return value's bits (0 for `void`).
+    pub ret: u64,
+    pub returns_value: bool,
+    /// Map slots hit during the call (its dynamic extent), sorted.
+    pub edges: Vec<u32>,
+}
+
+/// What the tools add to a unit: where it came from.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Meta {
+    pub function: String,
+    /// The program the call was carved from.
+    pub program: String,
+    /// The system input of the carving run.
+    pub system_input: Vec<u8>,
+    /// Position of the call among the carved calls of that run.
+    pub call_index: u32,
+}
+
+/// A unit test: a snapshot, its recorded outcome (when the call returned)
+/// and its metadata.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Unit {
+    pub snapshot: Snapshot,
+    pub outcome: Option<CallOutcome>,
+    pub meta: Meta,
+}
+
+impl Snapshot {
+    pub fn head(&self) -> SnapshotHead {
+        SnapshotHead { function: self.function, flags: self.flags, raw_pointers: self.raw_pointers }
+    }
+
+    pub fn truncated(&self) -> bool {
+        self.flags & FLAG_TRUNCATED != 0
+    }
+
+    pub fn bytes(&self) -> usize {
+        self.objects.iter().map(|(_, b)| b.len()).sum()
+    }
+
+    pub fn encode_payload(&self) -> Vec<u8> {
+        let mut s = Vec::new();
+        s.u32(self.function);
+        s.u16(self.name.len().min(u16::MAX as usize) as u16);
+        s.put(&self.name.as_bytes()[..self.name.len().min(u16::MAX as usize)]);
+        s.u32(self.flags);
+        s.u32(self.raw_pointers);
+        s.u16(self.args.len() as u16);
+        for a in &self.args {
+            a.encode(&mut s);
+        }
+        s.u32(self.objects.len() as u32);
+        for (h, b) in &self.objects {
+            h.encode(&mut s);
+            s.put(b);
+        }
+        s.u32(self.relocs.len() as u32);
+        for r in &self.relocs {
+            r.encode(&mut s);
+        }
+        s
+    }
+
+    pub fn decode_payload(payload: &[u8]) -> Result<Snapshot, DecodeError> {
+        let mut r = Reader::new(payload);
+        let function = r.u32()?;
+        let n = r.u16()? as usize;
+        let name = String::from_utf8_lossy(r.take(n)?).into_owned();
+        let flags = r.u32()?;
+        let raw_pointers = r.u32()?;
+        let nargs = r.u16()? as usize;
+        let args = (0..nargs).map(|_| Arg::decode(&mut r)).collect::<Result<Vec<_>, _>>()?;
+        let nobj = r.u32()? as usize;
+        let mut objects = Vec::with_capacity(nobj.min(1 << 16));
+        for _ in 0..nobj {
+            let h = ObjectHead::decode(&mut r)?;
+            let bytes = r.take(usize::try_from(h.len).map_err(|_| DecodeError::Truncated)?)?.to_vec();
+            objects.push((h, bytes));
+        }
+        let nrel = r.u32()? as usize;
+        let relocs = (0..nrel).map(|_| Reloc::decode(&mut r)).collect::<Result<Vec<_>, _>>()?;
+        for x in &relocs {
+            let in_range = if x.object == RELOC_IN_ARG {
+                (x.offset as usize) < args.len()
+            } else {
+                (x.object as usize) < objects.len()
+            };
+            let target_ok = x.target_kind != RELOC_OBJECT || (x.target as usize) < objects.len();
+            if !in_range || !target_ok {
+                return Err(DecodeError::Malformed("relocation out of range"));
+            }
+        }
+        if !r.is_empty() {
+            return Err(DecodeError::Malformed("trailing bytes"));
+        }
+        Ok(Snapshot { function, name, flags, raw_pointers, args, objects, relocs })
+    }
+}
+
+impl CallOutcome {
+    pub fn encode_payload(&self) -> Vec<u8> {
+        let mut s = Vec::new();
+        s.u64(self.ret);
+        s.u8(u8::from(self.returns_value));
+        s.u32(self.edges.len() as u32);
+        for e in &self.edges {
+            s.u32(*e);
+        }
+        s
+    }
+
+    pub fn decode_payload(payload: &[u8]) -> Result<CallOutcome, DecodeError> {
+        let mut r = Reader::new(payload);
+        let ret = r.u64()?;
+        let returns_value = r.u8()? != 0;
+        let n = r.u32()? as usize;
+        let edges = (0..n).map(|_| r.u32()).collect::<Result<Vec<_>, _>>()?;
+        Ok(CallOutcome { ret, returns_value, edges })
+    }
+}
+
+impl Sink for Vec<u8> {
+    fn put(&mut self, bytes: &[u8]) {
+        self.extend_from_slice(bytes);
+    }
+}
+
+/// Appends one record (header and payload) to `out`.
+pub fn push_record(out: &mut Vec<u8>, kind: u32, payload: &[u8]) {
+    out.extend_from_slice(&header(kind, payload));
+    out.extend_from_slice(payload);
+}
+
+/// Why a file is not a unit.
+#[derive(Debug, thiserror::Error)]
+pub enum UnitError {
+    #[error("{0}")]
+    Decode(DecodeError),
+    #[error("no snapshot record")]
+    NoSnapshot,
+    #[error("metadata: {0}")]
+    Meta(String),
+}
+
+impl From<DecodeError> for UnitError {
+    fn from(e: DecodeError) -> Self {
+        UnitError::Decode(e)
+    }
+}
+
+impl std::error::Error for DecodeError {}
+
+impl Unit {
+    pub fn encode(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        push_record(&mut out, KIND_SNAPSHOT, &self.snapshot.encode_payload());
+        if let Some(o) = &self.outcome {
+            push_record(&mut out, KIND_OUTCOME, &o.encode_payload());
+        }
+        let meta = serde_json::to_vec(&self.meta).expect("metadata serialises");
+        push_record(&mut out, KIND_META, &meta);
+        out
+    }
+
+    /// Decodes a unit file, or a raw runtime snapshot file (no metadata).
+    pub fn decode(mut bytes: &[u8]) -> Result<Unit, UnitError> {
+        let mut unit = Unit::default();
+        let mut seen = false;
+        while !bytes.is_empty() {
+            let (kind, payload, rest) = next_record(bytes)?;
+            match kind {
+                KIND_SNAPSHOT if !seen => {
+                    unit.snapshot = Snapshot::decode_payload(payload)?;
+                    seen = true;
+                }
+                KIND_OUTCOME => unit.outcome = Some(CallOutcome::decode_payload(payload)?),
+                KIND_META => unit.meta = serde_json::from_slice(payload).map_err(|e| UnitError::Meta(e.to_string()))?,
+                _ => return Err(UnitError::Decode(DecodeError::Malformed("unknown or repeated record"))),
+            }
+            bytes = rest;
+        }
+        if !seen {
+            return Err(UnitError::NoSnapshot);
+        }
+        if unit.meta.function.is_empty() {
+            unit.meta.function = unit.snapshot.name.clone();
+        }
+        Ok(unit)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> Unit {
+        Unit {
+            snapshot: Snapshot {
+                function: 42,
+                name: "parse".into(),
+                flags: 0,
+                raw_pointers: 1,
+                args: vec![Arg { kind: ARG_PTR, size: 8, value: 0x1000 }, Arg { kind: ARG_INT, size: 4, value: 7 }],
+                objects: vec![
+                    (ObjectHead { kind: OBJ_HEAP, global: NO_GLOBAL, addr: 0x1000, size: 16, len: 16 }, vec![1; 16]),
+                    (ObjectHead { kind: OBJ_GLOBAL, global: 3, addr: 0x5000, size: 8, len: 8 }, vec![2; 8]),
+                ],
+                relocs: vec![
+                    Reloc { object: RELOC_IN_ARG, offset: 0, target_kind: RELOC_OBJECT, target: 0, addend: 0 },
+                    Reloc { object: 0, offset: 8, target_kind: RELOC_OBJECT, target: 1, addend: 4 },
+                ],
+            },
+            outcome: Some(CallOutcome { ret: 5, returns_value: true, edges: vec![3, 9] }),
+            meta: Meta {
+                function: "parse".into(),
+                program: "/bin/x".into(),
+                system_input: b"in".to_vec(),
+                call_index: 0,
+            },
+        }
+    }
+
+    #[test]
+    fn units_round_trip() {
+        let u = sample();
+        assert_eq!(Unit::decode(&u.encode()).unwrap(), u);
+    }
+
+    #[test]
+    fn every_truncation_and_corruption_is_an_error_not_a_panic() {
+        let bytes = sample().encode();
+        // Records end here; a file cut there is a shorter but whole file.
+        let mut ends = vec![];
+        let mut rest = &bytes[..];
+        while !rest.is_empty() {
+            rest = next_record(rest).unwrap().2;
+            ends.push(bytes.len() - rest.len());
+        }
+        for cut in 0..bytes.len() {
+            let whole = ends.contains(&cut);
+            assert_eq!(Unit::decode(&bytes[..cut]).is_ok(), whole, "cut at {cut}");
+        }
+        for i in 0..bytes.len() {
+            let mut b = bytes.clone();
+            b[i] ^= 0x40;
+            assert!(Unit::decode(&b).is_err(), "flip at {i} went unnoticed");
+        }
+        let mut wrong = bytes.clone();
+        wrong[4] = 9;
+        assert!(matches!(Unit::decode(&wrong), Err(UnitError::Decode(DecodeError::Version(9)))));
+    }
+}
