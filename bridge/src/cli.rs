@@ -23,6 +23,14 @@ pub enum Command {
     /// Run a campaign: generate system tests, keep what covers new code,
     /// save crashes and hangs.
     Run(RunArgs),
+    /// Run the target once on an input and carve unit tests out of the run.
+    Carve(CarveArgs),
+    /// Replay unit tests (a file or a directory) and check their fidelity.
+    Replay(ReplayArgs),
+    /// List the unit tests of a directory.
+    Units(UnitsArgs),
+    /// Print a unit test as C.
+    Show(ShowArgs),
 }
 
 /// How to run the target: shared by the subcommands that run it.
@@ -118,4 +126,50 @@ pub struct RunArgs {
     pub resume: bool,
     #[command(flatten)]
     pub target: TargetArgs,
+}
+
+#[derive(Args)]
+pub struct CarveArgs {
+    /// Directory for the unit tests (created if needed).
+    #[arg(short = 'o', long = "output", value_name = "DIR")]
+    pub output: PathBuf,
+    /// Carve the functions whose names match (default: all).
+    #[arg(long, value_name = "REGEX")]
+    pub functions: Option<String>,
+    /// Most calls carved per function.
+    #[arg(long, default_value_t = 5, value_name = "N")]
+    pub max_per_function: u32,
+    /// Byte budget of one snapshot's memory.
+    #[arg(long, default_value_t = 1 << 20, value_name = "BYTES")]
+    pub budget: u64,
+    /// Input file (default: standard input).
+    #[arg(short = 'i', long = "input", value_name = "FILE")]
+    pub input: Option<PathBuf>,
+    #[command(flatten)]
+    pub target: TargetArgs,
+}
+
+#[derive(Args)]
+pub struct ReplayArgs {
+    /// A unit file, or a directory of them.
+    pub unit: PathBuf,
+    /// The instrumented program (default: the one the unit was carved from).
+    #[arg(long, value_name = "PROG")]
+    pub program: Option<PathBuf>,
+    /// Per-replay time limit in milliseconds.
+    #[arg(short = 't', long = "timeout", default_value_t = 2000, value_name = "MS")]
+    pub timeout_ms: u64,
+    /// Print the results as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Args)]
+pub struct UnitsArgs {
+    pub dir: PathBuf,
+}
+
+#[derive(Args)]
+pub struct ShowArgs {
+    pub unit: PathBuf,
 }

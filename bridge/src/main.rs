@@ -13,6 +13,10 @@ fn main() {
         cli::Command::Showmap(args) => cmd::showmap::run(args),
         cli::Command::Exec(args) => cmd::exec::run(args),
         cli::Command::Run(args) => cmd::run::run(args),
+        cli::Command::Carve(args) => cmd::carve::run(args),
+        cli::Command::Replay(args) => cmd::replay::run(args),
+        cli::Command::Units(args) => cmd::units::list(args),
+        cli::Command::Show(args) => cmd::units::show(args),
     };
     match result {
         Ok(code) => std::process::exit(code),

@@ -1,1 +1,19 @@
-//! Carver: turns context snapshots into parameterized unit tests and maps their arguments to fragments of the system input. (Not built yet: see ARCHITECTURE.md.)
+//! Carver: turns the runtime's snapshots of calls into unit tests, tells
+//! whether a replay was faithful, and renders a unit as C for review.
+//! (Mapping arguments to the system input comes with the unit generators.)
+
+mod fidelity;
+mod render;
+
+pub use fidelity::{compare, Fidelity};
+pub use render::render_c;
+
+use model::unit::{Meta, Unit, UnitError};
+
+/// A unit test from a snapshot file the runtime wrote (snapshot record,
+/// then the outcome record when the call returned).
+pub fn unit_from_snapshot(bytes: &[u8], meta: Meta) -> Result<Unit, UnitError> {
+    let mut unit = Unit::decode(bytes)?;
+    unit.meta = Meta { function: unit.snapshot.name.clone(), ..meta };
+    Ok(unit)
+}

@@ -332,7 +332,8 @@ fn resolve(program: &std::path::Path) -> Result<PathBuf, Error> {
         |p: &std::path::Path| p.metadata().map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0).unwrap_or(false);
     if program.components().count() > 1 {
         return if executable(program) {
-            Ok(program.to_path_buf())
+            // Absolute: the target may run in another working directory.
+            std::fs::canonicalize(program).map_err(|_| Error::NoTarget(program.to_path_buf()))
         } else {
             Err(Error::NoTarget(program.to_path_buf()))
         };

@@ -21,3 +21,23 @@ pub const MODULE_CTOR: &str = "__carve_module_ctor";
 pub const PREFIX: &str = "__carve_";
 /// Priority of the registration constructor: before any user constructor.
 pub const CTOR_PRIORITY: u64 = 1;
+/// `uint8_t __carve_tracking`: non-zero while the runtime tracks calls and
+/// allocations (carving); read at every function entry.
+pub const TRACKING: &str = "__carve_tracking";
+/// `uint64_t __carve_enter(uint8_t *area, uint32_t k, uint64_t *args,
+/// uint32_t nargs, const uint8_t *kinds, uint64_t *frame, uint32_t nframe)`:
+/// function `k` of the module whose map slice is `area` was entered; returns
+/// a token for `__carve_leave` (0: nothing to do).
+pub const ENTER: &str = "__carve_enter";
+/// `void __carve_leave(uint64_t token, uint64_t ret, uint32_t has_ret)`.
+pub const LEAVE: &str = "__carve_leave";
+/// `void __carve_on_alloc(void *p, uint64_t size)`: after malloc & co.
+pub const ON_ALLOC: &str = "__carve_on_alloc";
+/// `void __carve_on_realloc(void *old, void *new, uint64_t size)`.
+pub const ON_REALLOC: &str = "__carve_on_realloc";
+/// `void __carve_on_free(void *p)`: before free.
+pub const ON_FREE: &str = "__carve_on_free";
+/// `void __carve_on_string(char *s)`: after strdup & co.
+pub const ON_STRING: &str = "__carve_on_string";
+/// `void __carve_on_getline(char *old, char **line, size_t *n)`.
+pub const ON_GETLINE: &str = "__carve_on_getline";

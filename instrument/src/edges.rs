@@ -15,24 +15,44 @@ use inkwell::basic_block::BasicBlock;
 use inkwell::builder::Builder;
 use inkwell::context::Context;
 use inkwell::llvm_sys::core as llvm;
-use inkwell::llvm_sys::prelude::LLVMValueRef;
-use inkwell::module::Module;
-use inkwell::values::{AsValueRef, GlobalValue, InstructionOpcode, InstructionValue, IntValue};
+use inkwell::values::{AsValueRef, FunctionValue, GlobalValue, InstructionOpcode, InstructionValue, IntValue};
 use model::MAP_SIZE;
 
-/// Adds the counters to every instrumentable function of `module`.
-pub fn instrument<'ctx>(ctx: &'ctx Context, module: &Module<'ctx>, area: GlobalValue<'ctx>) -> Result<Stats, Error> {
-    let targets: Vec<_> = module.get_functions().filter(|f| ir::is_instrumentable(*f)).collect();
+/// The branches to count, collected before other probes add blocks of
+/// their own (those are never counted).
+pub struct Plan<'ctx> {
+    terminators: Vec<Vec<InstructionValue<'ctx>>>,
+}
+
+pub fn plan<'ctx>(funcs: &[FunctionValue<'ctx>]) -> Plan<'ctx> {
+    let terminators = funcs
+        .iter()
+        .map(|f| {
+            f.get_basic_blocks()
+                .iter()
+                .filter_map(|bb| bb.get_terminator())
+                .filter(|t| matches!(t.get_opcode(), InstructionOpcode::Br | InstructionOpcode::Switch))
+                .collect()
+        })
+        .collect();
+    Plan { terminators }
+}
+
+/// Adds the counters to `funcs` (the module's instrumentable functions, in
+/// id order) for the branches of `plan`.
+pub fn instrument<'ctx>(
+    ctx: &'ctx Context,
+    area: GlobalValue<'ctx>,
+    funcs: &[FunctionValue<'ctx>],
+    plan: Plan<'ctx>,
+) -> Result<Stats, Error> {
     // Layout of the module's ids: function entries first, then branch
     // outcomes, so the runtime can tell the client which are which.
-    let entries = targets.len() as u64;
+    let entries = funcs.len() as u64;
     let mut probe = Probe { ctx, builder: ctx.create_builder(), area, base: None, next_id: entries, branches: 0 };
-    for (k, f) in targets.iter().enumerate() {
+    for ((k, f), terminators) in funcs.iter().enumerate().zip(plan.terminators) {
         attrs::strip_memory_promises(*f);
-        let blocks = f.get_basic_blocks();
-        // Terminators first: collected before any block is added.
-        let terminators: Vec<_> = blocks.iter().filter_map(|bb| bb.get_terminator().map(|t| (*bb, t))).collect();
-        let Some(at) = blocks.first().and_then(|bb| ir::first_insertion_point(*bb)) else {
+        let Some(at) = f.get_first_basic_block().and_then(ir::first_insertion_point) else {
             continue;
         };
         // The map pointer is loaded once, at entry, and kept for the whole
@@ -43,16 +63,15 @@ pub fn instrument<'ctx>(ctx: &'ctx Context, module: &Module<'ctx>, area: GlobalV
         let base = probe.builder.build_load(ctx.ptr_type(Default::default()), area.as_pointer_value(), "carve.area")?;
         probe.base = Some(base.into_pointer_value());
         probe.count(ctx.i64_type().const_int(k as u64 % MAP_SIZE as u64, false))?;
-        for (bb, term) in terminators {
+        for term in terminators {
             match term.get_opcode() {
                 InstructionOpcode::Br if term.get_num_operands() == 3 => probe.conditional(term)?,
-                InstructionOpcode::Switch => probe.switch(bb, term)?,
+                InstructionOpcode::Switch => probe.switch(term)?,
                 _ => {}
             }
         }
     }
-    let functions = entries as u32;
-    Ok(Stats { functions, edges: probe.next_id as u32, branches: probe.branches, has_main: false })
+    Ok(Stats { functions: entries as u32, edges: probe.next_id as u32, branches: probe.branches, has_main: false })
 }
 
 struct Probe<'ctx> {
@@ -110,7 +129,8 @@ impl<'ctx> Probe<'ctx> {
         self.count(idx.into_int_value())
     }
 
-    fn switch(&mut self, bb: BasicBlock<'ctx>, sw: InstructionValue<'ctx>) -> Result<(), Error> {
+    fn switch(&mut self, sw: InstructionValue<'ctx>) -> Result<(), Error> {
+        let bb = sw.get_parent().expect("a switch in a block");
         let raw = sw.as_value_ref();
         // SAFETY: `raw` is a live switch instruction of this module.
         let n = unsafe { llvm::LLVMGetNumSuccessors(raw) };
@@ -134,53 +154,8 @@ impl<'ctx> Probe<'ctx> {
                     unsafe { llvm::LLVMSetSuccessor(raw, j, edge.as_mut_ptr()) };
                 }
             }
-            retarget_phis(dest, bb, edge);
+            ir::retarget_phis(dest, bb, edge, true);
         }
         Ok(())
-    }
-}
-
-/// In `dest`, PHI entries that came from `old` now come from `new`, once
-/// (a switch may have reached `dest` through several cases).
-fn retarget_phis(dest: BasicBlock<'_>, old: BasicBlock<'_>, new: BasicBlock<'_>) {
-    let phis: Vec<LLVMValueRef> = ir::instructions(dest)
-        .into_iter()
-        .take_while(|i| i.get_opcode() == InstructionOpcode::Phi)
-        .map(|i| i.as_value_ref())
-        .collect();
-    for phi in phis {
-        // SAFETY: `phi` is a live PHI node; the builder is disposed below.
-        unsafe {
-            let count = llvm::LLVMCountIncoming(phi);
-            let mut values = Vec::new();
-            let mut blocks = Vec::new();
-            let mut moved = false;
-            for k in 0..count {
-                let mut block = llvm::LLVMGetIncomingBlock(phi, k);
-                if block == old.as_mut_ptr() {
-                    if moved {
-                        continue;
-                    }
-                    moved = true;
-                    block = new.as_mut_ptr();
-                }
-                values.push(llvm::LLVMGetIncomingValue(phi, k));
-                blocks.push(block);
-            }
-            if !moved {
-                continue;
-            }
-            let b = llvm::LLVMCreateBuilderInContext(llvm::LLVMGetTypeContext(llvm::LLVMTypeOf(phi)));
-            llvm::LLVMPositionBuilderBefore(b, phi);
-            let fresh = llvm::LLVMBuildPhi(b, llvm::LLVMTypeOf(phi), c"".as_ptr());
-            llvm::LLVMAddIncoming(fresh, values.as_mut_ptr(), blocks.as_mut_ptr(), values.len() as u32);
-            llvm::LLVMReplaceAllUsesWith(phi, fresh);
-            let mut len = 0;
-            let name = llvm::LLVMGetValueName2(phi, &mut len);
-            let name = std::slice::from_raw_parts(name as *const u8, len).to_vec();
-            llvm::LLVMInstructionEraseFromParent(phi);
-            llvm::LLVMSetValueName2(fresh, name.as_ptr() as *const _, name.len());
-            llvm::LLVMDisposeBuilder(b);
-        }
     }
 }

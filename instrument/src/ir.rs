@@ -30,3 +30,94 @@ pub fn is_instrumentable(f: FunctionValue<'_>) -> bool {
         && f.get_linkage() != Linkage::AvailableExternally
         && !f.get_name().to_bytes().starts_with(crate::abi::PREFIX.as_bytes())
 }
+
+use inkwell::context::Context;
+use inkwell::llvm_sys::core as llvm;
+use inkwell::llvm_sys::prelude::LLVMValueRef;
+use inkwell::values::AsValueRef;
+
+/// In `dest`, PHI entries that came from `old` now come from `new`; with
+/// `once`, a single entry is kept (a switch may have reached `dest` through
+/// several cases, now all through `new`'s one edge).
+pub fn retarget_phis(dest: BasicBlock<'_>, old: BasicBlock<'_>, new: BasicBlock<'_>, once: bool) {
+    let phis: Vec<LLVMValueRef> = instructions(dest)
+        .into_iter()
+        .take_while(|i| i.get_opcode() == InstructionOpcode::Phi)
+        .map(|i| i.as_value_ref())
+        .collect();
+    for phi in phis {
+        // SAFETY: `phi` is a live PHI node; the builder is disposed below.
+        unsafe {
+            let count = llvm::LLVMCountIncoming(phi);
+            let mut values = Vec::new();
+            let mut blocks = Vec::new();
+            let mut moved = false;
+            for k in 0..count {
+                let mut block = llvm::LLVMGetIncomingBlock(phi, k);
+                if block == old.as_mut_ptr() {
+                    if moved && once {
+                        continue;
+                    }
+                    moved = true;
+                    block = new.as_mut_ptr();
+                }
+                values.push(llvm::LLVMGetIncomingValue(phi, k));
+                blocks.push(block);
+            }
+            if !moved {
+                continue;
+            }
+            let b = llvm::LLVMCreateBuilderInContext(llvm::LLVMGetTypeContext(llvm::LLVMTypeOf(phi)));
+            llvm::LLVMPositionBuilderBefore(b, phi);
+            let fresh = llvm::LLVMBuildPhi(b, llvm::LLVMTypeOf(phi), c"".as_ptr());
+            llvm::LLVMAddIncoming(fresh, values.as_mut_ptr(), blocks.as_mut_ptr(), values.len() as u32);
+            llvm::LLVMReplaceAllUsesWith(phi, fresh);
+            let mut len = 0;
+            let name = llvm::LLVMGetValueName2(phi, &mut len);
+            let name = std::slice::from_raw_parts(name as *const u8, len).to_vec();
+            llvm::LLVMInstructionEraseFromParent(phi);
+            llvm::LLVMSetValueName2(fresh, name.as_ptr() as *const _, name.len());
+            llvm::LLVMDisposeBuilder(b);
+        }
+    }
+}
+
+/// Moves `at` and everything after it into a new block placed after `at`'s
+/// block, which is left without a terminator (the caller adds one).
+/// Successors' PHIs then name the new block.
+pub fn split_before<'ctx>(ctx: &'ctx Context, at: InstructionValue<'ctx>, name: &str) -> BasicBlock<'ctx> {
+    let bb = at.get_parent().expect("instruction in a block");
+    let new = ctx.insert_basic_block_after(bb, name);
+    let mut moving = Vec::new();
+    let mut cur = Some(at);
+    while let Some(i) = cur {
+        moving.push(i);
+        cur = i.get_next_instruction();
+    }
+    // SAFETY: every instruction is live; the builder is disposed below.
+    unsafe {
+        let b = llvm::LLVMCreateBuilderInContext(ctx.raw());
+        llvm::LLVMPositionBuilderAtEnd(b, new.as_mut_ptr());
+        for i in &moving {
+            let v = i.as_value_ref();
+            llvm::LLVMInstructionRemoveFromParent(v);
+            llvm::LLVMInsertIntoBuilder(b, v);
+        }
+        llvm::LLVMDisposeBuilder(b);
+    }
+    if let Some(term) = new.get_terminator() {
+        let raw = term.as_value_ref();
+        // SAFETY: `raw` is the live terminator of `new`.
+        let n = unsafe { llvm::LLVMGetNumSuccessors(raw) };
+        let mut done = Vec::new();
+        for k in 0..n {
+            // SAFETY: k < n.
+            let succ = unsafe { BasicBlock::new(llvm::LLVMGetSuccessor(raw, k)) }.expect("successor");
+            if !done.contains(&succ) {
+                done.push(succ);
+                retarget_phis(succ, bb, new, false);
+            }
+        }
+    }
+    new
+}

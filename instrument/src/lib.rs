@@ -6,9 +6,12 @@
 //! runtime functions the probes call are named once, in [`abi`].
 
 pub mod abi;
+pub mod allocs;
 mod attrs;
+pub mod calls;
 pub mod driver;
 pub mod edges;
+pub mod globals;
 mod ir;
 pub mod module_init;
 
@@ -41,11 +44,27 @@ pub enum Error {
 }
 
 /// Instruments every defined function of `module`.
+///
+/// Order matters: the branches to count are collected first; the probes
+/// that split blocks (calls) come after those that only insert
+/// instructions (globals, allocations); the counters are placed last, on
+/// the branches collected at first, so no probe's own branch is counted.
 pub fn instrument_module<'ctx>(ctx: &'ctx Context, module: &Module<'ctx>) -> Result<Stats, Error> {
     let area = module_init::area_global(ctx, module);
-    let mut stats = edges::instrument(ctx, module, area)?;
+    let funcs: Vec<_> = module.get_functions().filter(|f| ir::is_instrumentable(*f)).collect();
+    let plan = edges::plan(&funcs);
+    let globals = globals::instrument(ctx, module, &funcs)?;
+    allocs::instrument(ctx, module, &funcs)?;
+    let tramps = calls::instrument(ctx, module, &funcs)?;
+    let mut stats = edges::instrument(ctx, area, &funcs, plan)?;
     stats.has_main = module_init::hook_main(ctx, module)?;
-    module_init::add_constructor(ctx, module, area, &stats)?;
+    module_init::add_constructor(
+        ctx,
+        module,
+        area,
+        &stats,
+        &module_init::Tables { funcs: &funcs, tramps: &tramps, globals: &globals },
+    )?;
     module.verify().map_err(|e| Error::Verify(e.to_string()))?;
     Ok(stats)
 }

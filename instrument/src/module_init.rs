@@ -5,7 +5,7 @@ use crate::{abi, ir, Error, Stats};
 use inkwell::context::Context;
 use inkwell::llvm_sys::core as llvm;
 use inkwell::module::{Linkage, Module};
-use inkwell::values::{AsValueRef, BasicValue, GlobalValue};
+use inkwell::values::{AsValueRef, BasicValue, FunctionValue, GlobalValue};
 use inkwell::AddressSpace;
 use model::MAP_SIZE;
 
@@ -66,20 +66,83 @@ pub fn hook_main<'ctx>(ctx: &'ctx Context, module: &Module<'ctx>) -> Result<bool
     Ok(true)
 }
 
-/// Adds an internal constructor that registers the module with the runtime
-/// (`__carve_register_module(&area, edges, branches)`), to `llvm.global_ctors`.
+/// What the constructor hands the runtime besides the counters.
+pub struct Tables<'a, 'ctx> {
+    /// Instrumentable functions, in id order.
+    pub funcs: &'a [FunctionValue<'ctx>],
+    /// Their replay trampolines.
+    pub tramps: &'a [Option<FunctionValue<'ctx>>],
+    pub globals: &'a crate::globals::Globals<'ctx>,
+}
+
+/// Adds an internal constructor that registers the module with the runtime,
+/// to `llvm.global_ctors`:
+/// `__carve_register_module(&area, edges, branches, functab, nfuncs, globtab, nglobals, dirty)`
+/// with `functab` = `{ ptr fn, ptr name, ptr tramp }[nfuncs]` and
+/// `globtab` = `{ ptr addr, i64 size, ptr name }[nglobals]`.
 pub fn add_constructor<'ctx>(
     ctx: &'ctx Context,
     module: &Module<'ctx>,
     area: GlobalValue<'ctx>,
     stats: &Stats,
+    t: &Tables<'_, 'ctx>,
 ) -> Result<(), Error> {
     let i32t = ctx.i32_type();
+    let i64t = ctx.i64_type();
     let ptr_t = ctx.ptr_type(AddressSpace::default());
     let void = ctx.void_type();
     let register = module.get_function(abi::REGISTER_MODULE).unwrap_or_else(|| {
-        module.add_function(abi::REGISTER_MODULE, void.fn_type(&[ptr_t.into(), i32t.into(), i32t.into()], false), None)
+        let params = [
+            ptr_t.into(),
+            i32t.into(),
+            i32t.into(),
+            ptr_t.into(),
+            i32t.into(),
+            ptr_t.into(),
+            i32t.into(),
+            ptr_t.into(),
+        ];
+        module.add_function(abi::REGISTER_MODULE, void.fn_type(&params, false), None)
     });
+    let name_of = |name: &str| -> inkwell::values::PointerValue<'ctx> {
+        let bytes = ctx.const_string(name.as_bytes(), true);
+        let g = module.add_global(bytes.get_type(), None, "carve.name");
+        g.set_linkage(Linkage::Private);
+        g.set_constant(true);
+        g.set_initializer(&bytes);
+        g.as_pointer_value()
+    };
+    let fn_t = ctx.struct_type(&[ptr_t.into(), ptr_t.into(), ptr_t.into()], false);
+    let fns: Vec<_> = t
+        .funcs
+        .iter()
+        .zip(t.tramps)
+        .map(|(f, tr)| {
+            let tramp = tr.map(|x| x.as_global_value().as_pointer_value()).unwrap_or(ptr_t.const_null());
+            fn_t.const_named_struct(&[
+                f.as_global_value().as_pointer_value().into(),
+                name_of(&f.get_name().to_string_lossy()).into(),
+                tramp.into(),
+            ])
+        })
+        .collect();
+    let functab = table_global(module, fn_t, &fns, "carve.functab");
+    let gl_t = ctx.struct_type(&[ptr_t.into(), i64t.into(), ptr_t.into()], false);
+    let gls: Vec<_> = t
+        .globals
+        .table
+        .iter()
+        .map(|(g, size)| {
+            gl_t.const_named_struct(&[
+                g.as_pointer_value().into(),
+                i64t.const_int(*size, false).into(),
+                name_of(&g.get_name().to_string_lossy()).into(),
+            ])
+        })
+        .collect();
+    let globtab = table_global(module, gl_t, &gls, "carve.globtab");
+    let dirty = t.globals.dirty.map(|d| d.as_pointer_value()).unwrap_or(ptr_t.const_null());
+
     let ctor = module.add_function(abi::MODULE_CTOR, void.fn_type(&[], false), Some(Linkage::Internal));
     let builder = ctx.create_builder();
     builder.position_at_end(ctx.append_basic_block(ctor, "entry"));
@@ -90,6 +153,11 @@ pub fn add_constructor<'ctx>(
             area.as_pointer_value().into(),
             i32t.const_int(edges as u64, false).into(),
             i32t.const_int(stats.branches as u64, false).into(),
+            functab.into(),
+            i32t.const_int(fns.len() as u64, false).into(),
+            globtab.into(),
+            i32t.const_int(gls.len() as u64, false).into(),
+            dirty.into(),
         ],
         "",
     )?;
@@ -132,4 +200,22 @@ impl TypeRef for inkwell::types::StructType<'_> {
     fn as_type_ref_(&self) -> inkwell::llvm_sys::prelude::LLVMTypeRef {
         inkwell::types::AsTypeRef::as_type_ref(self)
     }
+}
+
+/// A private constant array of `elems` (null when there are none).
+fn table_global<'ctx>(
+    module: &Module<'ctx>,
+    ty: inkwell::types::StructType<'ctx>,
+    elems: &[inkwell::values::StructValue<'ctx>],
+    name: &str,
+) -> inkwell::values::PointerValue<'ctx> {
+    if elems.is_empty() {
+        return ty.get_context().ptr_type(AddressSpace::default()).const_null();
+    }
+    let init = ty.const_array(elems);
+    let g = module.add_global(init.get_type(), None, name);
+    g.set_linkage(Linkage::Private);
+    g.set_constant(true);
+    g.set_initializer(&init);
+    g.as_pointer_value()
 }

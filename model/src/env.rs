@@ -25,6 +25,21 @@ pub const ALL: &[EnvVar] = &[
         reader: "runtime",
         help: "UID:GID the fork server runs the target as (set by bridge as root)",
     },
+    EnvVar {
+        name: CARVE_DIR,
+        reader: "runtime",
+        help: "directory for snapshots of carved calls (set by bridge carve)",
+    },
+    EnvVar { name: CARVE_FUNCS, reader: "runtime", help: "comma-separated functions to carve (default: all)" },
+    EnvVar { name: CARVE_MAX, reader: "runtime", help: "most snapshots per function (default 5)" },
+    EnvVar { name: CARVE_BYTES, reader: "runtime", help: "byte budget of one snapshot (default 1 MiB)" },
+    EnvVar {
+        name: REPLAY,
+        reader: "runtime",
+        help: "unit file to replay instead of running main (set by bridge replay)",
+    },
+    EnvVar { name: REPLAY_OUT, reader: "runtime", help: "where a replay writes the call's outcome" },
+    EnvVar { name: LIST, reader: "runtime", help: "file to write the function table to, instead of running main" },
     EnvVar { name: RT_DEBUG, reader: "runtime", help: "1: the runtime reports what it does on stderr" },
 ];
 

@@ -25,3 +25,19 @@ pub const ARGS_FILE: &str = "CARVE_ARGS_FILE";
 /// `UID:GID` the fork server switches to before forking runs (set by
 /// `bridge` when it runs as root, so targets cannot touch root's files).
 pub const RUN_AS: &str = "CARVE_RUN_AS";
+/// Directory the runtime writes snapshots of carved calls to; when set, the
+/// runtime tracks calls and allocations.
+pub const CARVE_DIR: &str = "CARVE_CARVE_DIR";
+/// Comma-separated names of the functions to carve (absent: all).
+pub const CARVE_FUNCS: &str = "CARVE_CARVE_FUNCS";
+/// Most snapshots per function (default 5).
+pub const CARVE_MAX: &str = "CARVE_CARVE_MAX";
+/// Byte budget of one snapshot's objects (default 1 MiB).
+pub const CARVE_BYTES: &str = "CARVE_CARVE_BYTES";
+/// A unit file to replay instead of running `main`.
+pub const REPLAY: &str = "CARVE_REPLAY";
+/// Where the replay writes the call's outcome record.
+pub const REPLAY_OUT: &str = "CARVE_REPLAY_OUT";
+/// A file to write the function table to (`id name` lines) instead of
+/// running `main`.
+pub const LIST: &str = "CARVE_LIST";

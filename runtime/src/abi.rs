@@ -1,10 +1,15 @@
 //! Every `extern "C"` entry point of the runtime. Keep in step with
 //! `include/carve_rt.h` and `instrument/src/abi.rs`.
 
+use crate::carve::{self, Config};
+use crate::model::snapshot::{NO_GLOBAL, OBJ_ARGV, OBJ_GLOBAL, OBJ_HEAP};
 use crate::model::MAP_SIZE;
-use crate::{args, forkserver, map};
+use crate::state::{self, __carve_tracking};
+use crate::tables::{FuncEntry, GlobalEntry};
+use crate::{args, forkserver, map, replay};
 use core::cell::UnsafeCell;
 use core::ffi::{c_char, c_int};
+use core::sync::atomic::{AtomicBool, Ordering};
 
 /// Where counters go before their module registers (and the private map
 /// when the target runs without `bridge`).
@@ -16,26 +21,65 @@ unsafe impl Sync for DummyMap {}
 #[no_mangle]
 pub static __carve_dummy_map: DummyMap = DummyMap(UnsafeCell::new([0; MAP_SIZE]));
 
-/// Registers one instrumented module: `*area` becomes the module's slice of
-/// the coverage map, `edges` counters long. Called by each module's
-/// constructor, before `main`.
+static CONFIGURED: AtomicBool = AtomicBool::new(false);
+
+/// Reads the environment once (at the first registration): carving on or off.
+fn configure() {
+    if CONFIGURED.swap(true, Ordering::Relaxed) {
+        return;
+    }
+    if let Some(cfg) = Config::from_env() {
+        state::with(|st| st.config = Some(cfg));
+        __carve_tracking.store(1, Ordering::Relaxed);
+    }
+}
+
+/// Registers one instrumented module (called by its constructor, before
+/// `main`): `*area` becomes the module's slice of the coverage map, `edges`
+/// counters long; the function table (`{fn, name, trampoline}[nfuncs]`),
+/// the global table (`{addr, size, name}[nglobals]`) and the dirty array
+/// (a byte per global) are kept for carving and replay.
 ///
 /// # Safety
-/// `area` must point to the module's `__carve_area` pointer.
+/// The pointers are the module's own, as the pass emits them.
 #[no_mangle]
-pub unsafe extern "C" fn __carve_register_module(area: *mut *mut u8, edges: u32, branches: u32) {
+pub unsafe extern "C" fn __carve_register_module(
+    area: *mut *mut u8,
+    edges: u32,
+    branches: u32,
+    funcs: *const FuncEntry,
+    nfuncs: u32,
+    globals: *const GlobalEntry,
+    nglobals: u32,
+    dirty: *mut u8,
+) {
     if area.is_null() {
         return;
     }
+    configure();
     let slice = map::place_module(edges, branches);
     *area = slice;
+    let base = map::slot_of(slice);
+    let tracking = state::tracking();
+    state::with(|st| {
+        let first = st.tables.modules.iter().map(|m| m.globals.len() as u32).sum::<u32>();
+        let m = st.tables.register(base, funcs, nfuncs, globals, nglobals, dirty);
+        let regs: alloc::vec::Vec<(usize, usize)> =
+            m.globals.iter().map(|g| (g.addr as usize, g.size as usize)).collect();
+        if tracking {
+            for (j, (addr, size)) in regs.into_iter().enumerate() {
+                st.objects.insert(addr, size, OBJ_GLOBAL, first + j as u32);
+            }
+        }
+    });
 }
 
 /// Called first thing in `main` with the addresses of `main`'s `argc` and
 /// `argv` (null when `main` takes none): starts the fork server when
-/// `bridge` asked for one (`CARVE_FORKSRV=1`), and in each forked run
-/// replaces the command line when `CARVE_ARGS_FILE` is set. Otherwise
-/// returns at once.
+/// `bridge` asked for one (`CARVE_FORKSRV=1`); in each run, replaces the
+/// command line when `CARVE_ARGS_FILE` is set, records argv when carving,
+/// and replays a unit (`CARVE_REPLAY`) or lists the functions
+/// (`CARVE_LIST`) instead of running `main`.
 ///
 /// # Safety
 /// `argc` and `argv` are null or point to `main`'s argument slots.
@@ -44,5 +88,104 @@ pub unsafe extern "C" fn __carve_main_entry(argc: *mut c_int, argv: *mut *mut *m
     forkserver::start_if_asked();
     if !argc.is_null() && !argv.is_null() {
         args::replace_if_asked(argc, argv);
+        if state::tracking() {
+            let (n, v) = (*argc as usize, *argv);
+            state::with(|st| {
+                st.objects.insert(v as usize, (n + 1) * 8, OBJ_ARGV, NO_GLOBAL);
+                for i in 0..n {
+                    let s = *v.add(i);
+                    if !s.is_null() {
+                        st.objects.insert(s as usize, libc::strlen(s) + 1, OBJ_ARGV, NO_GLOBAL);
+                    }
+                }
+            });
+        }
+    }
+    replay::run_if_asked();
+}
+
+/// A function was entered (only called while tracking). `area` and `k`
+/// name it; `args`/`kinds` are its arguments (`kinds` null when they cannot
+/// be recorded); `frame` holds `nframe` (address, size) pairs of its stack
+/// objects. Returns the token for `__carve_leave` (0: nothing to do).
+///
+/// # Safety
+/// The arrays hold the stated number of elements.
+#[no_mangle]
+pub unsafe extern "C" fn __carve_enter(
+    area: *const u8,
+    k: u32,
+    args: *const u64,
+    nargs: u32,
+    kinds: *const u8,
+    frame: *const u64,
+    nframe: u32,
+) -> u64 {
+    let function = map::slot_of(area) + k;
+    let args = if nargs == 0 { &[][..] } else { core::slice::from_raw_parts(args, nargs as usize) };
+    let kinds = (!kinds.is_null()).then(|| core::slice::from_raw_parts(kinds, 2 * nargs as usize));
+    let frame = if nframe == 0 { &[][..] } else { core::slice::from_raw_parts(frame, 2 * nframe as usize) };
+    state::with(|st| carve::enter(st, function, args, kinds, frame)).unwrap_or(0)
+}
+
+/// The call that got `token` from `__carve_enter` returns `ret`.
+#[no_mangle]
+pub extern "C" fn __carve_leave(token: u64, ret: u64, has_ret: u32) {
+    state::with(|st| carve::leave(st, token, ret, has_ret != 0));
+}
+
+/// After `malloc`-like calls: `p` holds `size` bytes.
+#[no_mangle]
+pub extern "C" fn __carve_on_alloc(p: *mut u8, size: u64) {
+    if state::tracking() {
+        state::with(|st| st.objects.insert(p as usize, size as usize, OBJ_HEAP, NO_GLOBAL));
+    }
+}
+
+/// After `realloc`: `old` is gone (when `new` is not null), `new` holds `size`.
+#[no_mangle]
+pub extern "C" fn __carve_on_realloc(old: *mut u8, new: *mut u8, size: u64) {
+    if state::tracking() && !new.is_null() {
+        state::with(|st| {
+            st.objects.remove(old as usize);
+            st.objects.insert(new as usize, size as usize, OBJ_HEAP, NO_GLOBAL);
+        });
+    }
+}
+
+/// Before `free(p)`.
+#[no_mangle]
+pub extern "C" fn __carve_on_free(p: *mut u8) {
+    if state::tracking() {
+        state::with(|st| st.objects.remove(p as usize));
+    }
+}
+
+/// After `strdup`-like calls: `s` is a fresh string.
+///
+/// # Safety
+/// `s` is null or a NUL-terminated string.
+#[no_mangle]
+pub unsafe extern "C" fn __carve_on_string(s: *mut c_char) {
+    if state::tracking() && !s.is_null() {
+        let size = libc::strlen(s) + 1;
+        state::with(|st| st.objects.insert(s as usize, size, OBJ_HEAP, NO_GLOBAL));
+    }
+}
+
+/// After `getline(line, n, ...)`: `old` was `*line` before the call.
+///
+/// # Safety
+/// `line` and `n` are the call's arguments.
+#[no_mangle]
+pub unsafe extern "C" fn __carve_on_getline(old: *mut c_char, line: *mut *mut c_char, n: *mut usize) {
+    if state::tracking() && !line.is_null() && !n.is_null() {
+        let (p, size) = (*line, *n);
+        state::with(|st| {
+            if p != old {
+                st.objects.remove(old as usize);
+            }
+            st.objects.insert(p as usize, size, OBJ_HEAP, NO_GLOBAL);
+        });
     }
 }

@@ -10,8 +10,17 @@
 
 #![no_std]
 
+extern crate alloc;
+
 pub mod abi;
 mod args;
+mod carve;
+#[cfg(not(test))]
+mod heap;
+mod objects;
+mod replay;
+mod state;
+mod tables;
 // The shared names, compiled from `model`'s `core`-only files (the runtime
 // cannot depend on the `model` crate, which uses `std`).
 #[allow(dead_code)]
@@ -23,14 +32,22 @@ mod model_names;
 #[allow(dead_code)]
 #[path = "../../model/src/protocol.rs"]
 mod model_protocol;
+#[allow(dead_code)]
+#[path = "../../model/src/snapshot.rs"]
+mod model_snapshot;
 mod model {
     pub(crate) use crate::model_consts::*;
     pub(crate) use crate::model_names as env;
     pub(crate) use crate::model_protocol as protocol;
+    pub(crate) use crate::model_snapshot as snapshot;
 }
 mod forkserver;
 mod map;
 mod sys;
+
+#[cfg(not(test))]
+#[global_allocator]
+static HEAP: heap::LibcHeap = heap::LibcHeap;
 
 /// A panic in the runtime aborts the target at once: it must never unwind.
 #[cfg(not(test))]
@@ -46,3 +63,14 @@ fn panic(_: &core::panic::PanicInfo<'_>) -> ! {
 #[cfg(not(test))]
 #[no_mangle]
 pub extern "C" fn rust_eh_personality() {}
+
+/// The precompiled `alloc` refers to `_Unwind_Resume` from landing pads
+/// that never run here (panics abort). `carve-clang` links a copy of this
+/// library in which that reference is renamed to this stub, so programs do
+/// not need libgcc_s for it and C++ programs keep their real unwinder.
+#[cfg(not(test))]
+#[no_mangle]
+pub extern "C" fn __carve_no_unwind() -> ! {
+    // SAFETY: abort never returns.
+    unsafe { libc::abort() }
+}

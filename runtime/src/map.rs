@@ -84,3 +84,20 @@ pub fn modules() -> &'static [ModuleRange] {
     // SAFETY: the first n slots are written and no longer change.
     unsafe { core::slice::from_raw_parts(MODULES.0.get().cast::<ModuleRange>(), n) }
 }
+
+/// The whole map.
+pub fn slice() -> &'static [u8] {
+    // SAFETY: the map is MAP_SIZE bytes for the life of the process.
+    unsafe { core::slice::from_raw_parts(get(), MAP_SIZE) }
+}
+
+/// Zeroes the map.
+pub fn clear() {
+    // SAFETY: as above.
+    unsafe { core::ptr::write_bytes(get(), 0, MAP_SIZE) }
+}
+
+/// The map slot `p` (a module's area pointer) stands for.
+pub fn slot_of(p: *const u8) -> u32 {
+    (p as usize).wrapping_sub(get() as usize) as u32
+}

@@ -95,3 +95,95 @@ const _: () = assert!(spells(ARGS_FILE, crate::model::env::ARGS_FILE));
 const _: () = assert!(spells(SHM_ID, crate::model::env::SHM_ID));
 const _: () = assert!(spells(FORKSRV, crate::model::env::FORKSRV));
 const _: () = assert!(spells(RT_DEBUG, crate::model::env::RT_DEBUG));
+
+pub const CARVE_DIR: &CStr = c"CARVE_CARVE_DIR";
+pub const CARVE_FUNCS: &CStr = c"CARVE_CARVE_FUNCS";
+pub const CARVE_MAX: &CStr = c"CARVE_CARVE_MAX";
+pub const CARVE_BYTES: &CStr = c"CARVE_CARVE_BYTES";
+pub const REPLAY: &CStr = c"CARVE_REPLAY";
+pub const REPLAY_OUT: &CStr = c"CARVE_REPLAY_OUT";
+pub const LIST: &CStr = c"CARVE_LIST";
+const _: () = assert!(spells(CARVE_DIR, crate::model::env::CARVE_DIR));
+const _: () = assert!(spells(CARVE_FUNCS, crate::model::env::CARVE_FUNCS));
+const _: () = assert!(spells(CARVE_MAX, crate::model::env::CARVE_MAX));
+const _: () = assert!(spells(CARVE_BYTES, crate::model::env::CARVE_BYTES));
+const _: () = assert!(spells(REPLAY, crate::model::env::REPLAY));
+const _: () = assert!(spells(REPLAY_OUT, crate::model::env::REPLAY_OUT));
+const _: () = assert!(spells(LIST, crate::model::env::LIST));
+
+/// Appends `n` in decimal.
+pub fn push_decimal(out: &mut alloc::vec::Vec<u8>, mut n: u64) {
+    let mut digits = [0u8; 20];
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&digits[i..]);
+}
+
+/// Copies `buf.len()` bytes from `addr` of this process without faulting
+/// (false when any of them is unmapped).
+pub fn read_memory(addr: usize, buf: &mut [u8]) -> bool {
+    if buf.is_empty() {
+        return true;
+    }
+    let local = libc::iovec { iov_base: buf.as_mut_ptr().cast(), iov_len: buf.len() };
+    let remote = libc::iovec { iov_base: addr as *mut libc::c_void, iov_len: buf.len() };
+    // SAFETY: the kernel checks the remote range; the local one is ours.
+    let n = unsafe { libc::process_vm_readv(libc::getpid(), &local, 1, &remote, 1, 0) };
+    n == buf.len() as isize
+}
+
+/// A whole file (given by a path without NUL), or `None`.
+pub fn read_file(path: &[u8]) -> Option<alloc::vec::Vec<u8>> {
+    let mut p = path.to_vec();
+    p.push(0);
+    // SAFETY: a NUL-terminated path; our own descriptor.
+    unsafe {
+        let fd = libc::open(p.as_ptr().cast(), libc::O_RDONLY | libc::O_CLOEXEC);
+        if fd < 0 {
+            return None;
+        }
+        let mut out = alloc::vec::Vec::new();
+        let mut chunk = [0u8; 65536];
+        loop {
+            let n = libc::read(fd, chunk.as_mut_ptr().cast(), chunk.len());
+            if n < 0 && errno() == libc::EINTR {
+                continue;
+            }
+            if n <= 0 {
+                libc::close(fd);
+                return (n == 0).then_some(out);
+            }
+            out.extend_from_slice(&chunk[..n as usize]);
+        }
+    }
+}
+
+/// Writes a whole file (path without NUL); false on error.
+pub fn write_file(path: &[u8], bytes: &[u8]) -> bool {
+    let mut p = path.to_vec();
+    p.push(0);
+    // SAFETY: a NUL-terminated path; our own descriptor.
+    unsafe {
+        let fd = libc::open(p.as_ptr().cast(), libc::O_WRONLY | libc::O_CREAT | libc::O_TRUNC | libc::O_CLOEXEC, 0o644);
+        if fd < 0 {
+            return false;
+        }
+        let ok = write_all(fd, bytes);
+        libc::close(fd);
+        ok
+    }
+}
+
+/// A message on stderr, always.
+pub fn complain(msg: &[u8]) {
+    write_all(2, b"carve-rt: ");
+    write_all(2, msg);
+    write_all(2, b"\n");
+}

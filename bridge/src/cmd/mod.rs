@@ -1,8 +1,11 @@
 //! One module per subcommand.
 
+pub mod carve;
 pub mod exec;
+pub mod replay;
 pub mod run;
 pub mod showmap;
+pub mod units;
 
 use crate::cli::TargetArgs;
 use std::time::Duration;

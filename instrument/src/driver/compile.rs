@@ -110,7 +110,7 @@ fn link_args(inv: &Invocation, tc: &Toolchain, objects: &[(usize, PathBuf)]) -> 
             args.push("none".into());
         }
         // The runtime is `no_std`: it needs nothing beyond libc.
-        args.push(tc.runtime.to_string_lossy().into_owned());
+        args.push(runtime_without_unwind(tc).to_string_lossy().into_owned());
     }
     args
 }
@@ -184,4 +184,33 @@ fn spawn(tc: &Toolchain, args: &[String]) -> Result<i32, DriverError> {
     let status =
         Command::new(&tc.cc).args(args).status().map_err(|err| DriverError::Spawn { cc: tc.cc.clone(), err })?;
     Ok(status.code().unwrap_or(1))
+}
+
+/// The runtime archive with its (dead) references to `_Unwind_Resume`
+/// renamed to `__carve_no_unwind`, made once next to the original with
+/// objcopy; the original when that cannot be done (the program then also
+/// links libgcc_s, and works the same).
+fn runtime_without_unwind(tc: &Toolchain) -> PathBuf {
+    let orig = &tc.runtime;
+    let noeh = orig.with_file_name("libcarve_rt.noeh.a");
+    let mtime = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+    if let (Some(a), Some(b)) = (mtime(orig), mtime(&noeh)) {
+        if b >= a {
+            return noeh;
+        }
+    }
+    let tmp = noeh.with_extension(format!("tmp{}", std::process::id()));
+    for objcopy in ["llvm-objcopy-19", "objcopy"] {
+        let ok = Command::new(objcopy)
+            .args(["--redefine-sym", "_Unwind_Resume=__carve_no_unwind"])
+            .arg(orig)
+            .arg(&tmp)
+            .status()
+            .is_ok_and(|s| s.success());
+        if ok && std::fs::rename(&tmp, &noeh).is_ok() {
+            return noeh;
+        }
+        let _ = std::fs::remove_file(&tmp);
+    }
+    orig.clone()
 }

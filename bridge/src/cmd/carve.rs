@@ -1,0 +1,125 @@
+//! `bridge carve`: one run of the target with carving on; its snapshots
+//! become unit tests.
+
+use crate::cli::CarveArgs;
+use anyhow::Context;
+use model::env;
+use model::unit::Meta;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+pub fn run(args: CarveArgs) -> anyhow::Result<i32> {
+    let mut target = super::target(&args.target)?;
+    let input = match &args.input {
+        Some(p) => std::fs::read(p).with_context(|| format!("cannot read input {}", p.display()))?,
+        None => {
+            let mut buf = Vec::new();
+            std::io::stdin().read_to_end(&mut buf).context("cannot read standard input")?;
+            buf
+        }
+    };
+    let program = std::fs::canonicalize(&target.program)
+        .with_context(|| format!("target {} not found", target.program.display()))?;
+    let functions = list_functions(&program)?;
+    let selected: Vec<&str> = match &args.functions {
+        Some(re) => {
+            let re = regex::Regex::new(re).with_context(|| format!("bad --functions regex '{re}'"))?;
+            functions.iter().map(String::as_str).filter(|f| re.is_match(f)).collect()
+        }
+        None => Vec::new(),
+    };
+    if args.functions.is_some() && selected.is_empty() {
+        anyhow::bail!(
+            "no function of {} matches --functions {}",
+            program.display(),
+            args.functions.unwrap_or_default()
+        );
+    }
+    let snaps = tempfile::Builder::new().prefix("carve-snaps").tempdir()?;
+    // The target may run as another user: it must be able to write here.
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(snaps.path(), std::fs::Permissions::from_mode(0o777))?;
+    target.env.push((env::CARVE_DIR.into(), snaps.path().display().to_string()));
+    target.env.push((env::CARVE_FUNCS.into(), selected.join(",")));
+    target.env.push((env::CARVE_MAX.into(), args.max_per_function.to_string()));
+    target.env.push((env::CARVE_BYTES.into(), args.budget.to_string()));
+    let mut fs = ::exec::ForkServer::start(target)?;
+    let outcome = fs.run(&input)?;
+    std::fs::create_dir_all(&args.output).with_context(|| format!("cannot create {}", args.output.display()))?;
+    let mut files: Vec<(u64, PathBuf)> = std::fs::read_dir(snaps.path())?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter_map(|p| sequence(&p).map(|s| (s, p)))
+        .collect();
+    files.sort();
+    let (mut written, mut bad, mut bytes, mut truncated) = (0, 0, 0, 0);
+    let mut per_function = std::collections::BTreeMap::<String, u32>::new();
+    for (k, (_, path)) in files.iter().enumerate() {
+        let raw = std::fs::read(path)?;
+        let meta = Meta {
+            program: program.display().to_string(),
+            system_input: input.clone(),
+            call_index: k as u32,
+            ..Meta::default()
+        };
+        let unit = match carver::unit_from_snapshot(&raw, meta) {
+            Ok(u) => u,
+            Err(e) => {
+                eprintln!("bridge carve: warning: skipping snapshot {}: {e}", path.display());
+                bad += 1;
+                continue;
+            }
+        };
+        bytes += unit.snapshot.bytes();
+        truncated += usize::from(unit.snapshot.truncated());
+        *per_function.entry(unit.meta.function.clone()).or_default() += 1;
+        let name = free_name(&args.output, &unit.meta.function);
+        write_atomic(&args.output.join(name), &unit.encode())?;
+        written += 1;
+    }
+    eprintln!(
+        "bridge carve: {outcome}; {written} calls of {} functions carved into {} ({bytes} bytes of memory, {truncated} cut at the budget{})",
+        per_function.len(),
+        args.output.display(),
+        if bad > 0 { format!(", {bad} unreadable snapshots skipped") } else { String::new() }
+    );
+    Ok(0)
+}
+
+/// The instrumented functions of `program`, by name.
+pub fn list_functions(program: &Path) -> anyhow::Result<Vec<String>> {
+    let out = tempfile::NamedTempFile::new()?;
+    let status = std::process::Command::new(program)
+        .env(env::LIST, out.path())
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .status()
+        .with_context(|| format!("cannot run {}", program.display()))?;
+    let text = std::fs::read_to_string(out.path()).unwrap_or_default();
+    anyhow::ensure!(
+        status.success() && !text.is_empty(),
+        "{} did not list its functions: is it built with this carve-clang?",
+        program.display()
+    );
+    Ok(text.lines().filter_map(|l| l.split_once(' ').map(|(_, n)| n.to_string())).collect())
+}
+
+/// `name.PID.SEQ.snap` -> SEQ.
+fn sequence(p: &Path) -> Option<u64> {
+    let name = p.file_name()?.to_str()?.strip_suffix(".snap")?;
+    name.rsplit('.').next()?.parse().ok()
+}
+
+/// `FUNCTION.N.unit` with the first N not taken.
+fn free_name(dir: &Path, function: &str) -> String {
+    let safe: String =
+        function.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '.' { c } else { '_' }).collect();
+    (0..).map(|n| format!("{safe}.{n}.unit")).find(|n| !dir.join(n).exists()).expect("a free name")
+}
+
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
+    std::io::Write::write_all(&mut tmp, bytes)?;
+    tmp.persist(path).with_context(|| format!("cannot write {}", path.display()))?;
+    Ok(())
+}

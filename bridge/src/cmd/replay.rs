@@ -1,0 +1,117 @@
+//! `bridge replay`: each unit restored and called in a fresh process, its
+//! outcome compared with the recorded one.
+
+use super::units::{read_unit, unit_files};
+use crate::cli::ReplayArgs;
+use ::exec::Outcome;
+use anyhow::Context;
+use model::env;
+use model::snapshot::{next_record, KIND_OUTCOME};
+use model::unit::CallOutcome;
+use serde::Serialize;
+use std::path::Path;
+use std::time::Duration;
+
+#[derive(Serialize)]
+struct Result1 {
+    unit: String,
+    function: String,
+    outcome: String,
+    ret: Option<u64>,
+    edges: usize,
+    /// None when the original call has no recorded outcome.
+    faithful: Option<bool>,
+    missing_edges: usize,
+    extra_edges: usize,
+    /// The snapshot was cut at the byte budget: unfaithful replays are
+    /// expected.
+    truncated: bool,
+}
+
+pub fn run(args: ReplayArgs) -> anyhow::Result<i32> {
+    let files = unit_files(&args.unit)?;
+    anyhow::ensure!(!files.is_empty(), "no unit in {}", args.unit.display());
+    let mut results = Vec::new();
+    for f in &files {
+        let unit = match read_unit(f) {
+            Ok(u) => u,
+            Err(e) => {
+                eprintln!("bridge replay: {e:#}");
+                continue;
+            }
+        };
+        let program = args.program.clone().unwrap_or_else(|| unit.meta.program.clone().into());
+        let (outcome, replayed) = replay_one(&program, f, Duration::from_millis(args.timeout_ms))?;
+        let fid = match (&unit.outcome, &replayed) {
+            (Some(rec), Some(rep)) => Some(carver::compare(rec, rep)),
+            _ => None,
+        };
+        results.push(Result1 {
+            unit: f.display().to_string(),
+            function: unit.meta.function.clone(),
+            outcome: describe(outcome),
+            ret: replayed.as_ref().map(|r| r.ret),
+            edges: replayed.as_ref().map_or(0, |r| r.edges.len()),
+            faithful: fid.as_ref().map(|f| f.faithful() && outcome == Outcome::Exit(0)),
+            missing_edges: fid.as_ref().map_or(0, |f| f.missing.len()),
+            extra_edges: fid.as_ref().map_or(0, |f| f.extra.len()),
+            truncated: unit.snapshot.truncated(),
+        });
+    }
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&results)?);
+    } else {
+        for r in &results {
+            let verdict = match r.faithful {
+                Some(true) => "faithful".to_string(),
+                Some(false) if r.truncated => "differs (the snapshot was cut at the budget)".to_string(),
+                Some(false) => format!("UNFAITHFUL ({} edges missing, {} extra)", r.missing_edges, r.extra_edges),
+                None => "no recorded outcome to compare".to_string(),
+            };
+            let ret = r.ret.map(|v| format!("returned {}", v as i64)).unwrap_or_default();
+            println!("{}: {}: {} {} {} edges; {verdict}", r.unit, r.function, r.outcome, ret, r.edges);
+        }
+        let judged: Vec<_> = results.iter().filter_map(|r| r.faithful).collect();
+        let ok = judged.iter().filter(|f| **f).count();
+        if judged.len() > 1 {
+            println!("{ok} of {} replays faithful ({:.1} %)", judged.len(), 100.0 * ok as f64 / judged.len() as f64);
+        }
+    }
+    Ok(0)
+}
+
+fn describe(o: Outcome) -> String {
+    match o {
+        Outcome::Exit(0) => "ok".into(),
+        Outcome::Exit(model::REPLAY_EXIT_UNREADABLE) => "the target could not read the unit".into(),
+        Outcome::Exit(model::REPLAY_EXIT_MALFORMED) => {
+            "the target found the unit malformed or from another binary".into()
+        }
+        Outcome::Exit(model::REPLAY_EXIT_NOT_REPLAYABLE) => "the function's parameters cannot be replayed".into(),
+        other => format!("{other}"),
+    }
+}
+
+/// Replays one unit file in `program`: how the process ended and, when the
+/// call returned, its outcome.
+pub fn replay_one(program: &Path, unit: &Path, timeout: Duration) -> anyhow::Result<(Outcome, Option<CallOutcome>)> {
+    let out = tempfile::Builder::new().prefix("carve-replay").tempdir()?;
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(out.path(), std::fs::Permissions::from_mode(0o777))?;
+    let unit_abs = std::fs::canonicalize(unit)?;
+    let unit_copy = out.path().join("unit");
+    std::fs::copy(&unit_abs, &unit_copy)?;
+    std::fs::set_permissions(&unit_copy, std::fs::Permissions::from_mode(0o644))?;
+    let result = out.path().join("outcome");
+    let mut t = ::exec::Target::new(program, Vec::new());
+    t.timeout = timeout;
+    t.env.push((env::REPLAY.into(), unit_copy.display().to_string()));
+    t.env.push((env::REPLAY_OUT.into(), result.display().to_string()));
+    let mut fs = ::exec::ForkServer::start(t).with_context(|| format!("cannot start {}", program.display()))?;
+    let outcome = fs.run(b"")?;
+    let replayed = std::fs::read(&result).ok().and_then(|b| {
+        let (kind, payload, _) = next_record(&b).ok()?;
+        (kind == KIND_OUTCOME).then(|| CallOutcome::decode_payload(payload).ok()).flatten()
+    });
+    Ok((outcome, replayed))
+}

@@ -1,0 +1,259 @@
+//! Carving: at the entry of a selected function, a snapshot of the call
+//! (arguments, and every object reachable from them and from the dirty
+//! globals, pointers turned into relocations); at its return, the outcome
+//! (return value, edges hit during the call). Memory is read with
+//! `process_vm_readv`, so a bad pointer costs an error, never a fault.
+
+use crate::model::snapshot::*;
+use crate::state::{Carved, Frame, State};
+use crate::{map, sys};
+use alloc::collections::BTreeMap;
+use alloc::vec::Vec;
+use core::ffi::CStr;
+
+/// The carving configuration, read once from the environment.
+pub struct Config {
+    /// `dir/` as bytes, ready for file names.
+    pub dir: Vec<u8>,
+    /// Function names to carve; `None`: all.
+    pub funcs: Option<Vec<Vec<u8>>>,
+    pub max_per_function: u32,
+    pub budget: usize,
+}
+
+impl Config {
+    pub fn from_env() -> Option<Config> {
+        let dir = sys::getenv(sys::CARVE_DIR)?;
+        let mut d = dir.to_vec();
+        d.push(b'/');
+        let funcs = sys::getenv(sys::CARVE_FUNCS)
+            .filter(|f| !f.is_empty())
+            .map(|f| f.split(|&b| b == b',').map(<[u8]>::to_vec).collect());
+        let max_per_function = sys::getenv(sys::CARVE_MAX).and_then(sys::parse_int).unwrap_or(5) as u32;
+        let budget = sys::getenv(sys::CARVE_BYTES).and_then(sys::parse_int).unwrap_or(1 << 20) as usize;
+        Some(Config { dir: d, funcs, max_per_function, budget })
+    }
+
+    fn selects(&self, name: &[u8]) -> bool {
+        self.funcs.as_ref().is_none_or(|list| list.iter().any(|n| n == name))
+    }
+}
+
+struct Buf(Vec<u8>);
+impl Sink for Buf {
+    fn put(&mut self, bytes: &[u8]) {
+        self.0.extend_from_slice(bytes);
+    }
+}
+
+/// `__carve_enter`: registers the frame; carves the call when selected.
+pub fn enter(st: &mut State, function: u32, args: &[u64], kinds: Option<&[u8]>, frame: &[u64]) -> u64 {
+    let mut objects = Vec::with_capacity(frame.len() / 2);
+    for pair in frame.chunks_exact(2) {
+        st.objects.insert(pair[0] as usize, pair[1] as usize, OBJ_STACK, NO_GLOBAL);
+        objects.push(pair[0] as usize);
+    }
+    let carved = kinds.and_then(|k| carve(st, function, args, k));
+    st.frames.push(Frame { objects, carved });
+    st.frames.len() as u64
+}
+
+/// `__carve_leave`: pops frames down to `token`'s (frames skipped by
+/// `longjmp` go too), writing the outcome of a carved call.
+pub fn leave(st: &mut State, token: u64, ret: u64, has_ret: bool) {
+    while st.frames.len() as u64 >= token && token > 0 {
+        let Some(frame) = st.frames.pop() else { break };
+        for o in &frame.objects {
+            st.objects.remove(*o);
+        }
+        if let Some(c) = frame.carved {
+            if st.frames.len() as u64 + 1 == token {
+                write_outcome(&c, ret, has_ret);
+            }
+            // SAFETY: our own descriptor.
+            unsafe { libc::close(c.fd) };
+        }
+    }
+}
+
+fn write_outcome(c: &Carved, ret: u64, has_ret: bool) {
+    let now = map::slice();
+    let mut edges: Vec<u32> = (0..now.len()).filter(|&i| now[i] != c.map_at_entry[i]).map(|i| i as u32).collect();
+    // The entry counter ran just before the snapshot: it belongs to the call.
+    if let Err(p) = edges.binary_search(&c.function) {
+        edges.insert(p, c.function);
+    }
+    let mut b = Buf(Vec::with_capacity(16 + 4 * edges.len()));
+    b.u64(ret);
+    b.u8(u8::from(has_ret));
+    b.u32(edges.len() as u32);
+    for e in edges {
+        b.u32(e);
+    }
+    sys::write_all(c.fd, &header(KIND_OUTCOME, &b.0));
+    sys::write_all(c.fd, &b.0);
+}
+
+fn carve(st: &mut State, function: u32, args: &[u64], kinds: &[u8]) -> Option<Carved> {
+    let cfg = st.config.as_ref()?;
+    // SAFETY: names are the pass's NUL-terminated constants, alive for good.
+    let name: &'static [u8] = st.tables.function(function).map(|f| unsafe { CStr::from_ptr(f.name) }.to_bytes())?;
+    // `main` is the program, not a unit (and replay starts in its hook).
+    if name == b"main" || !cfg.selects(name) {
+        return None;
+    }
+    let n = st.carved.entry(function).or_insert(0);
+    if *n >= cfg.max_per_function {
+        return None;
+    }
+    *n += 1;
+    let payload = snapshot(st, function, name, args, kinds);
+    let cfg = st.config.as_ref()?;
+    st.seq += 1;
+    let mut path = cfg.dir.clone();
+    path.extend_from_slice(&name[..name.len().min(100)]);
+    path.push(b'.');
+    sys::push_decimal(&mut path, unsafe { libc::getpid() } as u64);
+    path.push(b'.');
+    sys::push_decimal(&mut path, u64::from(st.seq));
+    path.extend_from_slice(b".snap\0");
+    // SAFETY: a NUL-terminated path.
+    let fd = unsafe {
+        libc::open(path.as_ptr().cast(), libc::O_WRONLY | libc::O_CREAT | libc::O_TRUNC | libc::O_CLOEXEC, 0o644)
+    };
+    if fd < 0 {
+        sys::debug("cannot create a snapshot file");
+        return None;
+    }
+    sys::write_all(fd, &header(KIND_SNAPSHOT, &payload));
+    sys::write_all(fd, &payload);
+    Some(Carved { fd, function, map_at_entry: map::slice().to_vec() })
+}
+
+/// Builds the snapshot payload (layout: `model::unit::Snapshot`).
+fn snapshot(st: &mut State, function: u32, name: &[u8], args: &[u64], kinds: &[u8]) -> Vec<u8> {
+    let budget = st.config.as_ref().map_or(1 << 20, |c| c.budget);
+    let dirty = st.tables.dirty_globals();
+    let mut w = Walk {
+        st,
+        objects: Vec::new(),
+        index: BTreeMap::new(),
+        relocs: Vec::new(),
+        raw: 0,
+        left: budget,
+        truncated: false,
+    };
+    let mut arg_list = Vec::with_capacity(args.len());
+    for (i, &v) in args.iter().enumerate() {
+        let (kind, size) = (kinds.get(2 * i).copied().unwrap_or(ARG_INT), kinds.get(2 * i + 1).copied().unwrap_or(8));
+        arg_list.push(Arg { kind, size, value: v });
+        if kind == ARG_PTR {
+            w.pointer(RELOC_IN_ARG, i as u64, v as usize, &dirty);
+        }
+    }
+    for &g in &dirty {
+        if let Some(addr) = w.st.tables.global(g).map(|e| e.addr as usize) {
+            w.object_for(addr, &dirty);
+        }
+    }
+    // Breadth first: dump each object, follow its pointers.
+    let mut next = 0;
+    while next < w.objects.len() {
+        w.dump(next, &dirty);
+        next += 1;
+    }
+    let mut b = Buf(Vec::with_capacity(4096));
+    b.u32(function);
+    b.u16(name.len().min(u16::MAX as usize) as u16);
+    b.put(&name[..name.len().min(u16::MAX as usize)]);
+    b.u32(if w.truncated { FLAG_TRUNCATED } else { 0 });
+    b.u32(w.raw);
+    b.u16(arg_list.len() as u16);
+    for a in &arg_list {
+        a.encode(&mut b);
+    }
+    b.u32(w.objects.len() as u32);
+    for (head, bytes) in &w.objects {
+        head.encode(&mut b);
+        b.put(bytes);
+    }
+    b.u32(w.relocs.len() as u32);
+    for r in &w.relocs {
+        r.encode(&mut b);
+    }
+    b.0
+}
+
+struct Walk<'a> {
+    st: &'a mut State,
+    objects: Vec<(ObjectHead, Vec<u8>)>,
+    index: BTreeMap<usize, u32>,
+    relocs: Vec<Reloc>,
+    raw: u32,
+    left: usize,
+    truncated: bool,
+}
+
+impl Walk<'_> {
+    /// The index of the object holding `addr`, recorded (not yet dumped)
+    /// when first met.
+    fn object_for(&mut self, addr: usize, dirty: &[u32]) -> Option<u32> {
+        let o = self.st.objects.find(addr)?;
+        if let Some(&i) = self.index.get(&o.base) {
+            return Some(i);
+        }
+        let i = self.objects.len() as u32;
+        // Clean globals hold their initial bytes in the replaying process
+        // too: they are relocation targets, not dumped.
+        let clean_global = o.kind == OBJ_GLOBAL && !dirty.contains(&o.global);
+        let len = if clean_global { 0 } else { u64::MAX };
+        self.objects.push((
+            ObjectHead { kind: o.kind, global: o.global, addr: o.base as u64, size: o.size as u64, len },
+            Vec::new(),
+        ));
+        self.index.insert(o.base, i);
+        Some(i)
+    }
+
+    /// Records what the pointer `v`, found at (`object`, `offset`), is.
+    fn pointer(&mut self, object: u32, offset: u64, v: usize, dirty: &[u32]) {
+        if v == 0 {
+            return;
+        }
+        if let Some(t) = self.object_for(v, dirty) {
+            let base = self.objects[t as usize].0.addr as usize;
+            self.relocs.push(Reloc { object, offset, target_kind: RELOC_OBJECT, target: t, addend: (v - base) as u64 });
+        } else if let Some(f) = self.st.tables.function_at(v) {
+            self.relocs.push(Reloc { object, offset, target_kind: RELOC_FUNCTION, target: f, addend: 0 });
+        } else if (0x10000..0x8000_0000_0000).contains(&v) {
+            self.raw += 1;
+        }
+    }
+
+    /// Reads object `i` (within the budget) and follows its pointers.
+    fn dump(&mut self, i: usize, dirty: &[u32]) {
+        let (head, _) = self.objects[i];
+        if head.len == 0 {
+            return;
+        }
+        let want = head.size as usize;
+        let len = want.min(self.left);
+        let mut bytes = alloc::vec![0u8; len];
+        let len = if sys::read_memory(head.addr as usize, &mut bytes) { len } else { 0 };
+        bytes.truncate(len);
+        if len < want {
+            self.truncated = true;
+        }
+        self.left -= len;
+        let first = (8 - head.addr as usize % 8) % 8;
+        let mut off = first;
+        while off + 8 <= len {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(&bytes[off..off + 8]);
+            self.pointer(i as u32, off as u64, u64::from_le_bytes(w) as usize, dirty);
+            off += 8;
+        }
+        self.objects[i].0.len = len as u64;
+        self.objects[i].1 = bytes;
+    }
+}

@@ -1,0 +1,38 @@
+//! The allocation map: every object the program has (heap blocks from the
+//! allocation probes, stack objects of live frames, globals, argv), so that
+//! any pointer, interior ones included, finds its object and bound.
+
+use alloc::collections::BTreeMap;
+
+#[derive(Clone, Copy, Debug)]
+pub struct Object {
+    pub base: usize,
+    pub size: usize,
+    pub kind: u8,
+    pub global: u32,
+}
+
+#[derive(Default)]
+pub struct Objects {
+    map: BTreeMap<usize, Object>,
+}
+
+impl Objects {
+    pub fn insert(&mut self, base: usize, size: usize, kind: u8, global: u32) {
+        if base == 0 {
+            return;
+        }
+        self.map.insert(base, Object { base, size, kind, global });
+    }
+
+    pub fn remove(&mut self, base: usize) {
+        self.map.remove(&base);
+    }
+
+    /// The object `addr` points into (one past the end counts for objects
+    /// of size 0 only).
+    pub fn find(&self, addr: usize) -> Option<Object> {
+        let (_, o) = self.map.range(..=addr).next_back()?;
+        (addr < o.base + o.size.max(1)).then_some(*o)
+    }
+}
