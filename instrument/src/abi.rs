@@ -41,3 +41,5 @@ pub const ON_FREE: &str = "__carve_on_free";
 pub const ON_STRING: &str = "__carve_on_string";
 /// `void __carve_on_getline(char *old, char **line, size_t *n)`.
 pub const ON_GETLINE: &str = "__carve_on_getline";
+/// `void __carve_on_stream(FILE *f)`: after fopen & co.
+pub const ON_STREAM: &str = "__carve_on_stream";

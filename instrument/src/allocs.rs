@@ -22,6 +22,8 @@ enum Kind {
     Strdup,
     /// getline(&line, &n, ...) / getdelim.
     Getline,
+    /// Result is a fresh stdio stream.
+    Stream,
 }
 
 fn kind(name: &str) -> Option<Kind> {
@@ -32,7 +34,9 @@ fn kind(name: &str) -> Option<Kind> {
         "realloc" => Kind::Realloc(0, &[1]),
         "reallocarray" => Kind::Realloc(0, &[1, 2]),
         "posix_memalign" => Kind::PosixMemalign,
-        "free" | "cfree" => Kind::Free,
+        "free" | "cfree" | "fclose" | "pclose" => Kind::Free,
+        "fopen" | "fopen64" | "fdopen" | "freopen" | "freopen64" | "tmpfile" | "tmpfile64" | "popen" | "fmemopen"
+        | "open_memstream" => Kind::Stream,
         "strdup" | "strndup" | "__strdup" => Kind::Strdup,
         "getline" | "getdelim" | "__getdelim" => Kind::Getline,
         _ => return None,
@@ -56,6 +60,7 @@ pub fn instrument<'ctx>(
     let on_free = decl(abi::ON_FREE, &[ptr_t.into()]);
     let on_string = decl(abi::ON_STRING, &[ptr_t.into()]);
     let on_getline = decl(abi::ON_GETLINE, &[ptr_t.into(), ptr_t.into(), ptr_t.into()]);
+    let on_stream = decl(abi::ON_STREAM, &[ptr_t.into()]);
     let b = ctx.create_builder();
     let mut n = 0;
     for f in funcs {
@@ -94,10 +99,11 @@ pub fn instrument<'ctx>(
                         b.position_before(&call);
                         b.build_call(on_free, &[p.into()], "")?;
                     }
-                    Kind::Strdup => {
+                    Kind::Strdup | Kind::Stream => {
                         let Some(res) = result() else { continue };
                         b.position_before(&next);
-                        b.build_call(on_string, &[res.into()], "")?;
+                        let hook = if matches!(k, Kind::Strdup) { on_string } else { on_stream };
+                        b.build_call(hook, &[res.into()], "")?;
                     }
                     Kind::Getline => {
                         let (Some(lp), Some(np)) = (arg(0), arg(1)) else { continue };

@@ -158,7 +158,10 @@ pub fn instrument<'ctx>(
             b.position_at_end(leave_bb);
             let (word, has) = match ret.get_operand(0).and_then(|o| o.value()) {
                 Some(v) => match to_word(&b, ctx, v) {
-                    Ok(w) if kind_of(v.get_type().as_any_type_enum()).is_some() => (w, 1),
+                    Ok(w) if v.is_pointer_value() => (w, u64::from(model::snapshot::RET_POINTER)),
+                    Ok(w) if kind_of(v.get_type().as_any_type_enum()).is_some() => {
+                        (w, u64::from(model::snapshot::RET_VALUE))
+                    }
                     _ => (i64t.const_zero(), 0),
                 },
                 None => (i64t.const_zero(), 0),

@@ -24,6 +24,18 @@ pub const OBJ_HEAP: u8 = 0;
 pub const OBJ_STACK: u8 = 1;
 pub const OBJ_GLOBAL: u8 = 2;
 pub const OBJ_ARGV: u8 = 3;
+/// A stdio stream (`FILE`): not its bytes but, in `ObjectHead::global`, its
+/// mode ([`STREAM_READ`], [`STREAM_WRITE`]) and, as its bytes, what was left
+/// to read from it.
+pub const OBJ_STREAM: u8 = 4;
+pub const STREAM_READ: u32 = 1;
+pub const STREAM_WRITE: u32 = 2;
+
+/// How a call returned (the outcome record's flag byte).
+pub const RET_NONE: u8 = 0;
+pub const RET_VALUE: u8 = 1;
+/// A pointer: its value differs between processes; only null-ness compares.
+pub const RET_POINTER: u8 = 2;
 
 /// Relocation targets.
 pub const RELOC_OBJECT: u8 = 0;
@@ -236,7 +248,7 @@ impl ObjectHead {
     }
     pub fn decode(r: &mut Reader<'_>) -> Result<ObjectHead, DecodeError> {
         let o = ObjectHead { kind: r.u8()?, global: r.u32()?, addr: r.u64()?, size: r.u64()?, len: r.u64()? };
-        if o.kind > OBJ_ARGV || o.len > o.size {
+        if o.kind > OBJ_STREAM || (o.kind != OBJ_STREAM && o.len > o.size) {
             return Err(DecodeError::Malformed("object kind or length"));
         }
         Ok(o)

@@ -23,6 +23,9 @@ pub struct CallOutcome {
     /// The return value's bits (0 for `void`).
     pub ret: u64,
     pub returns_value: bool,
+    /// The return value is a pointer (compare null-ness only).
+    #[serde(default)]
+    pub returns_pointer: bool,
     /// Map slots hit during the call (its dynamic extent), sorted.
     pub edges: Vec<u32>,
 }
@@ -124,7 +127,7 @@ impl CallOutcome {
     pub fn encode_payload(&self) -> Vec<u8> {
         let mut s = Vec::new();
         s.u64(self.ret);
-        s.u8(u8::from(self.returns_value));
+        s.u8(if self.returns_pointer { RET_POINTER } else { u8::from(self.returns_value) });
         s.u32(self.edges.len() as u32);
         for e in &self.edges {
             s.u32(*e);
@@ -135,10 +138,11 @@ impl CallOutcome {
     pub fn decode_payload(payload: &[u8]) -> Result<CallOutcome, DecodeError> {
         let mut r = Reader::new(payload);
         let ret = r.u64()?;
-        let returns_value = r.u8()? != 0;
+        let flag = r.u8()?;
+        let (returns_value, returns_pointer) = (flag != RET_NONE, flag == RET_POINTER);
         let n = r.u32()? as usize;
         let edges = (0..n).map(|_| r.u32()).collect::<Result<Vec<_>, _>>()?;
-        Ok(CallOutcome { ret, returns_value, edges })
+        Ok(CallOutcome { ret, returns_value, returns_pointer, edges })
     }
 }
 
@@ -233,7 +237,7 @@ mod tests {
                     Reloc { object: 0, offset: 8, target_kind: RELOC_OBJECT, target: 1, addend: 4 },
                 ],
             },
-            outcome: Some(CallOutcome { ret: 5, returns_value: true, edges: vec![3, 9] }),
+            outcome: Some(CallOutcome { ret: 5, returns_value: true, returns_pointer: false, edges: vec![3, 9] }),
             meta: Meta {
                 function: "parse".into(),
                 program: "/bin/x".into(),

@@ -2,7 +2,7 @@
 //! `include/carve_rt.h` and `instrument/src/abi.rs`.
 
 use crate::carve::{self, Config};
-use crate::model::snapshot::{NO_GLOBAL, OBJ_ARGV, OBJ_GLOBAL, OBJ_HEAP};
+use crate::model::snapshot::{NO_GLOBAL, OBJ_ARGV, OBJ_GLOBAL, OBJ_HEAP, OBJ_STREAM};
 use crate::model::MAP_SIZE;
 use crate::state::{self, __carve_tracking};
 use crate::tables::{FuncEntry, GlobalEntry};
@@ -23,13 +23,28 @@ pub static __carve_dummy_map: DummyMap = DummyMap(UnsafeCell::new([0; MAP_SIZE])
 
 static CONFIGURED: AtomicBool = AtomicBool::new(false);
 
+/// `sizeof(FILE)` in glibc on x86-64.
+const FILE_SIZE: usize = 216;
+
+extern "C" {
+    static stdin: *mut libc::FILE;
+    static stdout: *mut libc::FILE;
+    static stderr: *mut libc::FILE;
+}
+
 /// Reads the environment once (at the first registration): carving on or off.
 fn configure() {
     if CONFIGURED.swap(true, Ordering::Relaxed) {
         return;
     }
     if let Some(cfg) = Config::from_env() {
-        state::with(|st| st.config = Some(cfg));
+        state::with(|st| {
+            st.config = Some(cfg);
+            // SAFETY: libc's standard streams are set up before any constructor.
+            for f in unsafe { [stdin, stdout, stderr] } {
+                st.objects.insert(f as usize, FILE_SIZE, OBJ_STREAM, NO_GLOBAL);
+            }
+        });
         __carve_tracking.store(1, Ordering::Relaxed);
     }
 }
@@ -131,7 +146,7 @@ pub unsafe extern "C" fn __carve_enter(
 /// The call that got `token` from `__carve_enter` returns `ret`.
 #[no_mangle]
 pub extern "C" fn __carve_leave(token: u64, ret: u64, has_ret: u32) {
-    state::with(|st| carve::leave(st, token, ret, has_ret != 0));
+    state::with(|st| carve::leave(st, token, ret, has_ret as u8));
 }
 
 /// After `malloc`-like calls: `p` holds `size` bytes.
@@ -187,5 +202,13 @@ pub unsafe extern "C" fn __carve_on_getline(old: *mut c_char, line: *mut *mut c_
             }
             st.objects.insert(p as usize, size, OBJ_HEAP, NO_GLOBAL);
         });
+    }
+}
+
+/// After `fopen`-like calls: `f` is a fresh stream.
+#[no_mangle]
+pub extern "C" fn __carve_on_stream(f: *mut libc::FILE) {
+    if state::tracking() && !f.is_null() {
+        state::with(|st| st.objects.insert(f as usize, FILE_SIZE, OBJ_STREAM, NO_GLOBAL));
     }
 }

@@ -60,7 +60,7 @@ pub fn enter(st: &mut State, function: u32, args: &[u64], kinds: Option<&[u8]>, 
 
 /// `__carve_leave`: pops frames down to `token`'s (frames skipped by
 /// `longjmp` go too), writing the outcome of a carved call.
-pub fn leave(st: &mut State, token: u64, ret: u64, has_ret: bool) {
+pub fn leave(st: &mut State, token: u64, ret: u64, ret_kind: u8) {
     while st.frames.len() as u64 >= token && token > 0 {
         let Some(frame) = st.frames.pop() else { break };
         for o in &frame.objects {
@@ -68,7 +68,7 @@ pub fn leave(st: &mut State, token: u64, ret: u64, has_ret: bool) {
         }
         if let Some(c) = frame.carved {
             if st.frames.len() as u64 + 1 == token {
-                write_outcome(&c, ret, has_ret);
+                write_outcome(&c, ret, ret_kind);
             }
             // SAFETY: our own descriptor.
             unsafe { libc::close(c.fd) };
@@ -76,7 +76,7 @@ pub fn leave(st: &mut State, token: u64, ret: u64, has_ret: bool) {
     }
 }
 
-fn write_outcome(c: &Carved, ret: u64, has_ret: bool) {
+fn write_outcome(c: &Carved, ret: u64, ret_kind: u8) {
     let now = map::slice();
     let mut edges: Vec<u32> = (0..now.len()).filter(|&i| now[i] != c.map_at_entry[i]).map(|i| i as u32).collect();
     // The entry counter ran just before the snapshot: it belongs to the call.
@@ -85,7 +85,7 @@ fn write_outcome(c: &Carved, ret: u64, has_ret: bool) {
     }
     let mut b = Buf(Vec::with_capacity(16 + 4 * edges.len()));
     b.u64(ret);
-    b.u8(u8::from(has_ret));
+    b.u8(ret_kind);
     b.u32(edges.len() as u32);
     for e in edges {
         b.u32(e);
@@ -236,6 +236,13 @@ impl Walk<'_> {
         if head.len == 0 {
             return;
         }
+        if head.kind == OBJ_STREAM {
+            let (mode, rest) = stream_state(head.addr as usize, self.left);
+            self.left -= rest.len();
+            self.objects[i].0 = ObjectHead { global: mode, size: rest.len() as u64, len: rest.len() as u64, ..head };
+            self.objects[i].1 = rest;
+            return;
+        }
         let want = head.size as usize;
         let len = want.min(self.left);
         let mut bytes = alloc::vec![0u8; len];
@@ -256,4 +263,39 @@ impl Walk<'_> {
         self.objects[i].0.len = len as u64;
         self.objects[i].1 = bytes;
     }
+}
+
+/// A stream's mode and what is left to read from it (at most `budget`
+/// bytes, read with `pread`: the stream and its descriptor are untouched).
+fn stream_state(addr: usize, budget: usize) -> (u32, Vec<u8>) {
+    let fp = addr as *mut libc::FILE;
+    // SAFETY: `fp` is a live stream the program opened (closed ones leave
+    // the map); fileno, fcntl and ftello do not change its state.
+    let (fd, flags, pos) = unsafe {
+        let fd = libc::fileno(fp);
+        let flags = if fd >= 0 { libc::fcntl(fd, libc::F_GETFL) } else { -1 };
+        (fd, flags, if fd >= 0 { libc::ftello(fp) } else { -1 })
+    };
+    if flags < 0 {
+        return (STREAM_READ | STREAM_WRITE, Vec::new());
+    }
+    let mode = match flags & libc::O_ACCMODE {
+        libc::O_RDONLY => STREAM_READ,
+        libc::O_WRONLY => STREAM_WRITE,
+        _ => STREAM_READ | STREAM_WRITE,
+    };
+    let mut rest = Vec::new();
+    if mode & STREAM_READ != 0 && pos >= 0 {
+        let mut chunk = [0u8; 8192];
+        while rest.len() < budget {
+            let want = chunk.len().min(budget - rest.len());
+            // SAFETY: reading into our own buffer at an explicit offset.
+            let n = unsafe { libc::pread(fd, chunk.as_mut_ptr().cast(), want, pos + rest.len() as i64) };
+            if n <= 0 {
+                break;
+            }
+            rest.extend_from_slice(&chunk[..n as usize]);
+        }
+    }
+    (mode, rest)
 }

@@ -84,7 +84,9 @@ fn restore(st: &mut State, bytes: &[u8]) -> Result<(Tramp, Vec<u64>), i32> {
     for _ in 0..nobj {
         let h = ObjectHead::decode(&mut r).map_err(|_| bad(b"replay: malformed object"))?;
         let data = r.take(h.len as usize).map_err(|_| bad(b"replay: truncated object"))?;
-        let place = if h.kind == OBJ_GLOBAL {
+        let place = if h.kind == OBJ_STREAM {
+            open_stream(h.global, data).ok_or_else(|| bad(b"replay: cannot recreate a stream"))?
+        } else if h.kind == OBJ_GLOBAL {
             let g = st.tables.global(h.global).ok_or_else(|| bad(b"replay: unknown global (another binary?)"))?;
             if h.len > g.size {
                 return Err(bad(b"replay: global larger than in this binary"));
@@ -98,8 +100,10 @@ fn restore(st: &mut State, bytes: &[u8]) -> Result<(Tramp, Vec<u64>), i32> {
             }
             p
         };
-        // SAFETY: `place` holds at least `len` bytes (checked above for globals).
-        unsafe { core::ptr::copy_nonoverlapping(data.as_ptr(), place as *mut u8, data.len()) };
+        if h.kind != OBJ_STREAM {
+            // SAFETY: `place` holds at least `len` bytes (checked above for globals).
+            unsafe { core::ptr::copy_nonoverlapping(data.as_ptr(), place as *mut u8, data.len()) };
+        }
         places.push(place);
     }
     let mut words: Vec<u64> = args.iter().map(|a| a.value).collect();
@@ -149,5 +153,27 @@ fn call(tramp: Tramp, words: &mut [u64]) {
         let mut file = header(KIND_OUTCOME, &p).to_vec();
         file.extend_from_slice(&p);
         sys::write_file(out, &file);
+    }
+}
+
+/// A stream like the carved one: what was left to read from it, in memory;
+/// writes go to /dev/null.
+fn open_stream(mode: u32, rest: &[u8]) -> Option<usize> {
+    // SAFETY: plain stdio calls; the buffer lives as long as the process.
+    unsafe {
+        let fp = if mode & STREAM_READ != 0 && !rest.is_empty() {
+            let buf = libc::malloc(rest.len()) as *mut u8;
+            if buf.is_null() {
+                return None;
+            }
+            core::ptr::copy_nonoverlapping(rest.as_ptr(), buf, rest.len());
+            let m = if mode & STREAM_WRITE != 0 { c"r+" } else { c"r" };
+            libc::fmemopen(buf.cast(), rest.len(), m.as_ptr())
+        } else if mode & STREAM_WRITE != 0 {
+            libc::fopen(c"/dev/null".as_ptr(), c"w".as_ptr())
+        } else {
+            libc::fopen(c"/dev/null".as_ptr(), c"r".as_ptr())
+        };
+        (!fp.is_null()).then_some(fp as usize)
     }
 }

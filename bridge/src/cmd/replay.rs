@@ -44,6 +44,10 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<i32> {
         let (outcome, replayed) = replay_one(&program, f, Duration::from_millis(args.timeout_ms))?;
         let fid = match (&unit.outcome, &replayed) {
             (Some(rec), Some(rep)) => Some(carver::compare(rec, rep)),
+            // The call returned, its replay did not: as unfaithful as it gets.
+            (Some(rec), None) => {
+                Some(carver::Fidelity { same_return: false, missing: rec.edges.clone(), extra: Vec::new() })
+            }
             _ => None,
         };
         results.push(Result1 {
