@@ -1,4 +1,5 @@
 //! The end-to-end suites, one module per area.
 
 mod campaign;
+mod carving;
 mod commands;
