@@ -5,7 +5,7 @@ use model::snapshot::*;
 use model::unit::Unit;
 use std::fmt::Write;
 
-const KINDS: [&str; 4] = ["heap", "stack", "global", "argv"];
+const KINDS: [&str; 6] = ["heap", "stack", "global", "argv", "stream", "descriptor"];
 
 pub fn render_c(unit: &Unit) -> String {
     let s = &unit.snapshot;
@@ -29,6 +29,20 @@ pub fn render_c(unit: &Unit) -> String {
     let _ = writeln!(out, "#include <stdint.h>\n#include <string.h>\n");
     for (i, (h, bytes)) in s.objects.iter().enumerate() {
         let kind = KINDS.get(h.kind as usize).copied().unwrap_or("?");
+        if h.kind == OBJ_FD {
+            let _ = writeln!(
+                out,
+                "/* descriptor {} open on {} at offset {} */",
+                h.global & 0xff_ffff,
+                String::from_utf8_lossy(bytes),
+                h.addr
+            );
+            continue;
+        }
+        if h.kind == OBJ_STREAM {
+            let _ = writeln!(out, "/* o{i}: a stream with {} bytes left to read */", bytes.len());
+            continue;
+        }
         if h.kind == OBJ_GLOBAL && h.len == 0 {
             let _ = writeln!(out, "/* o{i}: global #{} ({} bytes), as initialised */", h.global, h.size);
             continue;

@@ -296,6 +296,11 @@ impl ForkServer {
         }
     }
 
+    /// The file that stands for `@@`.
+    pub fn input_path(&self) -> &std::path::Path {
+        &self.input_path
+    }
+
     /// The scratch directory holding the input file.
     pub fn scratch(&self) -> &std::path::Path {
         self.scratch.path()

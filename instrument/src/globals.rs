@@ -1,5 +1,5 @@
-//! Globals: the table of the module's writable globals (address, size,
-//! name) handed to the runtime, and store probes: a store, memory intrinsic
+//! Globals: the table of the module's globals (address, size, name) handed
+//! to the runtime, and store probes: a store, memory intrinsic
 //! or call whose pointer derives from a global sets that global's byte in
 //! the module's dirty array, so snapshots restore only what changed.
 
@@ -20,12 +20,12 @@ pub struct Globals<'ctx> {
     pub probes: u32,
 }
 
-/// Whether the runtime should know `g`: a defined, writable global of the
-/// program (not ours, not LLVM's).
+/// Whether the runtime should know `g`: a defined global of the program
+/// (not ours, not LLVM's). Constants (string literals...) are in the table
+/// too: pointers to them must be relocated, though they never change.
 fn tracked(g: &GlobalValue<'_>) -> bool {
     let name = g.get_name().to_string_lossy();
-    !g.is_constant()
-        && g.get_initializer().is_some()
+    g.get_initializer().is_some()
         && !name.starts_with("llvm.")
         && !name.starts_with(crate::abi::PREFIX)
         && !name.starts_with("carve.")
@@ -59,7 +59,8 @@ pub fn instrument<'ctx>(
     let dirty = module.add_global(arr_t, Some(AddressSpace::default()), "carve.dirty");
     dirty.set_linkage(Linkage::Internal);
     dirty.set_initializer(&arr_t.const_zero());
-    let index = |v: LLVMValueRef| table.iter().position(|(g, _)| g.as_value_ref() == v);
+    // Constants are never written: only writable globals get dirty marks.
+    let index = |v: LLVMValueRef| table.iter().position(|(g, _)| g.as_value_ref() == v && !g.is_constant());
     let b = ctx.create_builder();
     let mut probes = 0;
     for f in funcs {

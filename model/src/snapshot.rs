@@ -28,6 +28,10 @@ pub const OBJ_ARGV: u8 = 3;
 /// mode ([`STREAM_READ`], [`STREAM_WRITE`]) and, as its bytes, what was left
 /// to read from it.
 pub const OBJ_STREAM: u8 = 4;
+/// An open file descriptor of a regular file: `global` holds the
+/// descriptor number (low 24 bits) and its `O_ACCMODE` (above); `addr` its
+/// offset; the bytes are the file's path. Not a relocation target.
+pub const OBJ_FD: u8 = 5;
 pub const STREAM_READ: u32 = 1;
 pub const STREAM_WRITE: u32 = 2;
 
@@ -248,7 +252,7 @@ impl ObjectHead {
     }
     pub fn decode(r: &mut Reader<'_>) -> Result<ObjectHead, DecodeError> {
         let o = ObjectHead { kind: r.u8()?, global: r.u32()?, addr: r.u64()?, size: r.u64()?, len: r.u64()? };
-        if o.kind > OBJ_STREAM || (o.kind != OBJ_STREAM && o.len > o.size) {
+        if o.kind > OBJ_FD || (o.kind != OBJ_STREAM && o.len > o.size) {
             return Err(DecodeError::Malformed("object kind or length"));
         }
         Ok(o)

@@ -40,6 +40,12 @@ pub struct Meta {
     pub system_input: Vec<u8>,
     /// Position of the call among the carved calls of that run.
     pub call_index: u32,
+    /// The file that stood for `@@` in the carving run, and what it held:
+    /// replays recreate it, so calls that open it by name find it.
+    #[serde(default)]
+    pub input_path: String,
+    #[serde(default)]
+    pub input_content: Vec<u8>,
 }
 
 /// A unit test: a snapshot, its recorded outcome (when the call returned)

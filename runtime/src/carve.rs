@@ -156,6 +156,7 @@ fn snapshot(st: &mut State, function: u32, name: &[u8], args: &[u64], kinds: &[u
             w.object_for(addr, &dirty);
         }
     }
+    w.file_descriptors();
     // Breadth first: dump each object, follow its pointers.
     let mut next = 0;
     while next < w.objects.len() {
@@ -198,7 +199,7 @@ impl Walk<'_> {
     /// The index of the object holding `addr`, recorded (not yet dumped)
     /// when first met.
     fn object_for(&mut self, addr: usize, dirty: &[u32]) -> Option<u32> {
-        let o = self.st.objects.find(addr)?;
+        let o = self.st.objects.find(addr).or_else(|| stream_buffer(self.st, addr))?;
         if let Some(&i) = self.index.get(&o.base) {
             return Some(i);
         }
@@ -230,10 +231,41 @@ impl Walk<'_> {
         }
     }
 
+    /// Open descriptors of regular files (3 and up), for calls that use
+    /// descriptors rather than streams.
+    fn file_descriptors(&mut self) {
+        for fd in 3..256 {
+            // SAFETY: inspecting descriptors; nothing is changed.
+            unsafe {
+                let flags = libc::fcntl(fd, libc::F_GETFL);
+                if flags < 0 {
+                    continue;
+                }
+                let mut st: libc::stat = core::mem::zeroed();
+                if libc::fstat(fd, &mut st) != 0 || st.st_mode & libc::S_IFMT != libc::S_IFREG {
+                    continue;
+                }
+                let mut link = Vec::new();
+                link.extend_from_slice(b"/proc/self/fd/");
+                sys::push_decimal(&mut link, fd as u64);
+                link.push(0);
+                let mut path = [0u8; 512];
+                let n = libc::readlink(link.as_ptr().cast(), path.as_mut_ptr().cast(), path.len());
+                if n <= 0 || n as usize >= path.len() || path[0] != b'/' {
+                    continue;
+                }
+                let offset = libc::lseek(fd, 0, libc::SEEK_CUR).max(0) as u64;
+                let mode = (fd as u32) | (((flags & libc::O_ACCMODE) as u32) << 24);
+                let head = ObjectHead { kind: OBJ_FD, global: mode, addr: offset, size: n as u64, len: n as u64 };
+                self.objects.push((head, path[..n as usize].to_vec()));
+            }
+        }
+    }
+
     /// Reads object `i` (within the budget) and follows its pointers.
     fn dump(&mut self, i: usize, dirty: &[u32]) {
         let (head, _) = self.objects[i];
-        if head.len == 0 {
+        if head.len == 0 || head.kind == OBJ_FD {
             return;
         }
         if head.kind == OBJ_STREAM {
@@ -298,4 +330,23 @@ fn stream_state(addr: usize, budget: usize) -> (u32, Vec<u8>) {
         }
     }
     (mode, rest)
+}
+
+/// The stdio buffer of a registered stream that `addr` points into, as a
+/// heap object (glibc's `FILE`: `_IO_buf_base` at 56, `_IO_buf_end` at 64).
+fn stream_buffer(st: &State, addr: usize) -> Option<crate::objects::Object> {
+    st.objects.streams().find_map(|f| {
+        let mut w = [0u8; 16];
+        if !sys::read_memory(f.base + 56, &mut w) {
+            return None;
+        }
+        let base = u64::from_le_bytes(w[..8].try_into().ok()?) as usize;
+        let end = u64::from_le_bytes(w[8..].try_into().ok()?) as usize;
+        (base != 0 && base <= addr && addr < end && end - base <= 1 << 24).then_some(crate::objects::Object {
+            base,
+            size: end - base,
+            kind: OBJ_HEAP,
+            global: NO_GLOBAL,
+        })
+    })
 }

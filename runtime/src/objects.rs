@@ -36,3 +36,10 @@ impl Objects {
         (addr < o.base + o.size.max(1)).then_some(*o)
     }
 }
+
+impl Objects {
+    /// The registered stdio streams.
+    pub fn streams(&self) -> impl Iterator<Item = Object> + '_ {
+        self.map.values().filter(|o| o.kind == crate::model::snapshot::OBJ_STREAM).copied()
+    }
+}

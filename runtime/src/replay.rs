@@ -84,7 +84,10 @@ fn restore(st: &mut State, bytes: &[u8]) -> Result<(Tramp, Vec<u64>), i32> {
     for _ in 0..nobj {
         let h = ObjectHead::decode(&mut r).map_err(|_| bad(b"replay: malformed object"))?;
         let data = r.take(h.len as usize).map_err(|_| bad(b"replay: truncated object"))?;
-        let place = if h.kind == OBJ_STREAM {
+        let place = if h.kind == OBJ_FD {
+            reopen(h.global, h.addr, data);
+            0
+        } else if h.kind == OBJ_STREAM {
             open_stream(h.global, data).ok_or_else(|| bad(b"replay: cannot recreate a stream"))?
         } else if h.kind == OBJ_GLOBAL {
             let g = st.tables.global(h.global).ok_or_else(|| bad(b"replay: unknown global (another binary?)"))?;
@@ -100,8 +103,12 @@ fn restore(st: &mut State, bytes: &[u8]) -> Result<(Tramp, Vec<u64>), i32> {
             }
             p
         };
-        if h.kind != OBJ_STREAM {
-            // SAFETY: `place` holds at least `len` bytes (checked above for globals).
+        // SAFETY: `place` holds at least `len` bytes (checked above for
+        // globals); a global that already holds them is not written (it may
+        // be read-only).
+        let same =
+            h.kind == OBJ_GLOBAL && unsafe { core::slice::from_raw_parts(place as *const u8, data.len()) } == data;
+        if h.kind != OBJ_STREAM && h.kind != OBJ_FD && !same {
             unsafe { core::ptr::copy_nonoverlapping(data.as_ptr(), place as *mut u8, data.len()) };
         }
         places.push(place);
@@ -168,12 +175,43 @@ fn open_stream(mode: u32, rest: &[u8]) -> Option<usize> {
             }
             core::ptr::copy_nonoverlapping(rest.as_ptr(), buf, rest.len());
             let m = if mode & STREAM_WRITE != 0 { c"r+" } else { c"r" };
-            libc::fmemopen(buf.cast(), rest.len(), m.as_ptr())
+            let fp = libc::fmemopen(buf.cast(), rest.len(), m.as_ptr());
+            // Fill its buffer, as the carved stream's was: code that looks
+            // inside streams (gnulib's freadahead...) sees data waiting.
+            if !fp.is_null() {
+                let c = libc::fgetc(fp);
+                if c != libc::EOF {
+                    libc::ungetc(c, fp);
+                }
+            }
+            fp
         } else if mode & STREAM_WRITE != 0 {
             libc::fopen(c"/dev/null".as_ptr(), c"w".as_ptr())
         } else {
             libc::fopen(c"/dev/null".as_ptr(), c"r".as_ptr())
         };
         (!fp.is_null()).then_some(fp as usize)
+    }
+}
+
+/// Opens `path` again as descriptor `mode & 0xffffff`, at `offset`: the
+/// carved call's descriptor, when the file is there (the replay recreates
+/// the carving run's input file).
+fn reopen(mode: u32, offset: u64, path: &[u8]) {
+    let fd = (mode & 0xff_ffff) as i32;
+    let acc = ((mode >> 24) as i32) & libc::O_ACCMODE;
+    let mut p = path.to_vec();
+    p.push(0);
+    // SAFETY: plain descriptor calls on a NUL-terminated path.
+    unsafe {
+        let f = libc::open(p.as_ptr().cast(), acc | libc::O_CLOEXEC);
+        if f < 0 {
+            return;
+        }
+        if f != fd {
+            libc::dup2(f, fd);
+            libc::close(f);
+        }
+        libc::lseek(fd, offset as i64, libc::SEEK_SET);
     }
 }

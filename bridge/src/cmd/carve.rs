@@ -43,8 +43,11 @@ pub fn run(args: CarveArgs) -> anyhow::Result<i32> {
     target.env.push((env::CARVE_FUNCS.into(), selected.join(",")));
     target.env.push((env::CARVE_MAX.into(), args.max_per_function.to_string()));
     target.env.push((env::CARVE_BYTES.into(), args.budget.to_string()));
+    let args_in_input = target.args_in_input;
     let mut fs = ::exec::ForkServer::start(target)?;
     let outcome = fs.run(&input)?;
+    let input_path = fs.input_path().display().to_string();
+    let input_content = if args_in_input { ::exec::split_test(&input).1.to_vec() } else { input.clone() };
     std::fs::create_dir_all(&args.output).with_context(|| format!("cannot create {}", args.output.display()))?;
     let mut files: Vec<(u64, PathBuf)> = std::fs::read_dir(snaps.path())?
         .filter_map(|e| e.ok().map(|e| e.path()))
@@ -59,6 +62,8 @@ pub fn run(args: CarveArgs) -> anyhow::Result<i32> {
             program: program.display().to_string(),
             system_input: input.clone(),
             call_index: k as u32,
+            input_path: input_path.clone(),
+            input_content: input_content.clone(),
             ..Meta::default()
         };
         let unit = match carver::unit_from_snapshot(&raw, meta) {
