@@ -249,6 +249,8 @@ mod tests {
                 program: "/bin/x".into(),
                 system_input: b"in".to_vec(),
                 call_index: 0,
+                input_path: "/tmp/x/input".into(),
+                input_content: b"in".to_vec(),
             },
         }
     }

@@ -173,7 +173,7 @@ stats() {
           printf "%s %s %s\n", v[1], m, v[NR] }'
 }
 median() { stats "$@" | awk '{ print $2 }'; }
-calc() { awk "BEGIN { printf \"$1\n\", $2 }"; }
+calc() { awk "BEGIN { printf \"$1\n\", $2 }" 2>/dev/null || echo n/a; }
 json_num() { sed -n "s/.*\"$1\": *\([0-9.eE+-]*\).*/\1/p" "$2" | head -n 1; }
 
 # Target argument lists, `@@` for the input file.
@@ -223,6 +223,7 @@ throughput_rounds() { # SUBJECT CARVE_BIN AFL_BIN CORPUS NFILES RESULT
   restarts=$(json_num fork_server_restarts "$out.b")
   [ "$runs" = "$n" ] || die "bridge exec ran $runs inputs of $n in $corpus"
   [ "$restarts" = 0 ] || log "warning: bridge's fork server restarted $restarts times on $subj"
+  [ "$(json_num edges "$out.b")" != 0 ] || log "warning: bridge saw no coverage on $subj (is $cbin a carve build?)"
   run_afl "$subj" "$abin" "$corpus" "$out.a" >/dev/null
   if grep -q 'with [0-9]* input files' "$out.a"; then
     local afl_n
@@ -408,23 +409,24 @@ for subj in "${rows[@]}"; do
   n=$ninputs
   beps=$(calc "%.0f" "$n / $bmed")
   aeps=$(calc "%.0f" "$n / $amed")
+  ratio=$(calc "%.2f" "$amed / $bmed")
   cov=$(calc "%.3f" "$ic / $ip")
   aov=$(calc "%.3f" "$ia / $ip")
   label=$subj
   [ "$subj" = trivial ] && label="trivial*"
   rv="" ov=""
   if [ "$subj" != trivial ]; then
-    rv=" $(verdict "$rmed" ">=" "$TARGET_RATIO")"
+    rv=" $(verdict "$ratio" ">=" "$TARGET_RATIO")"
     ov=" $(verdict "$cov" "<=" "$TARGET_OVERHEAD")"
   fi
   # shellcheck disable=SC2059
   printf "$fmt" "$label" "$n files, $(($(cat "$d/bytes") / 1024)) KiB" "$beps" "$aeps" \
-    "$(calc "%.2f" "$rmed")$rv" "$cov$ov" "$aov"
+    "$ratio$rv" "$cov$ov" "$aov"
   read -r oz onz ocr oto oet <<<"$(cat "$d/full.outcomes")"
   edges=$(awk '{ print $5 }' "$d/full" | tail -n 1)
   details+=("$subj:"
     "  wall s, $n inputs   bridge min/med/max $(calc "%.3f %.3f %.3f" "$bmin, $bmed, $bmax")   afl-showmap $(calc "%.3f %.3f %.3f" "$amin, $amed, $amax")"
-    "  exec/s (best run)   bridge $(calc "%.0f" "$n / $bmin")   afl-showmap $(calc "%.0f" "$n / $amin")   ratio per round min/med/max $(calc "%.2f %.2f %.2f" "$rmin, $rmed, $rmax")"
+    "  exec/s (best run)   bridge $(calc "%.0f" "$n / $bmin")   afl-showmap $(calc "%.0f" "$n / $amin")   ratio of each round's pair min/med/max $(calc "%.2f %.2f %.2f" "$rmin, $rmed, $rmax")"
     "  bridge's own figure (run loop only) exec/s min/med/max $(calc "%.0f %.0f %.0f" "$smin, $smed, $smax")"
     "  start-up (one-input corpus, median wall s)   bridge $(calc "%.3f" "$b1med")   afl-showmap $(calc "%.3f" "$a1med")"
     "  exec/s without start-up ((n-1) / (wall - one-input wall))   bridge $(calc "%.0f" "($n - 1) / ($bmed - $b1med)")   afl-showmap $(calc "%.0f" "($n - 1) / ($amed - $a1med)")   ratio $(calc "%.2f" "($amed - $a1med) / ($bmed - $b1med)")"
@@ -436,7 +438,8 @@ done
 echo
 [ "$trivial" = 1 ] &&
   echo "* trivial: int main(void){return 0;}, the same inputs as cut: the tools' own cost per exec (reference, not judged)."
-echo "ratio: afl-showmap wall / bridge wall, paired round by round, median; exec/s: inputs / median wall."
+echo "exec/s: inputs / median wall time of the whole process; ratio: bridge exec/s / afl-showmap exec/s"
+echo "(the ratio of each round's pair, A and B run back to back, is in the details)."
 echo
 echo "Details:"
 printf '%s\n' "${details[@]}"
