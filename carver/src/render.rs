@@ -5,7 +5,7 @@ use model::snapshot::*;
 use model::unit::Unit;
 use std::fmt::Write;
 
-const KINDS: [&str; 6] = ["heap", "stack", "global", "argv", "stream", "descriptor"];
+const KINDS: [&str; 7] = ["heap", "stack", "global", "argv", "stream", "descriptor", "locale"];
 
 pub fn render_c(unit: &Unit) -> String {
     let s = &unit.snapshot;
@@ -37,6 +37,10 @@ pub fn render_c(unit: &Unit) -> String {
                 String::from_utf8_lossy(bytes),
                 h.addr
             );
+            continue;
+        }
+        if h.kind == OBJ_LOCALE {
+            let _ = writeln!(out, "/* setlocale(LC_ALL, \"{}\"); */", String::from_utf8_lossy(bytes));
             continue;
         }
         if h.kind == OBJ_STREAM {

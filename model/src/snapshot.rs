@@ -32,6 +32,9 @@ pub const OBJ_STREAM: u8 = 4;
 /// descriptor number (low 24 bits) and its `O_ACCMODE` (above); `addr` its
 /// offset; the bytes are the file's path. Not a relocation target.
 pub const OBJ_FD: u8 = 5;
+/// The locale the call ran in (`setlocale(LC_ALL, NULL)`, as bytes), when
+/// it is not "C".
+pub const OBJ_LOCALE: u8 = 6;
 pub const STREAM_READ: u32 = 1;
 pub const STREAM_WRITE: u32 = 2;
 
@@ -252,7 +255,7 @@ impl ObjectHead {
     }
     pub fn decode(r: &mut Reader<'_>) -> Result<ObjectHead, DecodeError> {
         let o = ObjectHead { kind: r.u8()?, global: r.u32()?, addr: r.u64()?, size: r.u64()?, len: r.u64()? };
-        if o.kind > OBJ_FD || (o.kind != OBJ_STREAM && o.len > o.size) {
+        if o.kind > OBJ_LOCALE || (o.kind != OBJ_STREAM && o.len > o.size) {
             return Err(DecodeError::Malformed("object kind or length"));
         }
         Ok(o)

@@ -157,6 +157,7 @@ fn snapshot(st: &mut State, function: u32, name: &[u8], args: &[u64], kinds: &[u
         }
     }
     w.file_descriptors();
+    w.locale();
     // Breadth first: dump each object, follow its pointers.
     let mut next = 0;
     while next < w.objects.len() {
@@ -262,10 +263,31 @@ impl Walk<'_> {
         }
     }
 
+    /// The locale, unless it is "C" (which a replay starts in).
+    fn locale(&mut self) {
+        // SAFETY: querying the locale changes nothing.
+        let name = unsafe { libc::setlocale(libc::LC_ALL, core::ptr::null()) };
+        if name.is_null() {
+            return;
+        }
+        // SAFETY: setlocale returns a NUL-terminated string.
+        let name = unsafe { CStr::from_ptr(name) }.to_bytes();
+        if name != b"C" && name.len() < 4096 {
+            let head = ObjectHead {
+                kind: OBJ_LOCALE,
+                global: NO_GLOBAL,
+                addr: 0,
+                size: name.len() as u64,
+                len: name.len() as u64,
+            };
+            self.objects.push((head, name.to_vec()));
+        }
+    }
+
     /// Reads object `i` (within the budget) and follows its pointers.
     fn dump(&mut self, i: usize, dirty: &[u32]) {
         let (head, _) = self.objects[i];
-        if head.len == 0 || head.kind == OBJ_FD {
+        if head.len == 0 || head.kind == OBJ_FD || head.kind == OBJ_LOCALE {
             return;
         }
         if head.kind == OBJ_STREAM {

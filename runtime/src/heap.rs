@@ -1,6 +1,8 @@
-//! The runtime's own allocations go to libc's allocator (the runtime is
-//! `no_std`); they are never seen by the program's allocation probes.
+//! The runtime's own allocations go straight to glibc's allocator (the
+//! runtime is `no_std`), past the interposed `malloc` of `malloc.rs`: they
+//! are never registered as the program's objects.
 
+use crate::malloc::{__libc_free, __libc_malloc, __libc_memalign, __libc_realloc};
 use core::alloc::{GlobalAlloc, Layout};
 
 pub struct LibcHeap;
@@ -8,23 +10,19 @@ pub struct LibcHeap;
 unsafe impl GlobalAlloc for LibcHeap {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         if layout.align() <= 16 {
-            libc::malloc(layout.size()) as *mut u8
+            __libc_malloc(layout.size()).cast()
         } else {
-            let mut p = core::ptr::null_mut();
-            if libc::posix_memalign(&mut p, layout.align(), layout.size()) != 0 {
-                return core::ptr::null_mut();
-            }
-            p as *mut u8
+            __libc_memalign(layout.align(), layout.size()).cast()
         }
     }
 
     unsafe fn dealloc(&self, ptr: *mut u8, _: Layout) {
-        libc::free(ptr.cast());
+        __libc_free(ptr.cast());
     }
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         if layout.align() <= 16 {
-            libc::realloc(ptr.cast(), new_size) as *mut u8
+            __libc_realloc(ptr.cast(), new_size).cast()
         } else {
             let new = self.alloc(Layout::from_size_align_unchecked(new_size, layout.align()));
             if !new.is_null() {

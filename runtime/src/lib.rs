@@ -17,6 +17,7 @@ mod args;
 mod carve;
 #[cfg(not(test))]
 mod heap;
+mod malloc;
 mod objects;
 mod replay;
 mod state;

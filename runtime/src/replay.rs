@@ -87,6 +87,12 @@ fn restore(st: &mut State, bytes: &[u8]) -> Result<(Tramp, Vec<u64>), i32> {
         let place = if h.kind == OBJ_FD {
             reopen(h.global, h.addr, data);
             0
+        } else if h.kind == OBJ_LOCALE {
+            let mut name = data.to_vec();
+            name.push(0);
+            // SAFETY: a NUL-terminated locale name.
+            unsafe { libc::setlocale(libc::LC_ALL, name.as_ptr().cast()) };
+            0
         } else if h.kind == OBJ_STREAM {
             open_stream(h.global, data).ok_or_else(|| bad(b"replay: cannot recreate a stream"))?
         } else if h.kind == OBJ_GLOBAL {
@@ -108,7 +114,7 @@ fn restore(st: &mut State, bytes: &[u8]) -> Result<(Tramp, Vec<u64>), i32> {
         // be read-only).
         let same =
             h.kind == OBJ_GLOBAL && unsafe { core::slice::from_raw_parts(place as *const u8, data.len()) } == data;
-        if h.kind != OBJ_STREAM && h.kind != OBJ_FD && !same {
+        if h.kind != OBJ_STREAM && h.kind != OBJ_FD && h.kind != OBJ_LOCALE && !same {
             unsafe { core::ptr::copy_nonoverlapping(data.as_ptr(), place as *mut u8, data.len()) };
         }
         places.push(place);
