@@ -98,7 +98,7 @@ pub unsafe extern "C" fn __carve_aligned_alloc(align: usize, size: usize) -> *mu
 /// As `posix_memalign(3)`.
 #[no_mangle]
 pub unsafe extern "C" fn __carve_posix_memalign(out: *mut *mut c_void, align: usize, size: usize) -> i32 {
-    if !align.is_power_of_two() || align % core::mem::size_of::<usize>() != 0 {
+    if !align.is_power_of_two() || !align.is_multiple_of(core::mem::size_of::<usize>()) {
         return libc::EINVAL;
     }
     let p = __libc_memalign(align, size);
