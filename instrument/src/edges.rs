@@ -6,15 +6,17 @@
 //! (stable for the same bitcode); the runtime places each
 //! module's range in the map when the module registers, so ids of different
 //! translation units never collide while the program has fewer than
-//! `MAP_SIZE` edges. A conditional branch gets its counter without a new
-//! block: `select(cond, id_then, id_else)` indexes the map. A switch gets a
-//! small block on each distinct outgoing edge.
+//! `MAP_SIZE` edges. Each distinct outgoing edge of a conditional branch or
+//! switch has its counter on the edge: in the successor when the edge is
+//! its only way in, else in a small block split into the edge. A taken edge
+//! costs one increment (`incb off(%reg)`); an edge not taken costs nothing.
 
 use crate::{attrs, ir, Error, Stats};
 use inkwell::basic_block::BasicBlock;
 use inkwell::builder::Builder;
 use inkwell::context::Context;
 use inkwell::llvm_sys::core as llvm;
+use inkwell::llvm_sys::prelude::LLVMValueRef;
 use inkwell::values::{AsValueRef, FunctionValue, GlobalValue, InstructionOpcode, InstructionValue, IntValue};
 use model::MAP_SIZE;
 
@@ -65,8 +67,8 @@ pub fn instrument<'ctx>(
         probe.count(ctx.i64_type().const_int(k as u64 % MAP_SIZE as u64, false))?;
         for term in terminators {
             match term.get_opcode() {
-                InstructionOpcode::Br if term.get_num_operands() == 3 => probe.conditional(term)?,
-                InstructionOpcode::Switch => probe.switch(term)?,
+                InstructionOpcode::Br if term.get_num_operands() == 3 => probe.branch(term)?,
+                InstructionOpcode::Switch => probe.branch(term)?,
                 _ => {}
             }
         }
@@ -110,52 +112,71 @@ impl<'ctx> Probe<'ctx> {
         Ok(())
     }
 
-    fn conditional(&mut self, br: InstructionValue<'ctx>) -> Result<(), Error> {
-        let cond = match br.get_operand(0).and_then(|o| o.value()) {
-            Some(v) if v.is_int_value() => v.into_int_value(),
-            _ => return Ok(()),
-        };
-        let i64t = self.ctx.i64_type();
-        let then_id = self.fresh(2);
-        let else_id = (then_id + 1) % MAP_SIZE as u64;
-        self.branches += 2;
-        self.builder.position_before(&br);
-        let idx = self.builder.build_select(
-            cond,
-            i64t.const_int(then_id, false),
-            i64t.const_int(else_id, false),
-            "carve.edge",
-        )?;
-        self.count(idx.into_int_value())
-    }
-
-    fn switch(&mut self, sw: InstructionValue<'ctx>) -> Result<(), Error> {
-        let bb = sw.get_parent().expect("a switch in a block");
-        let raw = sw.as_value_ref();
-        // SAFETY: `raw` is a live switch instruction of this module.
+    /// Conditional branches and switches alike: one counter per distinct
+    /// outgoing edge, placed on the edge itself (see [`Probe::count_edge`]).
+    fn branch(&mut self, term: InstructionValue<'ctx>) -> Result<(), Error> {
+        let bb = term.get_parent().expect("a terminator in a block");
+        let raw = term.as_value_ref();
+        // SAFETY: `raw` is a live terminator of this module.
         let n = unsafe { llvm::LLVMGetNumSuccessors(raw) };
         let succ = |i| unsafe { BasicBlock::new(llvm::LLVMGetSuccessor(raw, i)).expect("successor") };
-        let mut done: Vec<BasicBlock<'ctx>> = Vec::new();
+        let mut dests: Vec<BasicBlock<'ctx>> = Vec::new();
         for i in 0..n {
-            let dest = succ(i);
-            if done.contains(&dest) {
-                continue;
+            if !dests.contains(&succ(i)) {
+                dests.push(succ(i));
             }
-            done.push(dest);
-            let edge = self.ctx.insert_basic_block_after(bb, "carve.edge");
-            self.builder.position_at_end(edge);
+        }
+        if dests.len() < 2 {
+            return Ok(());
+        }
+        for dest in dests {
             let id = self.fresh(1);
             self.branches += 1;
-            self.count(self.ctx.i64_type().const_int(id, false))?;
-            self.builder.build_unconditional_branch(dest)?;
-            for j in i..n {
-                if succ(j) == dest {
-                    // SAFETY: j < n successors of the switch.
-                    unsafe { llvm::LLVMSetSuccessor(raw, j, edge.as_mut_ptr()) };
-                }
-            }
-            ir::retarget_phis(dest, bb, edge, true);
+            let slots: Vec<u32> = (0..n).filter(|&j| succ(j) == dest).collect();
+            self.count_edge(bb, raw, &slots, dest, id)?;
         }
         Ok(())
+    }
+
+    /// Counts the edge `from -> dest` (successor slots `slots` of `from`'s
+    /// terminator): in `dest` itself when that edge is its only way in, else
+    /// in a new block on the edge. One increment per edge taken, nothing on
+    /// the edges not taken.
+    fn count_edge(
+        &mut self,
+        from: BasicBlock<'ctx>,
+        term: LLVMValueRef,
+        slots: &[u32],
+        dest: BasicBlock<'ctx>,
+        id: u64,
+    ) -> Result<(), Error> {
+        let idx = self.ctx.i64_type().const_int(id, false);
+        if slots.len() == 1 && single_entry(dest) {
+            if let Some(at) = ir::first_insertion_point(dest) {
+                self.builder.position_before(&at);
+                return self.count(idx);
+            }
+        }
+        let edge = self.ctx.insert_basic_block_after(from, "carve.edge");
+        self.builder.position_at_end(edge);
+        self.count(idx)?;
+        self.builder.build_unconditional_branch(dest)?;
+        for &j in slots {
+            // SAFETY: j is a successor slot of the live terminator.
+            unsafe { llvm::LLVMSetSuccessor(term, j, edge.as_mut_ptr()) };
+        }
+        ir::retarget_phis(dest, from, edge, true);
+        Ok(())
+    }
+}
+
+/// Whether exactly one terminator slot leads into `bb` (no other edge, no
+/// `blockaddress`): PHIs' incoming blocks are not uses, terminators' are.
+fn single_entry(bb: BasicBlock<'_>) -> bool {
+    // SAFETY: walking the use list of a live block.
+    unsafe {
+        let v = llvm::LLVMBasicBlockAsValue(bb.as_mut_ptr());
+        let first = llvm::LLVMGetFirstUse(v);
+        !first.is_null() && llvm::LLVMGetNextUse(first).is_null()
     }
 }
