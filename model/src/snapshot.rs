@@ -292,3 +292,46 @@ pub struct SnapshotHead {
     /// Words that looked like pointers but point nowhere known.
     pub raw_pointers: u32,
 }
+
+/// Writes a snapshot payload: the one definition of its layout, used by the
+/// runtime (carving) and the tools alike.
+#[allow(clippy::too_many_arguments)]
+pub fn encode_snapshot<'a>(
+    s: &mut impl Sink,
+    head: SnapshotHead,
+    name: &[u8],
+    args: &[Arg],
+    objects: impl ExactSizeIterator<Item = (&'a ObjectHead, &'a [u8])>,
+    relocs: &[Reloc],
+) {
+    let name = &name[..name.len().min(u16::MAX as usize)];
+    s.u32(head.function);
+    s.u16(name.len() as u16);
+    s.put(name);
+    s.u32(head.flags);
+    s.u32(head.raw_pointers);
+    s.u16(args.len() as u16);
+    for a in args {
+        a.encode(s);
+    }
+    s.u32(objects.len() as u32);
+    for (h, bytes) in objects {
+        h.encode(s);
+        s.put(bytes);
+    }
+    s.u32(relocs.len() as u32);
+    for r in relocs {
+        r.encode(s);
+    }
+}
+
+/// Writes an outcome payload: the return value, its kind (`RET_*`) and the
+/// edges hit during the call.
+pub fn encode_outcome(s: &mut impl Sink, ret: u64, ret_kind: u8, edges: impl ExactSizeIterator<Item = u32>) {
+    s.u64(ret);
+    s.u8(ret_kind);
+    s.u32(edges.len() as u32);
+    for e in edges {
+        s.u32(e);
+    }
+}

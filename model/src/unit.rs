@@ -72,24 +72,8 @@ impl Snapshot {
 
     pub fn encode_payload(&self) -> Vec<u8> {
         let mut s = Vec::new();
-        s.u32(self.function);
-        s.u16(self.name.len().min(u16::MAX as usize) as u16);
-        s.put(&self.name.as_bytes()[..self.name.len().min(u16::MAX as usize)]);
-        s.u32(self.flags);
-        s.u32(self.raw_pointers);
-        s.u16(self.args.len() as u16);
-        for a in &self.args {
-            a.encode(&mut s);
-        }
-        s.u32(self.objects.len() as u32);
-        for (h, b) in &self.objects {
-            h.encode(&mut s);
-            s.put(b);
-        }
-        s.u32(self.relocs.len() as u32);
-        for r in &self.relocs {
-            r.encode(&mut s);
-        }
+        let objects = self.objects.iter().map(|(h, b)| (h, b.as_slice()));
+        encode_snapshot(&mut s, self.head(), self.name.as_bytes(), &self.args, objects, &self.relocs);
         s
     }
 
@@ -132,12 +116,8 @@ impl Snapshot {
 impl CallOutcome {
     pub fn encode_payload(&self) -> Vec<u8> {
         let mut s = Vec::new();
-        s.u64(self.ret);
-        s.u8(if self.returns_pointer { RET_POINTER } else { u8::from(self.returns_value) });
-        s.u32(self.edges.len() as u32);
-        for e in &self.edges {
-            s.u32(*e);
-        }
+        let kind = if self.returns_pointer { RET_POINTER } else { u8::from(self.returns_value) };
+        encode_outcome(&mut s, self.ret, kind, self.edges.iter().copied());
         s
     }
 

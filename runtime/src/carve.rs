@@ -39,7 +39,7 @@ impl Config {
     }
 }
 
-struct Buf(Vec<u8>);
+pub struct Buf(pub Vec<u8>);
 impl Sink for Buf {
     fn put(&mut self, bytes: &[u8]) {
         self.0.extend_from_slice(bytes);
@@ -84,12 +84,7 @@ fn write_outcome(c: &Carved, ret: u64, ret_kind: u8) {
         edges.insert(p, c.function);
     }
     let mut b = Buf(Vec::with_capacity(16 + 4 * edges.len()));
-    b.u64(ret);
-    b.u8(ret_kind);
-    b.u32(edges.len() as u32);
-    for e in edges {
-        b.u32(e);
-    }
+    encode_outcome(&mut b, ret, ret_kind, edges.into_iter());
     sys::write_all(c.fd, &header(KIND_OUTCOME, &b.0));
     sys::write_all(c.fd, &b.0);
 }
@@ -165,24 +160,9 @@ fn snapshot(st: &mut State, function: u32, name: &[u8], args: &[u64], kinds: &[u
         next += 1;
     }
     let mut b = Buf(Vec::with_capacity(4096));
-    b.u32(function);
-    b.u16(name.len().min(u16::MAX as usize) as u16);
-    b.put(&name[..name.len().min(u16::MAX as usize)]);
-    b.u32(if w.truncated { FLAG_TRUNCATED } else { 0 });
-    b.u32(w.raw);
-    b.u16(arg_list.len() as u16);
-    for a in &arg_list {
-        a.encode(&mut b);
-    }
-    b.u32(w.objects.len() as u32);
-    for (head, bytes) in &w.objects {
-        head.encode(&mut b);
-        b.put(bytes);
-    }
-    b.u32(w.relocs.len() as u32);
-    for r in &w.relocs {
-        r.encode(&mut b);
-    }
+    let head = SnapshotHead { function, flags: if w.truncated { FLAG_TRUNCATED } else { 0 }, raw_pointers: w.raw };
+    let objects = w.objects.iter().map(|(h, bytes)| (h, bytes.as_slice()));
+    encode_snapshot(&mut b, head, name, &arg_list, objects, &w.relocs);
     b.0
 }
 

@@ -156,15 +156,10 @@ fn call(tramp: Tramp, words: &mut [u64]) {
     let ret = tramp(words.as_mut_ptr());
     let edges: Vec<u32> = map::slice().iter().enumerate().filter(|(_, &h)| h != 0).map(|(i, _)| i as u32).collect();
     if let Some(out) = sys::getenv(sys::REPLAY_OUT) {
-        let mut p = Vec::with_capacity(16 + 4 * edges.len());
-        p.extend_from_slice(&ret.to_le_bytes());
-        p.push(1);
-        p.extend_from_slice(&(edges.len() as u32).to_le_bytes());
-        for e in edges {
-            p.extend_from_slice(&e.to_le_bytes());
-        }
-        let mut file = header(KIND_OUTCOME, &p).to_vec();
-        file.extend_from_slice(&p);
+        let mut p = crate::carve::Buf(Vec::with_capacity(16 + 4 * edges.len()));
+        encode_outcome(&mut p, ret, RET_VALUE, edges.into_iter());
+        let mut file = header(KIND_OUTCOME, &p.0).to_vec();
+        file.extend_from_slice(&p.0);
         sys::write_file(out, &file);
     }
 }

@@ -5,19 +5,11 @@ use crate::cli::CarveArgs;
 use anyhow::Context;
 use model::env;
 use model::unit::Meta;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 pub fn run(args: CarveArgs) -> anyhow::Result<i32> {
     let mut target = super::target(&args.target)?;
-    let input = match &args.input {
-        Some(p) => std::fs::read(p).with_context(|| format!("cannot read input {}", p.display()))?,
-        None => {
-            let mut buf = Vec::new();
-            std::io::stdin().read_to_end(&mut buf).context("cannot read standard input")?;
-            buf
-        }
-    };
+    let input = super::read_input(args.input.as_deref())?;
     let program = std::fs::canonicalize(&target.program)
         .with_context(|| format!("target {} not found", target.program.display()))?;
     let functions = list_functions(&program)?;

@@ -22,3 +22,17 @@ pub fn target(args: &TargetArgs) -> anyhow::Result<::exec::Target> {
     t.contain = !args.no_contain;
     Ok(t)
 }
+
+/// The test in `path`, or on standard input.
+pub fn read_input(path: Option<&std::path::Path>) -> anyhow::Result<Vec<u8>> {
+    use anyhow::Context;
+    use std::io::Read;
+    match path {
+        Some(p) => std::fs::read(p).with_context(|| format!("cannot read input {}", p.display())),
+        None => {
+            let mut buf = Vec::new();
+            std::io::stdin().read_to_end(&mut buf).context("cannot read standard input")?;
+            Ok(buf)
+        }
+    }
+}

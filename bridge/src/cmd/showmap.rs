@@ -2,18 +2,11 @@
 
 use crate::cli::ShowmapArgs;
 use anyhow::Context;
-use std::io::{Read, Write};
+use std::io::Write;
 
 pub fn run(args: ShowmapArgs) -> anyhow::Result<i32> {
     let target = super::target(&args.target)?;
-    let input = match &args.input {
-        Some(p) => std::fs::read(p).with_context(|| format!("cannot read input {}", p.display()))?,
-        None => {
-            let mut buf = Vec::new();
-            std::io::stdin().read_to_end(&mut buf).context("cannot read standard input")?;
-            buf
-        }
-    };
+    let input = super::read_input(args.input.as_deref())?;
     let mut fs = exec::ForkServer::start(target)?;
     let outcome = fs.run(&input)?;
     let edges = exec::coverage::edges(fs.map());
