@@ -19,7 +19,7 @@ SUDO=""
 if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
 export DEBIAN_FRONTEND=noninteractive
 
-pkgs=(clang-19 llvm-19-dev libpolly-19-dev libzstd-dev zlib1g-dev libz3-dev pkg-config make)
+pkgs=(clang-19 llvm-19-dev libpolly-19-dev libzstd-dev zlib1g-dev libz3-dev pkg-config make procps binutils)
 if [ "$want_subjects" = 1 ]; then
   pkgs+=(dpkg-dev texinfo bison flex ed perl)
 fi
