@@ -78,8 +78,10 @@ pub struct Tables<'a, 'ctx> {
 /// Adds an internal constructor that registers the module with the runtime,
 /// to `llvm.global_ctors`:
 /// `__carve_register_module(&area, edges, branches, functab, nfuncs, globtab, nglobals, dirty)`
-/// with `functab` = `{ ptr fn, ptr name, ptr tramp }[nfuncs]` and
-/// `globtab` = `{ ptr addr, i64 size, ptr name }[nglobals]`.
+/// with `functab` = `{ i32 fn, i32 name, i32 tramp }[nfuncs]` and
+/// `globtab` = `{ i64 size, i32 addr, i32 name }[nglobals]`, where `fn`,
+/// `name`, `tramp` and `addr` are offsets from the table's start (`tramp`
+/// 0 when the function has no trampoline).
 pub fn add_constructor<'ctx>(
     ctx: &'ctx Context,
     module: &Module<'ctx>,
@@ -112,35 +114,50 @@ pub fn add_constructor<'ctx>(
         g.set_initializer(&bytes);
         g.as_pointer_value()
     };
-    let fn_t = ctx.struct_type(&[ptr_t.into(), ptr_t.into(), ptr_t.into()], false);
+    // Entries hold offsets from the start of their table, not pointers: the
+    // static linker resolves them, so loading the program costs no
+    // relocation per function or global.
+    let fn_t = ctx.struct_type(&[i32t.into(), i32t.into(), i32t.into()], false);
+    let functab = table_global(module, fn_t, t.funcs.len(), "carve.functab");
+    let rel = |p: inkwell::values::PointerValue<'ctx>, table: Option<GlobalValue<'ctx>>| match table {
+        Some(tb) => p.const_to_int(i64t).const_sub(tb.as_pointer_value().const_to_int(i64t)).const_truncate(i32t),
+        None => i32t.const_zero(),
+    };
     let fns: Vec<_> = t
         .funcs
         .iter()
         .zip(t.tramps)
         .map(|(f, tr)| {
-            let tramp = tr.map(|x| x.as_global_value().as_pointer_value()).unwrap_or(ptr_t.const_null());
+            let tramp = tr.map(|x| rel(x.as_global_value().as_pointer_value(), functab)).unwrap_or(i32t.const_zero());
             fn_t.const_named_struct(&[
-                f.as_global_value().as_pointer_value().into(),
-                name_of(&f.get_name().to_string_lossy()).into(),
+                rel(f.as_global_value().as_pointer_value(), functab).into(),
+                rel(name_of(&f.get_name().to_string_lossy()), functab).into(),
                 tramp.into(),
             ])
         })
         .collect();
-    let functab = table_global(module, fn_t, &fns, "carve.functab");
-    let gl_t = ctx.struct_type(&[ptr_t.into(), i64t.into(), ptr_t.into()], false);
+    if let Some(g) = functab {
+        g.set_initializer(&fn_t.const_array(&fns));
+    }
+    let gl_t = ctx.struct_type(&[i64t.into(), i32t.into(), i32t.into()], false);
+    let globtab = table_global(module, gl_t, t.globals.table.len(), "carve.globtab");
     let gls: Vec<_> = t
         .globals
         .table
         .iter()
         .map(|(g, size)| {
             gl_t.const_named_struct(&[
-                g.as_pointer_value().into(),
                 i64t.const_int(*size, false).into(),
-                name_of(&g.get_name().to_string_lossy()).into(),
+                rel(g.as_pointer_value(), globtab).into(),
+                rel(name_of(&g.get_name().to_string_lossy()), globtab).into(),
             ])
         })
         .collect();
-    let globtab = table_global(module, gl_t, &gls, "carve.globtab");
+    if let Some(g) = globtab {
+        g.set_initializer(&gl_t.const_array(&gls));
+    }
+    let functab = functab.map(|g| g.as_pointer_value()).unwrap_or(ptr_t.const_null());
+    let globtab = globtab.map(|g| g.as_pointer_value()).unwrap_or(ptr_t.const_null());
     let dirty = t.globals.dirty.map(|d| d.as_pointer_value()).unwrap_or(ptr_t.const_null());
 
     let ctor = module.add_function(abi::MODULE_CTOR, void.fn_type(&[], false), Some(Linkage::Internal));
@@ -202,20 +219,19 @@ impl TypeRef for inkwell::types::StructType<'_> {
     }
 }
 
-/// A private constant array of `elems` (null when there are none).
+/// A private constant array of `n` entries of `ty` (none when `n` is 0);
+/// its initializer is set by the caller, which refers to its address.
 fn table_global<'ctx>(
     module: &Module<'ctx>,
     ty: inkwell::types::StructType<'ctx>,
-    elems: &[inkwell::values::StructValue<'ctx>],
+    n: usize,
     name: &str,
-) -> inkwell::values::PointerValue<'ctx> {
-    if elems.is_empty() {
-        return ty.get_context().ptr_type(AddressSpace::default()).const_null();
+) -> Option<GlobalValue<'ctx>> {
+    if n == 0 {
+        return None;
     }
-    let init = ty.const_array(elems);
-    let g = module.add_global(init.get_type(), None, name);
+    let g = module.add_global(ty.array_type(n as u32), None, name);
     g.set_linkage(Linkage::Private);
     g.set_constant(true);
-    g.set_initializer(&init);
-    g.as_pointer_value()
+    Some(g)
 }

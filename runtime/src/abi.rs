@@ -77,11 +77,11 @@ pub unsafe extern "C" fn __carve_register_module(
     let base = map::slot_of(slice);
     let tracking = state::tracking();
     state::with(|st| {
-        let first = st.tables.modules.iter().map(|m| m.globals.len() as u32).sum::<u32>();
         let m = st.tables.register(base, funcs, nfuncs, globals, nglobals, dirty);
-        let regs: alloc::vec::Vec<(usize, usize)> =
-            m.globals.iter().map(|g| (g.addr as usize, g.size as usize)).collect();
         if tracking {
+            let first = m.first_global;
+            let regs: alloc::vec::Vec<(usize, usize)> =
+                (0..m.nglobals()).filter_map(|j| m.global(j)).map(|g| (g.addr as usize, g.size as usize)).collect();
             for (j, (addr, size)) in regs.into_iter().enumerate() {
                 st.objects.insert(addr, size, OBJ_GLOBAL, first + j as u32);
             }

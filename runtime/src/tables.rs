@@ -8,30 +8,75 @@ use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
 use core::ffi::{c_char, CStr};
 
-/// `{ ptr fn, ptr name, ptr tramp }`, as the pass lays it out.
+/// `{ i32 fn, i32 name, i32 tramp }`, as the pass lays it out: offsets
+/// from the start of the table (`tramp` 0: none), resolved by the static
+/// linker, so loading a program costs no relocation per entry.
 #[repr(C)]
 pub struct FuncEntry {
+    addr: i32,
+    name: i32,
+    tramp: i32,
+}
+
+/// `{ i64 size, i32 addr, i32 name }`, offsets likewise.
+#[repr(C)]
+pub struct GlobalEntry {
+    size: u64,
+    addr: i32,
+    name: i32,
+}
+
+/// A function, resolved.
+pub struct Func {
     pub addr: *const u8,
     pub name: *const c_char,
     pub tramp: *const u8,
 }
 
-/// `{ ptr addr, i64 size, ptr name }`.
-#[repr(C)]
-pub struct GlobalEntry {
+/// A global, resolved.
+pub struct Global {
     pub addr: *mut u8,
     pub size: u64,
-    pub name: *const c_char,
 }
 
 pub struct Module {
     /// Map slot of the module's first counter (= id of its first function).
     pub base: u32,
-    pub funcs: &'static [FuncEntry],
+    funcs: &'static [FuncEntry],
     /// Id of the module's first global.
     pub first_global: u32,
-    pub globals: &'static [GlobalEntry],
+    globals: &'static [GlobalEntry],
     pub dirty: *mut u8,
+}
+
+impl Module {
+    fn at(table: *const u8, off: i32) -> *const u8 {
+        table.wrapping_offset(off as isize)
+    }
+
+    pub fn func(&self, k: usize) -> Option<Func> {
+        let e = self.funcs.get(k)?;
+        let t = self.funcs.as_ptr().cast::<u8>();
+        Some(Func {
+            addr: Self::at(t, e.addr),
+            name: Self::at(t, e.name).cast(),
+            tramp: if e.tramp == 0 { core::ptr::null() } else { Self::at(t, e.tramp) },
+        })
+    }
+
+    pub fn nfuncs(&self) -> usize {
+        self.funcs.len()
+    }
+
+    pub fn global(&self, j: usize) -> Option<Global> {
+        let e = self.globals.get(j)?;
+        let t = self.globals.as_ptr().cast::<u8>();
+        Some(Global { addr: Self::at(t, e.addr) as *mut u8, size: e.size })
+    }
+
+    pub fn nglobals(&self) -> usize {
+        self.globals.len()
+    }
 }
 
 #[derive(Default)]
@@ -61,8 +106,8 @@ impl Tables {
         self.modules.last().expect("just pushed")
     }
 
-    pub fn function(&self, id: u32) -> Option<&FuncEntry> {
-        self.modules.iter().find_map(|m| id.checked_sub(m.base).and_then(|k| m.funcs.get(k as usize)))
+    pub fn function(&self, id: u32) -> Option<Func> {
+        self.modules.iter().find_map(|m| id.checked_sub(m.base).and_then(|k| m.func(k as usize)))
     }
 
     /// The id of the function at `addr`, if it is an instrumented one. The
@@ -70,24 +115,26 @@ impl Tables {
     pub fn function_at(&mut self, addr: usize) -> Option<u32> {
         if self.by_addr.is_empty() {
             for m in &self.modules {
-                for (k, f) in m.funcs.iter().enumerate() {
-                    self.by_addr.insert(f.addr as usize, m.base + k as u32);
+                for k in 0..m.nfuncs() {
+                    if let Some(f) = m.func(k) {
+                        self.by_addr.insert(f.addr as usize, m.base + k as u32);
+                    }
                 }
             }
         }
         self.by_addr.get(&addr).copied()
     }
 
-    pub fn global(&self, id: u32) -> Option<&GlobalEntry> {
-        self.modules.iter().find_map(|m| id.checked_sub(m.first_global).and_then(|j| m.globals.get(j as usize)))
+    pub fn global(&self, id: u32) -> Option<Global> {
+        self.modules.iter().find_map(|m| id.checked_sub(m.first_global).and_then(|j| m.global(j as usize)))
     }
 
     /// Every function: `(id, name)`.
     pub fn functions(&self) -> impl Iterator<Item = (u32, &CStr)> {
         self.modules.iter().flat_map(|m| {
-            m.funcs.iter().enumerate().map(move |(k, f)| {
+            (0..m.nfuncs()).filter_map(move |k| {
                 // SAFETY: names are the pass's NUL-terminated constants.
-                (m.base + k as u32, unsafe { CStr::from_ptr(f.name) })
+                m.func(k).map(|f| (m.base + k as u32, unsafe { CStr::from_ptr(f.name) }))
             })
         })
     }
