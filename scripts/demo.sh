@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The main job on the built-in examples: build them with carve-clang, show
-# the edges one input covers, then run each example's seeds (and, for
-# `magic`, an input that crashes it) through the fork server.
+# the edges one input covers, run each example's seeds (and, for `magic`,
+# an input that crashes it) through the fork server, fuzz `magic` for 15 s
+# with the radamsa-like generator, and carve unit tests out of a run of
+# `shapes`, then replay them.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 tools="$repo/target/release"
@@ -28,4 +30,16 @@ cp "$repo/examples/magic/crash.input" "$work/corpus-magic/"
 run csvstat @@
 run calc
 run magic @@
-echo "== done: build magic with carve-clang and run it on examples/magic/crash.input to see the crash again"
+echo "== bridge run: 15 s of radamsa-like fuzzing on magic (from its two harmless seeds)"
+"$tools/bridge" run -i "$repo/examples/magic/seeds" -o "$work/campaign" --time 15s --seed 1 -- "$work/bin/magic" @@ 2>/dev/null | sed 's/^/   /'
+for c in "$work/campaign/crashes/"*; do
+  [ -e "$c" ] || continue
+  status=$( { "$work/bin/magic" "$c" >/dev/null 2>&1; echo $?; } 2>/dev/null )
+  echo "   reproduced directly: $(basename "$c") -> exit status $status (139: SIGSEGV)"
+done
+
+echo "== bridge carve: unit tests out of one run of shapes, then replayed"
+"$tools/bridge" carve -o "$work/units" -- "$work/bin/shapes" < "$repo/examples/shapes/seeds/numbers" 2>&1 | sed 's/^/   /'
+"$tools/bridge" replay "$work/units" | tail -1 | sed 's/^/   /'
+"$tools/bridge" show "$work/units/count_upper.0.unit" | sed -n '/^int main/,$p' | sed 's/^/   /'
+echo "== done"
