@@ -27,6 +27,7 @@ static CONFIGURED: AtomicBool = AtomicBool::new(false);
 const FILE_SIZE: usize = 216;
 
 extern "C" {
+    static environ: *mut *mut c_char;
     static stdin: *mut libc::FILE;
     static stdout: *mut libc::FILE;
     static stderr: *mut libc::FILE;
@@ -92,7 +93,7 @@ pub unsafe extern "C" fn __carve_register_module(
 /// Called first thing in `main` with the addresses of `main`'s `argc` and
 /// `argv` (null when `main` takes none): starts the fork server when
 /// `bridge` asked for one (`CARVE_FORKSRV=1`); in each run, replaces the
-/// command line when `CARVE_ARGS_FILE` is set, records argv when carving,
+/// command line when `CARVE_ARGS_FILE` is set, records argv and envp when carving,
 /// and replays a unit (`CARVE_REPLAY`) or lists the functions
 /// (`CARVE_LIST`) instead of running `main`.
 ///
@@ -112,6 +113,17 @@ pub unsafe extern "C" fn __carve_main_entry(argc: *mut c_int, argv: *mut *mut *m
                     if !s.is_null() {
                         st.objects.insert(s as usize, libc::strlen(s) + 1, OBJ_ARGV, NO_GLOBAL);
                     }
+                }
+                // envp, likewise (its array ends with a null pointer).
+                let env = environ;
+                if !env.is_null() {
+                    let mut k = 0;
+                    while !(*env.add(k)).is_null() && k < 1 << 16 {
+                        let s = *env.add(k);
+                        st.objects.insert(s as usize, libc::strlen(s) + 1, OBJ_ARGV, NO_GLOBAL);
+                        k += 1;
+                    }
+                    st.objects.insert(env as usize, (k + 1) * 8, OBJ_ARGV, NO_GLOBAL);
                 }
             });
         }
