@@ -1,8 +1,11 @@
 //! Carver: turns the runtime's snapshots of calls into unit tests, tells
 //! whether a replay was faithful, and renders a unit as C for review.
-//! (Mapping arguments to the system input comes with the unit generators.)
+//! maps a unit's arguments to the system input (`mapping`) and puts new
+//! values into them (`patch`).
 
 mod fidelity;
+pub mod mapping;
+pub mod patch;
 mod render;
 
 pub use fidelity::{compare, Fidelity};

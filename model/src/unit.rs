@@ -46,6 +46,41 @@ pub struct Meta {
     pub input_path: String,
     #[serde(default)]
     pub input_content: Vec<u8>,
+    /// The parameters found by mapping: parts of the call whose values
+    /// occur in the system input.
+    #[serde(default)]
+    pub params: Vec<Param>,
+}
+
+/// Where a parameter lives in a unit.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Site {
+    /// An integer argument.
+    Arg { index: u16, size: u8 },
+    /// Bytes of an object (a string: up to its NUL, which is kept).
+    Bytes { object: u32, offset: u64, len: u64, nul: bool },
+    /// What was left to read from a stream object.
+    Stream { object: u32 },
+}
+
+/// How the value appears in the system input.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Encoding {
+    /// Decimal text of a (signed) integer.
+    Decimal,
+    /// The bytes themselves.
+    Raw,
+}
+
+/// A parameter: a site of the unit and every place of the system input
+/// where its value occurs (byte offset, length).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Param {
+    pub site: Site,
+    pub encoding: Encoding,
+    pub occurrences: Vec<(u64, u64)>,
+    /// The value as it appears in the input.
+    pub original: Vec<u8>,
 }
 
 /// A unit test: a snapshot, its recorded outcome (when the call returned)

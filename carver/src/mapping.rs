@@ -1,0 +1,163 @@
+//! Mapping (seed 001 §3.2, §4.2): the parts of a carved call whose values
+//! occur in the system input become parameters, with every offset where
+//! they occur. Integer arguments are looked for as decimal text (at number
+//! boundaries), strings reachable from the arguments as bytes (up to their
+//! NUL or the object's end), streams as the text left to read.
+
+use model::snapshot::*;
+use model::unit::{Encoding, Param, Site, Unit};
+
+/// Shortest string worth mapping: shorter ones match anywhere by chance.
+const MIN_STRING: usize = 2;
+/// Most parameters kept per unit.
+const MAX_PARAMS: usize = 32;
+
+/// The parameters of `unit` against the system `input` (the test's bytes,
+/// command line included when it carries one).
+pub fn map(unit: &Unit, input: &[u8]) -> Vec<Param> {
+    let s = &unit.snapshot;
+    let mut out = Vec::new();
+    for (i, a) in s.args.iter().enumerate() {
+        if a.kind != ARG_INT || a.size > 8 {
+            continue;
+        }
+        let v = signed(a.value, a.size);
+        let text = v.to_string().into_bytes();
+        let occ = numbers(input, &text);
+        if !occ.is_empty() {
+            out.push(Param {
+                site: Site::Arg { index: i as u16, size: a.size },
+                encoding: Encoding::Decimal,
+                occurrences: occ,
+                original: text,
+            });
+        }
+    }
+    // Strings: every recorded object's leading text; streams: their rest.
+    for (o, (h, bytes)) in s.objects.iter().enumerate() {
+        match h.kind {
+            OBJ_STREAM if !bytes.is_empty() => {
+                let occ = find_all(input, bytes);
+                if !occ.is_empty() {
+                    out.push(Param {
+                        site: Site::Stream { object: o as u32 },
+                        encoding: Encoding::Raw,
+                        occurrences: occ,
+                        original: bytes.clone(),
+                    });
+                }
+            }
+            OBJ_HEAP | OBJ_STACK | OBJ_ARGV | OBJ_GLOBAL if !bytes.is_empty() => {
+                let (len, nul) = match bytes.iter().position(|&b| b == 0) {
+                    Some(n) => (n, true),
+                    None => (bytes.len(), false),
+                };
+                let text = &bytes[..len];
+                if len < MIN_STRING
+                    || !text.iter().all(|&b| b == b'\t' || b == b'\n' || (0x20..0x7f).contains(&b) || b >= 0x80)
+                {
+                    continue;
+                }
+                let occ = find_all(input, text);
+                if !occ.is_empty() {
+                    out.push(Param {
+                        site: Site::Bytes { object: o as u32, offset: 0, len: len as u64, nul },
+                        encoding: Encoding::Raw,
+                        occurrences: occ,
+                        original: text.to_vec(),
+                    });
+                }
+            }
+            _ => {}
+        }
+    }
+    out.truncate(MAX_PARAMS);
+    out
+}
+
+pub fn signed(v: u64, size: u8) -> i64 {
+    match size {
+        1 => v as u8 as i8 as i64,
+        2 => v as u16 as i16 as i64,
+        4 => v as u32 as i32 as i64,
+        _ => v as i64,
+    }
+}
+
+/// Non-overlapping occurrences of `needle` in `hay`.
+fn find_all(hay: &[u8], needle: &[u8]) -> Vec<(u64, u64)> {
+    let mut out = Vec::new();
+    if needle.is_empty() || needle.len() > hay.len() {
+        return out;
+    }
+    let mut i = 0;
+    while i + needle.len() <= hay.len() {
+        if &hay[i..i + needle.len()] == needle {
+            out.push((i as u64, needle.len() as u64));
+            i += needle.len();
+        } else {
+            i += 1;
+        }
+    }
+    out
+}
+
+/// Occurrences of the decimal `text` that are whole numbers (no digit, and
+/// for positive numbers no minus sign, right before; no digit right after).
+fn numbers(hay: &[u8], text: &[u8]) -> Vec<(u64, u64)> {
+    find_all(hay, text)
+        .into_iter()
+        .filter(|&(at, len)| {
+            let (at, len) = (at as usize, len as usize);
+            let before = at.checked_sub(1).map(|i| hay[i]);
+            let after = hay.get(at + len).copied();
+            let neg_ok = text[0] == b'-' || before != Some(b'-');
+            !before.is_some_and(|b| b.is_ascii_digit()) && !after.is_some_and(|b| b.is_ascii_digit()) && neg_ok
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use model::unit::Snapshot;
+
+    fn unit(args: Vec<Arg>, objects: Vec<(ObjectHead, Vec<u8>)>) -> Unit {
+        Unit { snapshot: Snapshot { args, objects, ..Snapshot::default() }, ..Unit::default() }
+    }
+
+    #[test]
+    fn integers_map_to_whole_numbers_only() {
+        let u = unit(
+            vec![
+                Arg { kind: ARG_INT, size: 4, value: 12 },
+                Arg { kind: ARG_INT, size: 4, value: (-7i32) as u32 as u64 },
+            ],
+            vec![],
+        );
+        let p = map(&u, b"len 12\nx 112 120 -12\nneg -7\n");
+        assert_eq!(p.len(), 2);
+        assert_eq!(p[0].occurrences, vec![(4, 2)]);
+        assert_eq!(p[1].occurrences, vec![(25, 2)]);
+        assert_eq!(p[1].original, b"-7");
+    }
+
+    #[test]
+    fn strings_and_streams_map_to_their_bytes() {
+        let head = |kind, size| ObjectHead { kind, global: NO_GLOBAL, addr: 0x1000, size, len: size };
+        let u = unit(
+            vec![],
+            vec![
+                (head(OBJ_ARGV, 4), b"-f2\0".to_vec()),
+                (head(OBJ_STREAM, 4), b"b,c\n".to_vec()),
+                (head(OBJ_HEAP, 2), vec![1, 2]),
+            ],
+        );
+        let p = map(&u, b"-d , -f2\na,b,c\n");
+        assert_eq!(p.len(), 2, "{p:?}");
+        assert_eq!(p[0].site, Site::Bytes { object: 0, offset: 0, len: 3, nul: true });
+        assert_eq!(p[0].occurrences, vec![(5, 3)]);
+        assert_eq!(p[1].site, Site::Stream { object: 1 });
+        assert_eq!(p[1].occurrences, vec![(11, 4)]);
+    }
+}

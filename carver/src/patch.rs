@@ -1,0 +1,102 @@
+//! Putting a new value into a parameter of a unit: an argument's bits, a
+//! string's bytes (the object grows or shrinks; pointers into and out of it
+//! past the string move with it), or a stream's content.
+
+use model::snapshot::*;
+use model::unit::{Site, Unit};
+
+/// A parameter's new value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Value {
+    Int(i64),
+    Bytes(Vec<u8>),
+}
+
+impl Value {
+    /// How it is written into the system input for `encoding`.
+    pub fn text(&self) -> Vec<u8> {
+        match self {
+            Value::Int(v) => v.to_string().into_bytes(),
+            // A string ends at its first NUL in the program.
+            Value::Bytes(b) => b.clone(),
+        }
+    }
+}
+
+/// `unit` with `value` at `site`; `None` when the value does not fit it.
+pub fn apply(unit: &Unit, site: &Site, value: &Value) -> Option<Unit> {
+    let mut u = unit.clone();
+    let s = &mut u.snapshot;
+    match (site, value) {
+        (Site::Arg { index, size }, Value::Int(v)) => {
+            let a = s.args.get_mut(*index as usize)?;
+            let mask = if *size >= 8 { u64::MAX } else { (1u64 << (8 * *size as u32)) - 1 };
+            a.value = (*v as u64) & mask;
+        }
+        (Site::Stream { object }, Value::Bytes(b)) => {
+            let (h, bytes) = s.objects.get_mut(*object as usize)?;
+            *bytes = b.clone();
+            h.size = b.len() as u64;
+            h.len = b.len() as u64;
+        }
+        (Site::Bytes { object, offset, len, nul }, Value::Bytes(b)) => {
+            let o = *object as usize;
+            let (start, old_end) = (*offset as usize, (*offset + *len) as usize);
+            let (h, bytes) = s.objects.get_mut(o)?;
+            if old_end > bytes.len() || h.kind == OBJ_GLOBAL && b.len() + usize::from(*nul) > h.size as usize {
+                return None;
+            }
+            let mut new = b.clone();
+            if *nul && bytes.get(old_end) != Some(&0) {
+                new.push(0);
+            }
+            let delta = new.len() as i64 - (old_end - start) as i64;
+            bytes.splice(start..old_end, new);
+            h.len = bytes.len() as u64;
+            h.size = (h.size as i64 + delta).max(h.len as i64) as u64;
+            for r in s.relocs.iter_mut() {
+                if r.object == *object && r.offset >= old_end as u64 {
+                    r.offset = (r.offset as i64 + delta) as u64;
+                }
+                if r.target_kind == RELOC_OBJECT && r.target == *object && r.addend >= old_end as u64 {
+                    r.addend = (r.addend as i64 + delta) as u64;
+                }
+            }
+            // A pointer that fell inside the replaced bytes no longer points
+            // at anything sensible: keep it only if it still lies inside.
+            let size = h.size;
+            s.relocs.retain(|r| r.object != *object || r.offset + 8 <= size);
+        }
+        _ => return None,
+    }
+    Some(u)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use model::unit::Snapshot;
+
+    #[test]
+    fn strings_grow_and_pointers_after_them_move() {
+        let mut u = Unit::default();
+        u.snapshot = Snapshot {
+            args: vec![Arg { kind: ARG_INT, size: 4, value: 5 }],
+            objects: vec![(
+                ObjectHead { kind: OBJ_HEAP, global: NO_GLOBAL, addr: 0, size: 16, len: 16 },
+                b"ab\0\0\0\0\0\0XXXXXXXX".to_vec(),
+            )],
+            relocs: vec![Reloc { object: 0, offset: 8, target_kind: RELOC_OBJECT, target: 0, addend: 8 }],
+            ..Snapshot::default()
+        };
+        let site = Site::Bytes { object: 0, offset: 0, len: 2, nul: true };
+        let v = apply(&u, &site, &Value::Bytes(b"abcd".to_vec())).unwrap();
+        let (h, bytes) = &v.snapshot.objects[0];
+        assert_eq!(&bytes[..5], b"abcd\0");
+        assert_eq!((h.size, h.len), (18, 18));
+        assert_eq!((v.snapshot.relocs[0].offset, v.snapshot.relocs[0].addend), (10, 10));
+        let w = apply(&u, &Site::Arg { index: 0, size: 4 }, &Value::Int(i32::MIN as i64)).unwrap();
+        assert_eq!(w.snapshot.args[0].value, 0x8000_0000);
+        assert!(apply(&u, &Site::Arg { index: 3, size: 4 }, &Value::Int(1)).is_none());
+    }
+}
