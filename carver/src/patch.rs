@@ -79,8 +79,7 @@ mod tests {
 
     #[test]
     fn strings_grow_and_pointers_after_them_move() {
-        let mut u = Unit::default();
-        u.snapshot = Snapshot {
+        let snapshot = Snapshot {
             args: vec![Arg { kind: ARG_INT, size: 4, value: 5 }],
             objects: vec![(
                 ObjectHead { kind: OBJ_HEAP, global: NO_GLOBAL, addr: 0, size: 16, len: 16 },
@@ -89,6 +88,7 @@ mod tests {
             relocs: vec![Reloc { object: 0, offset: 8, target_kind: RELOC_OBJECT, target: 0, addend: 8 }],
             ..Snapshot::default()
         };
+        let u = Unit { snapshot, ..Unit::default() };
         let site = Site::Bytes { object: 0, offset: 0, len: 2, nul: true };
         let v = apply(&u, &site, &Value::Bytes(b"abcd".to_vec())).unwrap();
         let (h, bytes) = &v.snapshot.objects[0];
