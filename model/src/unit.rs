@@ -266,6 +266,12 @@ mod tests {
                 call_index: 0,
                 input_path: "/tmp/x/input".into(),
                 input_content: b"in".to_vec(),
+                params: vec![Param {
+                    site: Site::Arg { index: 1, size: 4 },
+                    encoding: Encoding::Decimal,
+                    occurrences: vec![(0, 1)],
+                    original: b"7".to_vec(),
+                }],
             },
         }
     }
