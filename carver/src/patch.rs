@@ -3,25 +3,8 @@
 //! past the string move with it), or a stream's content.
 
 use model::snapshot::*;
+pub use model::unit::Value;
 use model::unit::{Site, Unit};
-
-/// A parameter's new value.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Value {
-    Int(i64),
-    Bytes(Vec<u8>),
-}
-
-impl Value {
-    /// How it is written into the system input for `encoding`.
-    pub fn text(&self) -> Vec<u8> {
-        match self {
-            Value::Int(v) => v.to_string().into_bytes(),
-            // A string ends at its first NUL in the program.
-            Value::Bytes(b) => b.clone(),
-        }
-    }
-}
 
 /// `unit` with `value` at `site`; `None` when the value does not fit it.
 pub fn apply(unit: &Unit, site: &Site, value: &Value) -> Option<Unit> {

@@ -1,1 +1,71 @@
-//! Lifter: writes unit-level values back into system inputs, re-runs the program and classifies the outcome. (Not built yet: see ARCHITECTURE.md.)
+//! Lifter: writes a unit-level value back into the system input at the
+//! parameter's mapped offsets, re-runs the whole program, and says what the
+//! value is worth at system level: a true alarm (the failure reproduces), a
+//! coverage lift (new system-level edges), or a false alarm.
+
+use exec::{Coverage, ForkServer, Newness, Outcome};
+use model::unit::{Param, Value};
+
+/// What a lifted value turned out to be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Class {
+    /// The program fails on the lifted input (crash or hang).
+    TrueAlarm,
+    /// The lifted input reaches code no system test reached.
+    CoverageLift,
+    /// The unit failed or found something, the whole program does not.
+    FalseAlarm,
+}
+
+/// `input` with every occurrence of `param` replaced by `value`'s text
+/// (lengths may change: later occurrences are replaced first).
+pub fn lift(input: &[u8], param: &Param, value: &Value) -> Vec<u8> {
+    let text = value.text();
+    let mut out = input.to_vec();
+    let mut occ = param.occurrences.clone();
+    occ.sort_unstable();
+    for &(at, len) in occ.iter().rev() {
+        let (at, end) = (at as usize, (at + len) as usize);
+        if end <= out.len() {
+            out.splice(at..end, text.iter().copied());
+        }
+    }
+    out
+}
+
+/// Runs `lifted` through `system` and classifies it against `cov`, the
+/// system-level coverage so far (which it updates).
+pub fn check(system: &mut ForkServer, cov: &mut Coverage, lifted: &[u8]) -> Result<(Class, Outcome), exec::Error> {
+    let outcome = system.run(lifted)?;
+    let newness = cov.add(system.map());
+    let class = match outcome {
+        Outcome::Crash(_) | Outcome::Timeout => Class::TrueAlarm,
+        _ if newness == Newness::NewEdges => Class::CoverageLift,
+        _ => Class::FalseAlarm,
+    };
+    Ok((class, outcome))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use model::unit::{Encoding, Site};
+
+    #[test]
+    fn every_occurrence_is_replaced_and_lengths_may_change() {
+        let p = Param {
+            site: Site::Arg { index: 0, size: 4 },
+            encoding: Encoding::Decimal,
+            occurrences: vec![(4, 2), (10, 2)],
+            original: b"12".to_vec(),
+        };
+        assert_eq!(lift(b"len 12\nn  12\n", &p, &Value::Int(i32::MIN as i64)), b"len -2147483648\nn  -2147483648\n");
+        let s = Param {
+            site: Site::Stream { object: 0 },
+            encoding: Encoding::Raw,
+            occurrences: vec![(0, 3)],
+            original: b"abc".to_vec(),
+        };
+        assert_eq!(lift(b"abc!", &s, &Value::Bytes(b"xy\0z".to_vec())), b"xy!", "a string ends at its NUL");
+    }
+}

@@ -63,6 +63,24 @@ pub enum Site {
     Stream { object: u32 },
 }
 
+/// A parameter's value, as a unit generator proposes it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Value {
+    Int(i64),
+    Bytes(Vec<u8>),
+}
+
+impl Value {
+    /// How the program sees it, written into the system input: decimal
+    /// text for integers; for strings the bytes up to their first NUL.
+    pub fn text(&self) -> Vec<u8> {
+        match self {
+            Value::Int(v) => v.to_string().into_bytes(),
+            Value::Bytes(b) => b.iter().take_while(|&&c| c != 0).copied().collect(),
+        }
+    }
+}
+
 /// How the value appears in the system input.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Encoding {

@@ -1,0 +1,136 @@
+//! Fuzzilisk's unit fuzzer (seed 001 §4.3.2). Integers: bit flips, random
+//! values, 0, INT_MAX, INT_MIN (of the parameter's width). Strings: bit
+//! flips, random bytes, random ASCII, runs of NUL, runs of 0xFF, repeats of
+//! the original. Deterministic for a seed.
+
+use crate::{Candidate, UnitGenerator};
+use model::unit::{Param, Site, Value};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+/// Longest string it proposes.
+const MAX_LEN: usize = 4096;
+
+pub struct Fuzz {
+    rng: ChaCha8Rng,
+}
+
+impl Fuzz {
+    pub fn new(seed: u64) -> Fuzz {
+        Fuzz { rng: ChaCha8Rng::seed_from_u64(seed) }
+    }
+
+    fn int(&mut self, original: i64, bits: u32) -> (Value, &'static str) {
+        let (min, max) =
+            if bits >= 64 { (i64::MIN, i64::MAX) } else { (-(1i64 << (bits - 1)), (1i64 << (bits - 1)) - 1) };
+        match self.rng.random_range(0..5) {
+            0 => {
+                let flipped = original ^ (1i64 << self.rng.random_range(0..bits.min(63)));
+                (Value::Int(flipped.clamp(min, max)), "bitflip")
+            }
+            1 => (Value::Int(self.rng.random_range(min..=max)), "random"),
+            2 => (Value::Int(0), "zero"),
+            3 => (Value::Int(max), "int_max"),
+            _ => (Value::Int(min), "int_min"),
+        }
+    }
+
+    fn bytes(&mut self, original: &[u8]) -> (Value, &'static str) {
+        let len = original.len().max(1);
+        let n = self.rng.random_range(1..=len.clamp(1, MAX_LEN) * 2).min(MAX_LEN);
+        match self.rng.random_range(0..6) {
+            0 => {
+                let mut b = original.to_vec();
+                if b.is_empty() {
+                    b.push(0);
+                }
+                for _ in 0..self.rng.random_range(1..=4) {
+                    let i = self.rng.random_range(0..b.len());
+                    b[i] ^= 1 << self.rng.random_range(0..8);
+                }
+                (Value::Bytes(b), "bitflip")
+            }
+            1 => (Value::Bytes((0..n).map(|_| self.rng.random()).collect()), "random_bytes"),
+            2 => (Value::Bytes((0..n).map(|_| self.rng.random_range(0x20..0x7f)).collect()), "random_ascii"),
+            3 => (Value::Bytes(vec![0; n]), "nul_run"),
+            4 => (Value::Bytes(vec![0xff; n]), "ff_run"),
+            _ => {
+                let k = self.rng.random_range(2..=16);
+                let mut b = original.repeat(k);
+                b.truncate(MAX_LEN);
+                (Value::Bytes(b), "repeat")
+            }
+        }
+    }
+}
+
+impl UnitGenerator for Fuzz {
+    fn name(&self) -> &'static str {
+        "fuzz"
+    }
+
+    fn next(&mut self, params: &[Param], n: usize) -> Vec<Candidate> {
+        if params.is_empty() {
+            return Vec::new();
+        }
+        (0..n)
+            .map(|_| {
+                let param = self.rng.random_range(0..params.len());
+                let p = &params[param];
+                let (value, op) = match p.site {
+                    Site::Arg { size, .. } => {
+                        let original = std::str::from_utf8(&p.original).ok().and_then(|t| t.parse().ok()).unwrap_or(0);
+                        self.int(original, (8 * u32::from(size)).max(8))
+                    }
+                    _ => self.bytes(&p.original),
+                };
+                Candidate { param, value, op }
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use model::unit::Encoding;
+
+    fn int_param() -> Param {
+        Param {
+            site: Site::Arg { index: 0, size: 4 },
+            encoding: Encoding::Decimal,
+            occurrences: vec![(0, 2)],
+            original: b"12".to_vec(),
+        }
+    }
+
+    fn str_param() -> Param {
+        Param {
+            site: Site::Stream { object: 0 },
+            encoding: Encoding::Raw,
+            occurrences: vec![(0, 3)],
+            original: b"abc".to_vec(),
+        }
+    }
+
+    #[test]
+    fn boundary_values_of_the_width_come_up() {
+        let mut f = Fuzz::new(1);
+        let c = f.next(&[int_param()], 200);
+        assert!(c.iter().any(|c| c.value == Value::Int(i32::MIN as i64)));
+        assert!(c.iter().any(|c| c.value == Value::Int(i32::MAX as i64)));
+        assert!(c.iter().any(|c| c.value == Value::Int(0)));
+        assert!(c.iter().all(|c| matches!(c.value, Value::Int(v) if v >= i32::MIN as i64 && v <= i32::MAX as i64)));
+    }
+
+    #[test]
+    fn string_mutators_all_come_up_and_are_deterministic() {
+        let c = Fuzz::new(7).next(&[str_param()], 300);
+        for op in ["bitflip", "random_bytes", "random_ascii", "nul_run", "ff_run", "repeat"] {
+            assert!(c.iter().any(|x| x.op == op), "{op}");
+        }
+        assert!(c.iter().any(|x| matches!(&x.value, Value::Bytes(b) if b.iter().all(|&y| y == 0xff) && !b.is_empty())));
+        assert_eq!(c, Fuzz::new(7).next(&[str_param()], 300));
+        assert!(Fuzz::new(7).next(&[], 5).is_empty());
+    }
+}
