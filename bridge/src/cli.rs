@@ -31,6 +31,9 @@ pub enum Command {
     Units(UnitsArgs),
     /// Print a unit test as C.
     Show(ShowArgs),
+    /// Fuzz units' mapped parameters, lift what fails or finds new code
+    /// into the system input and keep what reproduces.
+    FuzzUnit(FuzzUnitArgs),
 }
 
 /// How to run the target: shared by the subcommands that run it.
@@ -172,4 +175,28 @@ pub struct UnitsArgs {
 #[derive(Args)]
 pub struct ShowArgs {
     pub unit: PathBuf,
+}
+
+#[derive(Args)]
+pub struct FuzzUnitArgs {
+    /// A unit file, or a directory of them.
+    pub unit: PathBuf,
+    /// Tries per unit.
+    #[arg(long, default_value_t = 500, value_name = "N")]
+    pub tries: usize,
+    /// Unit-level generator.
+    #[arg(long, default_value = "fuzz", value_name = "NAME")]
+    pub unit_gen: String,
+    /// Seed of the unit generator.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Where true alarms go (`OUT/alarms/<id>/`).
+    #[arg(short = 'o', long = "output", value_name = "DIR")]
+    pub output: Option<PathBuf>,
+    /// Print the results as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// The whole program, as for `bridge exec` (lifted inputs run here).
+    #[command(flatten)]
+    pub target: TargetArgs,
 }

@@ -17,6 +17,7 @@ fn main() {
         cli::Command::Replay(args) => cmd::replay::run(args),
         cli::Command::Units(args) => cmd::units::list(args),
         cli::Command::Show(args) => cmd::units::show(args),
+        cli::Command::FuzzUnit(args) => cmd::fuzz_unit::run(args),
     };
     match result {
         Ok(code) => std::process::exit(code),

@@ -33,6 +33,16 @@ pub fn map(unit: &Unit, input: &[u8]) -> Vec<Param> {
             });
         }
     }
+    // Strings pointer arguments point at (into the middle of an object too).
+    for r in s.relocs.iter().filter(|r| r.object == RELOC_IN_ARG && r.target_kind == RELOC_OBJECT) {
+        let Some((h, bytes)) = s.objects.get(r.target as usize) else { continue };
+        if h.kind == OBJ_STREAM || r.addend == 0 || r.addend as usize >= bytes.len() {
+            continue;
+        }
+        if let Some(p) = string_param(r.target, r.addend as usize, bytes, input) {
+            out.push(p);
+        }
+    }
     // Strings: every recorded object's leading text; streams: their rest.
     for (o, (h, bytes)) in s.objects.iter().enumerate() {
         match h.kind {
@@ -73,6 +83,27 @@ pub fn map(unit: &Unit, input: &[u8]) -> Vec<Param> {
     }
     out.truncate(MAX_PARAMS);
     out
+}
+
+/// The text at `start` of an object's bytes (up to NUL or the end), as a
+/// parameter when it is text and occurs in the input.
+fn string_param(object: u32, start: usize, bytes: &[u8], input: &[u8]) -> Option<Param> {
+    let rest = &bytes[start..];
+    let (len, nul) = match rest.iter().position(|&b| b == 0) {
+        Some(n) => (n, true),
+        None => (rest.len(), false),
+    };
+    let text = &rest[..len];
+    if len < MIN_STRING || !text.iter().all(|&b| b == b'\t' || b == b'\n' || (0x20..0x7f).contains(&b) || b >= 0x80) {
+        return None;
+    }
+    let occ = find_all(input, text);
+    (!occ.is_empty()).then(|| Param {
+        site: Site::Bytes { object, offset: start as u64, len: len as u64, nul },
+        encoding: Encoding::Raw,
+        occurrences: occ,
+        original: text.to_vec(),
+    })
 }
 
 pub fn signed(v: u64, size: u8) -> i64 {

@@ -2,6 +2,7 @@
 
 pub mod carve;
 pub mod exec;
+pub mod fuzz_unit;
 pub mod replay;
 pub mod run;
 pub mod showmap;

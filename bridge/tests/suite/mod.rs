@@ -1,5 +1,6 @@
 //! The end-to-end suites, one module per area.
 
+mod bridging;
 mod campaign;
 mod carving;
 mod commands;

@@ -1,0 +1,43 @@
+//! End-to-end test of the bridge with the unit fuzzer: carve, map, fuzz,
+//! lift, and keep only what reproduces on the whole program.
+
+use crate::util::*;
+
+#[test]
+fn boundary_bugs_are_lifted_to_true_alarms_and_the_trap_is_filtered() {
+    let dir = tempfile::tempdir().unwrap();
+    let prog = example("boundary", dir.path());
+    let p = prog.to_str().unwrap();
+    let units = dir.path().join("units");
+    let seed = std::fs::read(repo().join("examples/boundary/seeds/all")).unwrap();
+    let o = bridge(
+        &["carve", "-o", units.to_str().unwrap(), "--functions", "^(scale_row|check_key|digit_name)$", "--", p, "@@"],
+        &seed,
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = dir.path().join("out");
+    let o = bridge(
+        &["fuzz-unit", units.to_str().unwrap(), "--tries", "300", "--json", "-o", out.to_str().unwrap(), "--", p, "@@"],
+        b"",
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let sum: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let alarms = sum["alarms"].as_array().unwrap();
+    let funcs: Vec<&str> = alarms.iter().map(|a| a["function"].as_str().unwrap()).collect();
+    assert!(funcs.contains(&"scale_row") && funcs.contains(&"check_key"), "{sum}");
+    // digit_name fails at unit level on values main never passes it.
+    assert!(!funcs.contains(&"digit_name"), "{sum}");
+    assert!(sum["false_alarms"].as_u64().unwrap() > 0, "{sum}");
+    assert_eq!(alarms.len(), 2, "one alarm per bug: {sum}");
+    for a in std::fs::read_dir(out.join("alarms")).unwrap() {
+        let a = a.unwrap().path();
+        for f in ["input", "original", "unit", "report.json"] {
+            assert!(a.join(f).exists(), "{} lacks {f}", a.display());
+        }
+        let st = std::process::Command::new(&prog).arg(a.join("input")).status().unwrap();
+        use std::os::unix::process::ExitStatusExt;
+        assert_eq!(st.signal(), Some(11), "{} does not reproduce", a.display());
+        let orig = std::process::Command::new(&prog).arg(a.join("original")).status().unwrap();
+        assert!(orig.success(), "the original system test passes");
+    }
+}
