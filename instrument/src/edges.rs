@@ -52,9 +52,12 @@ pub fn instrument<'ctx>(
     // outcomes, so the runtime can tell the client which are which.
     let entries = funcs.len() as u64;
     let mut probe = Probe { ctx, builder: ctx.create_builder(), area, base: None, next_id: entries, branches: 0 };
+    let mut function_branches = Vec::with_capacity(funcs.len());
     for ((k, f), terminators) in funcs.iter().enumerate().zip(plan.terminators) {
         attrs::strip_memory_promises(*f);
+        let first = probe.next_id as u32;
         let Some(at) = f.get_first_basic_block().and_then(ir::first_insertion_point) else {
+            function_branches.push((first, 0));
             continue;
         };
         // The map pointer is loaded once, at entry, and kept for the whole
@@ -72,8 +75,15 @@ pub fn instrument<'ctx>(
                 _ => {}
             }
         }
+        function_branches.push((first, probe.next_id as u32 - first));
     }
-    Ok(Stats { functions: entries as u32, edges: probe.next_id as u32, branches: probe.branches, has_main: false })
+    Ok(Stats {
+        functions: entries as u32,
+        edges: probe.next_id as u32,
+        branches: probe.branches,
+        has_main: false,
+        function_branches,
+    })
 }
 
 struct Probe<'ctx> {

@@ -20,7 +20,7 @@ use inkwell::module::Module;
 use std::path::Path;
 
 /// What the instrumentation did to one module.
-#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct Stats {
     pub functions: u32,
     /// Counters: function entries plus branch outcomes.
@@ -28,6 +28,8 @@ pub struct Stats {
     /// Counters on outcomes of conditional branches and switches.
     pub branches: u32,
     pub has_main: bool,
+    /// Each function's branch-outcome ids: `(first, count)`, module-local.
+    pub function_branches: Vec<(u32, u32)>,
 }
 
 /// Errors of the pass.

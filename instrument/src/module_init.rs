@@ -78,7 +78,9 @@ pub struct Tables<'a, 'ctx> {
 /// Adds an internal constructor that registers the module with the runtime,
 /// to `llvm.global_ctors`:
 /// `__carve_register_module(&area, edges, branches, functab, nfuncs, globtab, nglobals, dirty)`
-/// with `functab` = `{ i32 fn, i32 name, i32 tramp }[nfuncs]` and
+/// with `functab` = `{ i32 fn, i32 name, i32 tramp, i32 first_branch,
+/// i32 branches }[nfuncs]` (the function's branch-outcome ids, local to
+/// the module) and
 /// `globtab` = `{ i64 size, i32 addr, i32 name }[nglobals]`, where `fn`,
 /// `name`, `tramp` and `addr` are offsets from the table's start (`tramp`
 /// 0 when the function has no trampoline).
@@ -117,7 +119,7 @@ pub fn add_constructor<'ctx>(
     // Entries hold offsets from the start of their table, not pointers: the
     // static linker resolves them, so loading the program costs no
     // relocation per function or global.
-    let fn_t = ctx.struct_type(&[i32t.into(), i32t.into(), i32t.into()], false);
+    let fn_t = ctx.struct_type(&[i32t.into(), i32t.into(), i32t.into(), i32t.into(), i32t.into()], false);
     let functab = table_global(module, fn_t, t.funcs.len(), "carve.functab");
     let rel = |p: inkwell::values::PointerValue<'ctx>, table: Option<GlobalValue<'ctx>>| match table {
         Some(tb) => p.const_to_int(i64t).const_sub(tb.as_pointer_value().const_to_int(i64t)).const_truncate(i32t),
@@ -127,12 +129,15 @@ pub fn add_constructor<'ctx>(
         .funcs
         .iter()
         .zip(t.tramps)
-        .map(|(f, tr)| {
+        .zip(&stats.function_branches)
+        .map(|((f, tr), (first, count))| {
             let tramp = tr.map(|x| rel(x.as_global_value().as_pointer_value(), functab)).unwrap_or(i32t.const_zero());
             fn_t.const_named_struct(&[
                 rel(f.as_global_value().as_pointer_value(), functab).into(),
                 rel(name_of(&f.get_name().to_string_lossy()), functab).into(),
                 tramp.into(),
+                i32t.const_int(u64::from(*first), false).into(),
+                i32t.const_int(u64::from(*count), false).into(),
             ])
         })
         .collect();

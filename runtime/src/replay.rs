@@ -2,7 +2,8 @@
 //! carved call's context (fresh objects for heap, stack and argv objects;
 //! the real globals for globals), patch its pointers, call the function
 //! through its trampoline and write the outcome (`CARVE_REPLAY_OUT`).
-//! Also the function list (`CARVE_LIST`).
+//! Also the function list (`CARVE_LIST`: `id first_branch branches name`
+//! lines).
 
 use crate::model::snapshot::*;
 use crate::model::{REPLAY_EXIT_MALFORMED, REPLAY_EXIT_NOT_REPLAYABLE, REPLAY_EXIT_UNREADABLE};
@@ -42,9 +43,12 @@ fn exit(code: i32) -> ! {
 
 fn list(st: &State, path: &[u8]) {
     let mut out = Vec::new();
-    for (id, name) in st.tables.functions() {
-        sys::push_decimal(&mut out, u64::from(id));
-        out.push(b' ');
+    // `id first_branch branches name` per line.
+    for (id, name, (first, n)) in st.tables.functions() {
+        for v in [id, first, n] {
+            sys::push_decimal(&mut out, u64::from(v));
+            out.push(b' ');
+        }
         out.extend_from_slice(name.to_bytes());
         out.push(b'\n');
     }

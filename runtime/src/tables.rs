@@ -16,6 +16,9 @@ pub struct FuncEntry {
     addr: i32,
     name: i32,
     tramp: i32,
+    /// The function's branch-outcome ids, local to the module.
+    first_branch: i32,
+    branches: i32,
 }
 
 /// `{ i64 size, i32 addr, i32 name }`, offsets likewise.
@@ -31,6 +34,9 @@ pub struct Func {
     pub addr: *const u8,
     pub name: *const c_char,
     pub tramp: *const u8,
+    /// Map slots of its branch outcomes: `first..first + branches`.
+    pub first_branch: u32,
+    pub branches: u32,
 }
 
 /// A global, resolved.
@@ -61,6 +67,8 @@ impl Module {
             addr: Self::at(t, e.addr),
             name: Self::at(t, e.name).cast(),
             tramp: if e.tramp == 0 { core::ptr::null() } else { Self::at(t, e.tramp) },
+            first_branch: self.base + e.first_branch as u32,
+            branches: e.branches as u32,
         })
     }
 
@@ -129,12 +137,12 @@ impl Tables {
         self.modules.iter().find_map(|m| id.checked_sub(m.first_global).and_then(|j| m.global(j as usize)))
     }
 
-    /// Every function: `(id, name)`.
-    pub fn functions(&self) -> impl Iterator<Item = (u32, &CStr)> {
+    /// Every function: `(id, name, its branch slots)`.
+    pub fn functions(&self) -> impl Iterator<Item = (u32, &CStr, (u32, u32))> {
         self.modules.iter().flat_map(|m| {
             (0..m.nfuncs()).filter_map(move |k| {
                 // SAFETY: names are the pass's NUL-terminated constants.
-                m.func(k).map(|f| (m.base + k as u32, unsafe { CStr::from_ptr(f.name) }))
+                m.func(k).map(|f| (m.base + k as u32, unsafe { CStr::from_ptr(f.name) }, (f.first_branch, f.branches)))
             })
         })
     }

@@ -16,7 +16,7 @@ pub fn run(args: CarveArgs) -> anyhow::Result<i32> {
     let selected: Vec<&str> = match &args.functions {
         Some(re) => {
             let re = regex::Regex::new(re).with_context(|| format!("bad --functions regex '{re}'"))?;
-            functions.iter().map(String::as_str).filter(|f| re.is_match(f)).collect()
+            functions.iter().map(|f| f.name.as_str()).filter(|f| re.is_match(f)).collect()
         }
         None => Vec::new(),
     };
@@ -82,8 +82,17 @@ pub fn run(args: CarveArgs) -> anyhow::Result<i32> {
     Ok(0)
 }
 
-/// The instrumented functions of `program`, by name.
-pub fn list_functions(program: &Path) -> anyhow::Result<Vec<String>> {
+/// An instrumented function: its id, its branch-outcome slots, its name.
+#[derive(Debug, Clone)]
+pub struct FunctionInfo {
+    pub id: u32,
+    pub first_branch: u32,
+    pub branches: u32,
+    pub name: String,
+}
+
+/// The instrumented functions of `program`.
+pub fn list_functions(program: &Path) -> anyhow::Result<Vec<FunctionInfo>> {
     let out = tempfile::NamedTempFile::new()?;
     let status = std::process::Command::new(program)
         .env(env::LIST, out.path())
@@ -97,7 +106,15 @@ pub fn list_functions(program: &Path) -> anyhow::Result<Vec<String>> {
         "{} did not list its functions: is it built with this carve-clang?",
         program.display()
     );
-    Ok(text.lines().filter_map(|l| l.split_once(' ').map(|(_, n)| n.to_string())).collect())
+    Ok(text
+        .lines()
+        .filter_map(|l| {
+            let mut w = l.splitn(4, ' ');
+            let (id, first, n, name) =
+                (w.next()?.parse().ok()?, w.next()?.parse().ok()?, w.next()?.parse().ok()?, w.next()?);
+            Some(FunctionInfo { id, first_branch: first, branches: n, name: name.to_string() })
+        })
+        .collect())
 }
 
 /// `name.PID.SEQ.snap` -> SEQ.
