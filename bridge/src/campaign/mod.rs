@@ -6,6 +6,7 @@
 pub mod outdir;
 pub mod state;
 mod status;
+pub mod units;
 
 use ::exec::{Coverage, ForkServer, Newness, Outcome};
 use outdir::{sanitize, OutDir};
@@ -24,7 +25,7 @@ extern "C" fn on_signal(_: i32) {
 /// How often `coverage.csv` gets a row and `campaign.json` is rewritten.
 const SAVE_EVERY: Duration = Duration::from_secs(5);
 
-struct Entry {
+pub(crate) struct Entry {
     id: u64,
     data: Vec<u8>,
 }
@@ -42,6 +43,8 @@ pub struct Campaign {
     next_id: u64,
     next_crash: u64,
     next_hang: u64,
+    /// The bridge's unit rounds (`--unit fuzz`).
+    units: Option<units::UnitWork>,
     /// Seconds spent before this process took over, and when it did.
     already: f64,
     started: Instant,
@@ -136,9 +139,15 @@ impl Campaign {
             next_id: 0,
             next_crash: 0,
             next_hang: 0,
+            units: None,
             already,
             started: Instant::now(),
         }
+    }
+
+    /// Turns on unit rounds between system batches.
+    pub fn with_units(&mut self, units: units::UnitWork) {
+        self.units = Some(units);
     }
 
     /// Seconds of campaign so far, across resumes.
@@ -171,6 +180,9 @@ impl Campaign {
                     last_save = Instant::now();
                 }
                 status.tick(&self.file.stats, budget - self.elapsed());
+            }
+            if self.elapsed() < budget && !STOP.load(Ordering::Relaxed) {
+                self.unit_round()?;
             }
         }
         self.file.stats.finished = self.elapsed() >= budget;

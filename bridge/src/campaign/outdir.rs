@@ -45,7 +45,7 @@ impl OutDir {
             root.display()
         );
         let out = OutDir { root: root.to_path_buf() };
-        for d in ["queue", "crashes", "hangs", ".tmp"] {
+        for d in ["queue", "crashes", "hangs", "alarms", ".tmp"] {
             std::fs::create_dir_all(root.join(d))?;
         }
         // Left-overs of writes cut short by the kill.

@@ -39,6 +39,24 @@ pub struct Stats {
     pub branches_total: u64,
     pub resumes: u32,
     pub finished: bool,
+    /// The bridge (`--unit fuzz`): units analysed, tries, and what lifting
+    /// made of the interesting values.
+    #[serde(default)]
+    pub units_analysed: u64,
+    #[serde(default)]
+    pub unit_tries: u64,
+    #[serde(default)]
+    pub unit_failures: u64,
+    #[serde(default)]
+    pub lifted: u64,
+    #[serde(default)]
+    pub true_alarms: u64,
+    #[serde(default)]
+    pub unique_true_alarms: u64,
+    #[serde(default)]
+    pub coverage_lifts: u64,
+    #[serde(default)]
+    pub false_alarms: u64,
 }
 
 impl Stats {

@@ -32,7 +32,7 @@ impl Status {
         self.last = Instant::now();
         self.last_execs = s.execs;
         let line = format!(
-            "{:>7.0} execs/s | {} execs | edges {} | branches {:.1} % | corpus {} | crashes {} ({} unique) | hangs {} | {} left",
+            "{:>7.0} execs/s | {} execs | edges {} | branches {:.1} % | corpus {} | crashes {} ({} unique) | hangs {}{} | {} left",
             rate,
             s.execs,
             s.edges,
@@ -41,6 +41,14 @@ impl Status {
             s.crashes,
             s.unique_crashes,
             s.unique_hangs,
+            if s.units_analysed > 0 {
+                format!(
+                    " | units {} | lifts: {} alarms, {} coverage, {} false",
+                    s.units_analysed, s.unique_true_alarms, s.coverage_lifts, s.false_alarms
+                )
+            } else {
+                String::new()
+            },
             clock(left)
         );
         let mut err = std::io::stderr().lock();

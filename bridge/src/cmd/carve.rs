@@ -8,7 +8,7 @@ use model::unit::Meta;
 use std::path::{Path, PathBuf};
 
 pub fn run(args: CarveArgs) -> anyhow::Result<i32> {
-    let mut target = super::target(&args.target)?;
+    let target = super::target(&args.target)?;
     let input = super::read_input(args.input.as_deref())?;
     let program = std::fs::canonicalize(&target.program)
         .with_context(|| format!("target {} not found", target.program.display()))?;
@@ -27,45 +27,17 @@ pub fn run(args: CarveArgs) -> anyhow::Result<i32> {
             args.functions.unwrap_or_default()
         );
     }
-    let snaps = tempfile::Builder::new().prefix("carve-snaps").tempdir()?;
-    // The target may run as another user: it must be able to write here.
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(snaps.path(), std::fs::Permissions::from_mode(0o777))?;
-    target.env.push((env::CARVE_DIR.into(), snaps.path().display().to_string()));
-    target.env.push((env::CARVE_FUNCS.into(), selected.join(",")));
-    target.env.push((env::CARVE_MAX.into(), args.max_per_function.to_string()));
-    target.env.push((env::CARVE_BYTES.into(), args.budget.to_string()));
-    let args_in_input = target.args_in_input;
-    let mut fs = ::exec::ForkServer::start(target)?;
-    let outcome = fs.run(&input)?;
-    let input_path = fs.input_path().display().to_string();
-    let input_content = if args_in_input { ::exec::split_test(&input).1.to_vec() } else { input.clone() };
+    let caps = Caps {
+        functions: selected.iter().map(|s| s.to_string()).collect(),
+        max_per_function: args.max_per_function,
+        budget: args.budget,
+    };
+    let (outcome, carved) = carve_run(target, &program, &input, &caps)?;
     std::fs::create_dir_all(&args.output).with_context(|| format!("cannot create {}", args.output.display()))?;
-    let mut files: Vec<(u64, PathBuf)> = std::fs::read_dir(snaps.path())?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter_map(|p| sequence(&p).map(|s| (s, p)))
-        .collect();
-    files.sort();
-    let (mut written, mut bad, mut bytes, mut truncated) = (0, 0, 0, 0);
+    let (mut written, mut bytes, mut truncated) = (0, 0, 0);
+    let bad = carved.skipped;
     let mut per_function = std::collections::BTreeMap::<String, u32>::new();
-    for (k, (_, path)) in files.iter().enumerate() {
-        let raw = std::fs::read(path)?;
-        let meta = Meta {
-            program: program.display().to_string(),
-            system_input: input.clone(),
-            call_index: k as u32,
-            input_path: input_path.clone(),
-            input_content: input_content.clone(),
-            ..Meta::default()
-        };
-        let unit = match carver::unit_from_snapshot(&raw, meta) {
-            Ok(u) => u,
-            Err(e) => {
-                eprintln!("bridge carve: warning: skipping snapshot {}: {e}", path.display());
-                bad += 1;
-                continue;
-            }
-        };
+    for unit in carved.units {
         bytes += unit.snapshot.bytes();
         truncated += usize::from(unit.snapshot.truncated());
         *per_function.entry(unit.meta.function.clone()).or_default() += 1;
@@ -82,10 +54,70 @@ pub fn run(args: CarveArgs) -> anyhow::Result<i32> {
     Ok(0)
 }
 
-/// An instrumented function: its id, its branch-outcome slots, its name.
+/// What to carve in a run.
+pub struct Caps {
+    /// Function names (empty: all).
+    pub functions: Vec<String>,
+    pub max_per_function: u32,
+    pub budget: u64,
+}
+
+/// The units of one carving run, and how many snapshots were unreadable.
+pub struct Carved {
+    pub units: Vec<model::unit::Unit>,
+    pub skipped: usize,
+}
+
+/// Runs `target` once on `input` with carving on; the carved calls as units.
+pub fn carve_run(
+    mut target: ::exec::Target,
+    program: &Path,
+    input: &[u8],
+    caps: &Caps,
+) -> anyhow::Result<(::exec::Outcome, Carved)> {
+    let snaps = tempfile::Builder::new().prefix("carve-snaps").tempdir()?;
+    // The target may run as another user: it must be able to write here.
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(snaps.path(), std::fs::Permissions::from_mode(0o777))?;
+    target.env.push((env::CARVE_DIR.into(), snaps.path().display().to_string()));
+    target.env.push((env::CARVE_FUNCS.into(), caps.functions.join(",")));
+    target.env.push((env::CARVE_MAX.into(), caps.max_per_function.to_string()));
+    target.env.push((env::CARVE_BYTES.into(), caps.budget.to_string()));
+    let args_in_input = target.args_in_input;
+    let mut fs = ::exec::ForkServer::start(target)?;
+    let outcome = fs.run(input)?;
+    let input_path = fs.input_path().display().to_string();
+    let input_content = if args_in_input { ::exec::split_test(input).1.to_vec() } else { input.to_vec() };
+    let mut files: Vec<(u64, PathBuf)> = std::fs::read_dir(snaps.path())?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter_map(|p| sequence(&p).map(|s| (s, p)))
+        .collect();
+    files.sort();
+    let mut carved = Carved { units: Vec::new(), skipped: 0 };
+    for (k, (_, path)) in files.iter().enumerate() {
+        let raw = std::fs::read(path)?;
+        let meta = Meta {
+            program: program.display().to_string(),
+            system_input: input.to_vec(),
+            call_index: k as u32,
+            input_path: input_path.clone(),
+            input_content: input_content.clone(),
+            ..Meta::default()
+        };
+        match carver::unit_from_snapshot(&raw, meta) {
+            Ok(u) => carved.units.push(u),
+            Err(e) => {
+                eprintln!("bridge: warning: skipping snapshot {}: {e}", path.display());
+                carved.skipped += 1;
+            }
+        }
+    }
+    Ok((outcome, carved))
+}
+
+/// An instrumented function: its branch-outcome slots and its name.
 #[derive(Debug, Clone)]
 pub struct FunctionInfo {
-    pub id: u32,
     pub first_branch: u32,
     pub branches: u32,
     pub name: String,
@@ -110,9 +142,9 @@ pub fn list_functions(program: &Path) -> anyhow::Result<Vec<FunctionInfo>> {
         .lines()
         .filter_map(|l| {
             let mut w = l.splitn(4, ' ');
-            let (id, first, n, name) =
-                (w.next()?.parse().ok()?, w.next()?.parse().ok()?, w.next()?.parse().ok()?, w.next()?);
-            Some(FunctionInfo { id, first_branch: first, branches: n, name: name.to_string() })
+            let _id: u32 = w.next()?.parse().ok()?;
+            let (first, n, name) = (w.next()?.parse().ok()?, w.next()?.parse().ok()?, w.next()?);
+            Some(FunctionInfo { first_branch: first, branches: n, name: name.to_string() })
         })
         .collect())
 }

@@ -9,9 +9,9 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
     let budget = parse_duration(&args.time)?;
     anyhow::ensure!(args.batch > 0, "--batch must be at least 1");
     match args.unit.as_str() {
-        "none" => {}
-        "fuzz" | "symbolic" => anyhow::bail!("--unit {} is not built yet; use --unit none", args.unit),
-        other => anyhow::bail!("unknown unit generator '{other}' (known: none)"),
+        "none" | "fuzz" => {}
+        "symbolic" => anyhow::bail!("--unit symbolic is not built yet; use --unit fuzz or none"),
+        other => anyhow::bail!("unknown unit generator '{other}' (known: none, fuzz)"),
     }
     let target = super::target(&args.target)?;
     let generator = |seed: u64| {
@@ -55,7 +55,20 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
         let fs = ::exec::ForkServer::start(target)?;
         Campaign::start(out, CampaignFile::new(config), fs, g)?
     };
+    if args.unit == "fuzz" {
+        let program = campaign_program(&args)?;
+        let g = unitgen::by_name("fuzz", args.seed).expect("fuzz is a unit generator");
+        let mut uw = crate::campaign::units::UnitWork::new(program, g)?;
+        uw.remember(crate::campaign::units::known_alarms(&args.output));
+        campaign.with_units(uw);
+    }
     let s = campaign.run()?.clone();
+    if s.units_analysed > 0 {
+        println!(
+            "bridge run: {} units analysed, {} unit tries ({} failures); lifted {}: {} true alarms ({} kept in alarms/), {} coverage lifts, {} false alarms filtered",
+            s.units_analysed, s.unit_tries, s.unit_failures, s.lifted, s.true_alarms, s.unique_true_alarms, s.coverage_lifts, s.false_alarms
+        );
+    }
     println!(
         "bridge run: {} execs in {:.0} s; {} of {} branch outcomes ({:.1} %), {} edges; corpus {}; {} crashes ({} kept), {} hangs ({} kept){}",
         s.execs,
@@ -72,6 +85,18 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
         if s.finished { "" } else { "; stopped early, continue with --resume" }
     );
     Ok(0)
+}
+
+/// The target program, absolute.
+fn campaign_program(args: &RunArgs) -> anyhow::Result<std::path::PathBuf> {
+    let prog = args.target.command.first().ok_or_else(|| anyhow::anyhow!("no target given after --"))?;
+    let p = std::path::Path::new(prog);
+    let found = if p.components().count() > 1 {
+        std::fs::canonicalize(p).ok()
+    } else {
+        std::env::var_os("PATH").and_then(|path| std::env::split_paths(&path).map(|d| d.join(p)).find(|c| c.is_file()))
+    };
+    found.ok_or_else(|| anyhow::anyhow!("target {prog} not found"))
 }
 
 /// `90`, `30s`, `15m`, `2h` -> seconds.

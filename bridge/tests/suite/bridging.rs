@@ -41,3 +41,46 @@ fn boundary_bugs_are_lifted_to_true_alarms_and_the_trap_is_filtered() {
         assert!(orig.success(), "the original system test passes");
     }
 }
+
+#[test]
+fn a_campaign_with_the_unit_fuzzer_lifts_true_alarms_and_counts_false_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    let prog = example("boundary", dir.path());
+    let out = dir.path().join("out");
+    let seeds = repo().join("examples/boundary/seeds");
+    let o = bridge(
+        &[
+            "run",
+            "--unit",
+            "fuzz",
+            "-i",
+            seeds.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+            "--time",
+            "20s",
+            "--seed",
+            "1",
+            "--",
+            prog.to_str().unwrap(),
+            "@@",
+        ],
+        b"",
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let j: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("campaign.json")).unwrap()).unwrap();
+    let s = &j["stats"];
+    assert!(s["units_analysed"].as_u64().unwrap() >= 1, "{s}");
+    assert!(s["false_alarms"].as_u64().unwrap() >= 1, "the digit_name trap fails at unit level: {s}");
+    let alarms: Vec<_> = std::fs::read_dir(out.join("alarms")).unwrap().map(|e| e.unwrap().path()).collect();
+    assert_eq!(alarms.len() as u64, s["unique_true_alarms"].as_u64().unwrap());
+    assert!(!alarms.is_empty(), "{s}");
+    for a in alarms {
+        let report: serde_json::Value = serde_json::from_slice(&std::fs::read(a.join("report.json")).unwrap()).unwrap();
+        assert_ne!(report["function"], "digit_name");
+        assert!(report["provenance"]["system_test"].is_u64());
+        let st = std::process::Command::new(&prog).arg(a.join("input")).status().unwrap();
+        use std::os::unix::process::ExitStatusExt;
+        assert_eq!(st.signal(), Some(11), "{} does not reproduce", a.display());
+    }
+}

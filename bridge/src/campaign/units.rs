@@ -1,0 +1,180 @@
+//! The bridge inside a campaign (`--unit fuzz`): every few seconds of
+//! system fuzzing, a unit round. The next queue entry is carved; of its
+//! units with mapped parameters, the one whose function has the most branch
+//! outcomes not yet covered at system level (less what earlier rounds
+//! spent on it) is fuzzed; interesting values are lifted and re-run through
+//! the whole program: true alarms go to `alarms/`, coverage lifts join the
+//! queue, false alarms are counted.
+
+use super::outdir::sanitize;
+use super::Campaign;
+use crate::cmd::carve::{carve_run, list_functions, Caps, FunctionInfo};
+use ::exec::{Coverage, ForkServer, Newness, Outcome, Target};
+use lifter::Class;
+use model::env;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+use unitgen::UnitGenerator;
+
+/// System fuzzing between two unit rounds.
+const PERIOD: Duration = Duration::from_secs(5);
+/// Values tried per unit round.
+const TRIES: usize = 300;
+
+pub struct UnitWork {
+    program: PathBuf,
+    functions: BTreeMap<String, FunctionInfo>,
+    generator: Box<dyn UnitGenerator>,
+    next_entry: usize,
+    analysed: BTreeMap<String, u32>,
+    alarms: BTreeSet<(String, usize, String)>,
+    last: Instant,
+}
+
+impl UnitWork {
+    pub fn new(program: PathBuf, generator: Box<dyn UnitGenerator>) -> anyhow::Result<UnitWork> {
+        let functions = list_functions(&program)?.into_iter().map(|f| (f.name.clone(), f)).collect();
+        Ok(UnitWork {
+            program,
+            functions,
+            generator,
+            next_entry: 0,
+            analysed: BTreeMap::new(),
+            alarms: BTreeSet::new(),
+            last: Instant::now(),
+        })
+    }
+}
+
+impl Campaign {
+    /// A unit round, when one is due.
+    pub(super) fn unit_round(&mut self) -> anyhow::Result<()> {
+        let Some(mut uw) = self.units.take() else { return Ok(()) };
+        if uw.last.elapsed() < PERIOD {
+            self.units = Some(uw);
+            return Ok(());
+        }
+        let result = self.round(&mut uw);
+        uw.last = Instant::now();
+        self.units = Some(uw);
+        result
+    }
+
+    fn round(&mut self, uw: &mut UnitWork) -> anyhow::Result<()> {
+        let k = uw.next_entry % self.corpus.len();
+        uw.next_entry += 1;
+        let (entry, input) = (self.corpus[k].id, self.corpus[k].data.clone());
+        let caps = Caps { functions: Vec::new(), max_per_function: 1, budget: 256 << 10 };
+        let (_, carved) = carve_run(self.fs.target().clone(), &uw.program, &input, &caps)?;
+        // The unit whose function has the most uncovered branch outcomes.
+        let best = carved
+            .units
+            .into_iter()
+            .filter_map(|u| {
+                let params = carver::mapping::map(&u, &input);
+                let f = uw.functions.get(&u.meta.function)?;
+                let open =
+                    (f.first_branch..f.first_branch + f.branches).filter(|&s| !self.cov.is_covered(s as usize)).count();
+                let spent = uw.analysed.get(&u.meta.function).copied().unwrap_or(0);
+                (!params.is_empty()).then_some((open as f64 / f64::from(1 + spent), u, params))
+            })
+            .max_by(|a, b| a.0.total_cmp(&b.0));
+        let Some((_, unit, params)) = best else { return Ok(()) };
+        *uw.analysed.entry(unit.meta.function.clone()).or_default() += 1;
+        self.file.stats.units_analysed += 1;
+
+        let scratch = tempfile::Builder::new().prefix("carve-unit").tempdir()?;
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(scratch.path(), std::fs::Permissions::from_mode(0o755))?;
+        let unit_path = scratch.path().join("unit");
+        let mut t = Target::new(&uw.program, Vec::new());
+        t.timeout = self.fs.target().timeout;
+        t.env.push((env::REPLAY.into(), unit_path.display().to_string()));
+        let mut runner = ForkServer::start(t)?;
+        let write = |bytes: &[u8]| -> anyhow::Result<()> {
+            std::fs::write(&unit_path, bytes)?;
+            std::fs::set_permissions(&unit_path, std::fs::Permissions::from_mode(0o644))?;
+            Ok(())
+        };
+        write(&unit.encode())?;
+        runner.run(b"")?;
+        let mut unit_cov = Coverage::default();
+        unit_cov.add(runner.map());
+        for c in uw.generator.next(&params, TRIES) {
+            let p = &params[c.param];
+            let Some(patched) = carver::patch::apply(&unit, &p.site, &c.value) else { continue };
+            write(&patched.encode())?;
+            let outcome = runner.run(b"")?;
+            self.file.stats.unit_tries += 1;
+            let failed = matches!(outcome, Outcome::Crash(_) | Outcome::Timeout);
+            let new = unit_cov.add(runner.map()) == Newness::NewEdges;
+            self.file.stats.unit_failures += u64::from(failed);
+            if !failed && !new {
+                continue;
+            }
+            let lifted = lifter::lift(&input, p, &c.value);
+            let (class, sys) = lifter::check(&mut self.fs, &mut self.cov, &lifted)?;
+            self.file.stats.execs += 1;
+            self.file.stats.lifted += 1;
+            let function = unit.meta.function.clone();
+            match class {
+                Class::TrueAlarm => {
+                    self.file.stats.true_alarms += 1;
+                    if uw.alarms.insert((function.clone(), c.param, sys.to_string())) {
+                        let id = self.file.stats.unique_true_alarms;
+                        self.file.stats.unique_true_alarms += 1;
+                        let report = serde_json::json!({
+                            "function": function,
+                            "parameter": c.param,
+                            "site": format!("{:?}", p.site),
+                            "original_value": String::from_utf8_lossy(&p.original),
+                            "new_value": String::from_utf8_lossy(&c.value.text()),
+                            "unit_generator_op": c.op,
+                            "system_outcome": sys.to_string(),
+                            "provenance": { "system_test": entry, "unit": format!("{}#{}", function, unit.meta.call_index), "value": c.op },
+                        });
+                        let dir = format!("alarms/{id:06}");
+                        std::fs::create_dir_all(self.out.root().join(&dir))?;
+                        self.out.write(&format!("{dir}/input"), &lifted)?;
+                        self.out.write(&format!("{dir}/original"), &input)?;
+                        self.out.write(&format!("{dir}/unit"), &patched.encode())?;
+                        self.out
+                            .write(&format!("{dir}/report.json"), serde_json::to_string_pretty(&report)?.as_bytes())?;
+                    }
+                }
+                Class::CoverageLift => {
+                    self.file.stats.coverage_lifts += 1;
+                    let id = self.next_id;
+                    self.next_id += 1;
+                    self.out
+                        .write(&format!("queue/id:{id:06},src:{entry:06},op:lift_{}", sanitize(&function)), &lifted)?;
+                    self.corpus.push(super::Entry { id, data: lifted });
+                }
+                Class::FalseAlarm => self.file.stats.false_alarms += u64::from(failed),
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Alarms already in a resumed campaign's directory, so they are not saved twice.
+pub fn known_alarms(root: &std::path::Path) -> BTreeSet<(String, usize, String)> {
+    let mut out = BTreeSet::new();
+    for e in std::fs::read_dir(root.join("alarms")).into_iter().flatten().flatten() {
+        let Ok(bytes) = std::fs::read(e.path().join("report.json")) else { continue };
+        let Ok(v) = serde_json::from_slice::<serde_json::Value>(&bytes) else { continue };
+        if let (Some(f), Some(p), Some(o)) =
+            (v["function"].as_str(), v["parameter"].as_u64(), v["system_outcome"].as_str())
+        {
+            out.insert((f.to_string(), p as usize, o.to_string()));
+        }
+    }
+    out
+}
+
+impl UnitWork {
+    pub fn remember(&mut self, alarms: BTreeSet<(String, usize, String)>) {
+        self.alarms = alarms;
+    }
+}
