@@ -57,6 +57,9 @@ pub struct Stats {
     pub coverage_lifts: u64,
     #[serde(default)]
     pub false_alarms: u64,
+    /// Seconds spent in unit rounds (carving, unit runs, lifting).
+    #[serde(default)]
+    pub unit_seconds: f64,
 }
 
 impl Stats {

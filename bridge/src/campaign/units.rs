@@ -55,7 +55,9 @@ impl Campaign {
             self.units = Some(uw);
             return Ok(());
         }
+        let started = Instant::now();
         let result = self.round(&mut uw);
+        self.file.stats.unit_seconds += started.elapsed().as_secs_f64();
         uw.last = Instant::now();
         self.units = Some(uw);
         result

@@ -138,7 +138,7 @@ pub fn list_functions(program: &Path) -> anyhow::Result<Vec<FunctionInfo>> {
         "{} did not list its functions: is it built with this carve-clang?",
         program.display()
     );
-    Ok(text
+    let list: Vec<FunctionInfo> = text
         .lines()
         .filter_map(|l| {
             let mut w = l.splitn(4, ' ');
@@ -146,7 +146,13 @@ pub fn list_functions(program: &Path) -> anyhow::Result<Vec<FunctionInfo>> {
             let (first, n, name) = (w.next()?.parse().ok()?, w.next()?.parse().ok()?, w.next()?);
             Some(FunctionInfo { first_branch: first, branches: n, name: name.to_string() })
         })
-        .collect())
+        .collect();
+    anyhow::ensure!(
+        !list.is_empty(),
+        "{} lists its functions in another format: rebuild it with this carve-clang",
+        program.display()
+    );
+    Ok(list)
 }
 
 /// `name.PID.SEQ.snap` -> SEQ.
