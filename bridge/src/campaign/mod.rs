@@ -151,7 +151,7 @@ impl Campaign {
     }
 
     /// Seconds of campaign so far, across resumes.
-    fn elapsed(&self) -> f64 {
+    pub(super) fn elapsed(&self) -> f64 {
         self.already + self.started.elapsed().as_secs_f64()
     }
 

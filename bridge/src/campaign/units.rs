@@ -21,6 +21,8 @@ use unitgen::UnitGenerator;
 const PERIOD: Duration = Duration::from_secs(5);
 /// Values tried per unit round.
 const TRIES: usize = 300;
+/// Unit runs timing out in a row that end a round.
+const MAX_HANGS: u32 = 5;
 
 pub struct UnitWork {
     program: PathBuf,
@@ -103,12 +105,19 @@ impl Campaign {
         runner.run(b"")?;
         let mut unit_cov = Coverage::default();
         unit_cov.add(runner.map());
+        let mut hangs_in_a_row = 0;
         for c in uw.generator.next(&params, TRIES) {
+            // A unit that hangs on every try, or the end of the budget,
+            // ends the round early.
+            if hangs_in_a_row >= MAX_HANGS || self.elapsed() >= self.file.config.time_budget_s {
+                break;
+            }
             let p = &params[c.param];
             let Some(patched) = carver::patch::apply(&unit, &p.site, &c.value) else { continue };
             write(&patched.encode())?;
             let outcome = runner.run(b"")?;
             self.file.stats.unit_tries += 1;
+            hangs_in_a_row = if outcome == Outcome::Timeout { hangs_in_a_row + 1 } else { 0 };
             let failed = matches!(outcome, Outcome::Crash(_) | Outcome::Timeout);
             let new = unit_cov.add(runner.map()) == Newness::NewEdges;
             self.file.stats.unit_failures += u64::from(failed);
