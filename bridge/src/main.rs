@@ -3,6 +3,7 @@
 mod campaign;
 mod cli;
 mod cmd;
+mod unit_runner;
 
 use clap::Parser;
 

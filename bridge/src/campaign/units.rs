@@ -9,9 +9,9 @@
 use super::outdir::sanitize;
 use super::Campaign;
 use crate::cmd::carve::{carve_run, list_functions, Caps, FunctionInfo};
-use ::exec::{Coverage, ForkServer, Newness, Outcome, Target};
+use crate::unit_runner::UnitRunner;
+use ::exec::Outcome;
 use lifter::Class;
-use model::env;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -88,23 +88,7 @@ impl Campaign {
         *uw.analysed.entry(unit.meta.function.clone()).or_default() += 1;
         self.file.stats.units_analysed += 1;
 
-        let scratch = tempfile::Builder::new().prefix("carve-unit").tempdir()?;
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(scratch.path(), std::fs::Permissions::from_mode(0o755))?;
-        let unit_path = scratch.path().join("unit");
-        let mut t = Target::new(&uw.program, Vec::new());
-        t.timeout = self.fs.target().timeout;
-        t.env.push((env::REPLAY.into(), unit_path.display().to_string()));
-        let mut runner = ForkServer::start(t)?;
-        let write = |bytes: &[u8]| -> anyhow::Result<()> {
-            std::fs::write(&unit_path, bytes)?;
-            std::fs::set_permissions(&unit_path, std::fs::Permissions::from_mode(0o644))?;
-            Ok(())
-        };
-        write(&unit.encode())?;
-        runner.run(b"")?;
-        let mut unit_cov = Coverage::default();
-        unit_cov.add(runner.map());
+        let mut runner = UnitRunner::start(&uw.program, self.fs.target().timeout, &unit)?;
         let mut hangs_in_a_row = 0;
         for c in uw.generator.next(&params, TRIES) {
             // A unit that hangs on every try, or the end of the budget,
@@ -114,12 +98,10 @@ impl Campaign {
             }
             let p = &params[c.param];
             let Some(patched) = carver::patch::apply(&unit, &p.site, &c.value) else { continue };
-            write(&patched.encode())?;
-            let outcome = runner.run(b"")?;
+            let (outcome, new) = runner.try_unit(&patched)?;
             self.file.stats.unit_tries += 1;
             hangs_in_a_row = if outcome == Outcome::Timeout { hangs_in_a_row + 1 } else { 0 };
             let failed = matches!(outcome, Outcome::Crash(_) | Outcome::Timeout);
-            let new = unit_cov.add(runner.map()) == Newness::NewEdges;
             self.file.stats.unit_failures += u64::from(failed);
             if !failed && !new {
                 continue;

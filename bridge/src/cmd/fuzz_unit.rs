@@ -7,11 +7,11 @@
 
 use super::units::{read_unit, unit_files};
 use crate::cli::FuzzUnitArgs;
-use ::exec::{Coverage, ForkServer, Newness, Outcome};
+use crate::unit_runner::UnitRunner;
+use ::exec::{Coverage, ForkServer, Outcome};
 use anyhow::Context;
 use carver::patch;
 use lifter::Class;
-use model::env;
 use serde::Serialize;
 use std::path::Path;
 
@@ -50,9 +50,6 @@ pub fn run(args: FuzzUnitArgs) -> anyhow::Result<i32> {
     // One alarm per function, parameter and way of failing.
     let mut seen = std::collections::BTreeSet::<(String, usize, String)>::new();
     let mut sum = Summary { units: files.len(), ..Summary::default() };
-    let scratch = tempfile::Builder::new().prefix("carve-fuzz-unit").tempdir()?;
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(scratch.path(), std::fs::Permissions::from_mode(0o755))?;
     for (k, f) in files.iter().enumerate() {
         let unit = match read_unit(f) {
             Ok(u) => u,
@@ -71,25 +68,15 @@ pub fn run(args: FuzzUnitArgs) -> anyhow::Result<i32> {
             continue;
         }
         sum.units_with_params += 1;
-        let unit_path = scratch.path().join("unit");
-        let mut t = ::exec::Target::new(&unit.meta.program, Vec::new());
-        t.timeout = system.target().timeout;
-        t.env.push((env::REPLAY.into(), unit_path.display().to_string()));
-        let mut runner = ForkServer::start(t).with_context(|| format!("cannot start {}", unit.meta.program))?;
-        let mut unit_cov = Coverage::default();
-        std::fs::write(&unit_path, unit.encode())?;
-        runner.run(b"")?;
-        unit_cov.add(runner.map());
+        let mut runner = UnitRunner::start(Path::new(&unit.meta.program), system.target().timeout, &unit)?;
         let mut gen = unitgen::by_name(&args.unit_gen, args.seed ^ k as u64)
             .ok_or_else(|| anyhow::anyhow!("unknown unit generator '{}' (known: fuzz)", args.unit_gen))?;
         for c in gen.next(&params, args.tries) {
             let p = &params[c.param];
             let Some(patched) = patch::apply(&unit, &p.site, &c.value) else { continue };
-            write_readable(&unit_path, &patched.encode())?;
-            let outcome = runner.run(b"")?;
+            let (outcome, new) = runner.try_unit(&patched)?;
             sum.tries += 1;
             let failed = matches!(outcome, Outcome::Crash(_) | Outcome::Timeout);
-            let new = unit_cov.add(runner.map()) == Newness::NewEdges;
             sum.unit_failures += u64::from(failed);
             sum.unit_new_coverage += u64::from(new && !failed);
             if !failed && !new {
@@ -143,14 +130,6 @@ pub fn run(args: FuzzUnitArgs) -> anyhow::Result<i32> {
         }
     }
     Ok(0)
-}
-
-/// The unit file the replaying target reads (it may run as another user).
-fn write_readable(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
-    std::fs::write(path, bytes)?;
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o644))?;
-    Ok(())
 }
 
 fn save_alarm(out: &Path, a: &Alarm, lifted: &[u8], original: &[u8], unit: &[u8]) -> anyhow::Result<()> {
