@@ -34,6 +34,9 @@ pub enum Command {
     /// Fuzz units' mapped parameters, lift what fails or finds new code
     /// into the system input and keep what reproduces.
     FuzzUnit(FuzzUnitArgs),
+    /// Explore units symbolically (z3): solve for parameter values that
+    /// take new branches, lift them and keep what reproduces.
+    Explore(ExploreArgs),
 }
 
 /// How to run the target: shared by the subcommands that run it.
@@ -105,7 +108,7 @@ pub struct RunArgs {
     /// System-level generator.
     #[arg(long, default_value = "radamsa-like", value_name = "NAME")]
     pub system: String,
-    /// Unit-level generator (`none`; `fuzz` and `symbolic` are not built yet).
+    /// Unit-level generator: `none`, `fuzz` or `symbolic`.
     #[arg(long, default_value = "none", value_name = "NAME")]
     pub unit: String,
     /// Directory of seed inputs.
@@ -190,6 +193,34 @@ pub struct FuzzUnitArgs {
     /// Seed of the unit generator.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
+    /// Where true alarms go (`OUT/alarms/<id>/`).
+    #[arg(short = 'o', long = "output", value_name = "DIR")]
+    pub output: Option<PathBuf>,
+    /// Print the results as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// Restore the whole unit in every try instead of once in the unit
+    /// fork server (slower; for comparison).
+    #[arg(long)]
+    pub restore_each_try: bool,
+    /// The whole program, as for `bridge exec` (lifted inputs run here).
+    #[command(flatten)]
+    pub target: TargetArgs,
+}
+
+#[derive(Args)]
+pub struct ExploreArgs {
+    /// A unit file, or a directory of them.
+    pub unit: PathBuf,
+    /// Most symbolic runs per unit.
+    #[arg(long, default_value_t = 200, value_name = "N")]
+    pub tries: usize,
+    /// Time limit of one solver query in milliseconds.
+    #[arg(long, default_value_t = unitgen::SOLVER_TIMEOUT_MS, value_name = "MS")]
+    pub solver_timeout: u32,
+    /// Append every solver query to this file, as SMT-LIB.
+    #[arg(long, value_name = "FILE")]
+    pub smt_log: Option<PathBuf>,
     /// Where true alarms go (`OUT/alarms/<id>/`).
     #[arg(short = 'o', long = "output", value_name = "DIR")]
     pub output: Option<PathBuf>,

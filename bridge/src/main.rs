@@ -3,6 +3,7 @@
 mod campaign;
 mod cli;
 mod cmd;
+mod unit_loop;
 mod unit_runner;
 
 use clap::Parser;
@@ -19,6 +20,7 @@ fn main() {
         cli::Command::Units(args) => cmd::units::list(args),
         cli::Command::Show(args) => cmd::units::show(args),
         cli::Command::FuzzUnit(args) => cmd::fuzz_unit::run(args),
+        cli::Command::Explore(args) => cmd::fuzz_unit::explore(args),
     };
     match result {
         Ok(code) => std::process::exit(code),

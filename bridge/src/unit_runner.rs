@@ -1,45 +1,152 @@
 //! Running one unit test again and again with new parameter values: a
-//! fork server on the unit's program in replay mode, the unit file it reads
-//! (rewritten before each try, readable by the target's user), and the
+//! unit fork server on the unit's program, which restores the carved
+//! context once (before it serves) and forks a try per value; each try
+//! applies a patch of the parameter bytes only (`CARVE_REPLAY_PATCH`,
+//! rewritten before each try, readable by the target's user). Also the
 //! unit-level coverage reached so far.
 
 use ::exec::{Coverage, ForkServer, Newness, Outcome, Target};
 use anyhow::Context;
 use model::env;
+use model::symtrace::{encode_sym_in, Trace};
+use model::trace::SymInput;
 use model::unit::Unit;
+use model::{REPLAY_EXIT_MALFORMED, REPLAY_EXIT_NOT_REPLAYABLE, REPLAY_EXIT_UNREADABLE};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+/// Tries timing out in a row after which a unit is given up.
+const MAX_HANGS: u32 = 5;
+
+/// Where a try's context comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Restore {
+    /// The fork server restores the unit once; a try applies its patch.
+    Once,
+    /// Every try reads and restores the whole unit (for comparison).
+    EachTry,
+}
+
 pub struct UnitRunner {
     fs: ForkServer,
-    path: PathBuf,
+    base: Unit,
+    restore: Restore,
+    /// The patch file (`Once`) or the unit file (`EachTry`).
+    patch: PathBuf,
     cov: Coverage,
+    /// How the unit, as carved, ended when replayed.
+    pub first: Outcome,
+    hangs_in_a_row: u32,
+    /// Where symbolic tries leave their traces.
+    trace: Option<PathBuf>,
     _dir: tempfile::TempDir,
 }
 
 impl UnitRunner {
-    /// Starts the replay fork server and runs `unit` once, as it was
-    /// carved, for the coverage new values must beat.
-    pub fn start(program: &Path, timeout: Duration, unit: &Unit) -> anyhow::Result<UnitRunner> {
+    /// Starts the unit fork server on `unit` and replays it once, as it
+    /// was carved, for the coverage new values must beat. A unit the
+    /// program cannot replay at all (unknown function, another binary) is
+    /// an error.
+    /// With `symbolic`, each try is a symbolic replay of those parameter
+    /// bytes and leaves a trace ([`UnitRunner::take_trace`]).
+    pub fn start(
+        program: &Path,
+        timeout: Duration,
+        unit: &Unit,
+        restore: Restore,
+        symbolic: Option<&[SymInput]>,
+    ) -> anyhow::Result<UnitRunner> {
         let dir = tempfile::Builder::new().prefix("carve-unit").tempdir()?;
         std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755))?;
-        let path = dir.path().join("unit");
+        let (path, patch) = (dir.path().join("unit"), dir.path().join("patch"));
+        for (p, bytes) in [(&path, unit.encode()), (&patch, Vec::new())] {
+            std::fs::write(p, bytes)?;
+            std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o644))?;
+        }
         let mut t = Target::new(program, Vec::new());
         t.timeout = timeout;
+        let trace = dir.path().join("trace");
+        if let Some(inputs) = symbolic {
+            let spec = dir.path().join("sym-in");
+            std::fs::write(&spec, encode_sym_in(inputs))?;
+            std::fs::set_permissions(&spec, std::fs::Permissions::from_mode(0o644))?;
+            // The target's user writes the trace.
+            std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o777))?;
+            t.env.push((env::SYM_IN.into(), spec.display().to_string()));
+            t.env.push((env::SYM_OUT.into(), trace.display().to_string()));
+        }
         t.env.push((env::REPLAY.into(), path.display().to_string()));
+        let patch = match restore {
+            Restore::Once => {
+                t.env.push((env::REPLAY_PATCH.into(), patch.display().to_string()));
+                patch
+            }
+            Restore::EachTry => path,
+        };
         let fs = ForkServer::start(t).with_context(|| format!("cannot start {}", program.display()))?;
-        let mut r = UnitRunner { fs, path, cov: Coverage::default(), _dir: dir };
-        r.try_unit(unit)?;
+        let mut r = UnitRunner {
+            fs,
+            base: unit.clone(),
+            restore,
+            patch,
+            cov: Coverage::default(),
+            first: Outcome::Exit(0),
+            hangs_in_a_row: 0,
+            trace: symbolic.map(|_| trace),
+            _dir: dir,
+        };
+        let first = r.run(&if restore == Restore::Once { Vec::new() } else { unit.encode() })?;
+        r.cov.add(r.fs.map());
+        if let Outcome::Exit(c @ (REPLAY_EXIT_UNREADABLE | REPLAY_EXIT_MALFORMED | REPLAY_EXIT_NOT_REPLAYABLE)) = first
+        {
+            anyhow::bail!(
+                "{} cannot replay this unit of {} (replay exit status {c}; see its stderr with `bridge replay`)",
+                program.display(),
+                unit.meta.function
+            );
+        }
+        r.first = first;
         Ok(r)
     }
 
-    /// Replays `unit`: how it ended, and whether it reached unit-level
-    /// edges no earlier try reached.
+    /// Replays `unit` (the started unit with other parameter values): how
+    /// it ended, and whether it reached unit-level edges no earlier try
+    /// reached.
     pub fn try_unit(&mut self, unit: &Unit) -> anyhow::Result<(Outcome, bool)> {
-        std::fs::write(&self.path, unit.encode())?;
-        std::fs::set_permissions(&self.path, std::fs::Permissions::from_mode(0o644))?;
-        let outcome = self.fs.run(b"")?;
+        let patch = match self.restore {
+            Restore::Once => unit
+                .snapshot
+                .patch_over(&self.base.snapshot)
+                .context("a try must be the started unit with other parameter values")?,
+            Restore::EachTry => unit.encode(),
+        };
+        let outcome = self.run(&patch)?;
+        self.hangs_in_a_row = if outcome == Outcome::Timeout { self.hangs_in_a_row + 1 } else { 0 };
         Ok((outcome, self.cov.add(self.fs.map()) == Newness::NewEdges))
+    }
+
+    /// The last tries all timed out: more would only spend the budget.
+    pub fn hopeless(&self) -> bool {
+        self.hangs_in_a_row >= MAX_HANGS
+    }
+
+    /// The trace of the last try, when it was symbolic and finished; a
+    /// trace that does not decode is reported as an error.
+    pub fn take_trace(&mut self) -> anyhow::Result<Option<Trace>> {
+        let Some(path) = &self.trace else { return Ok(None) };
+        let Ok(bytes) = std::fs::read(path) else { return Ok(None) };
+        let _ = std::fs::remove_file(path);
+        Ok(Some(Trace::decode(&bytes).map_err(|e| anyhow::anyhow!("bad trace from the target: {e}"))?))
+    }
+
+    fn run(&mut self, patch: &[u8]) -> anyhow::Result<Outcome> {
+        if let Some(t) = &self.trace {
+            let _ = std::fs::remove_file(t);
+        }
+        // Written in place: the file is only read by the forked try (with
+        // `Once`, the fork server read its unit before serving).
+        std::fs::write(&self.patch, patch)?;
+        Ok(self.fs.run(b"")?)
     }
 }

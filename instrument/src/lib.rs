@@ -14,6 +14,7 @@ pub mod edges;
 pub mod globals;
 mod ir;
 pub mod module_init;
+pub mod symbolic;
 
 use inkwell::context::Context;
 use inkwell::module::Module;
@@ -59,13 +60,16 @@ pub fn instrument_module<'ctx>(ctx: &'ctx Context, module: &Module<'ctx>) -> Res
     allocs::instrument(ctx, module, &funcs)?;
     let tramps = calls::instrument(ctx, module, &funcs)?;
     let mut stats = edges::instrument(ctx, area, &funcs, plan)?;
+    // The symbolic clones copy the probes above (their counters count in
+    // symbolic replay too), not the constructor or the hook at main.
+    let sym_tramps = symbolic::instrument(ctx, module, &tramps)?;
     stats.has_main = module_init::hook_main(ctx, module)?;
     module_init::add_constructor(
         ctx,
         module,
         area,
         &stats,
-        &module_init::Tables { funcs: &funcs, tramps: &tramps, globals: &globals },
+        &module_init::Tables { funcs: &funcs, tramps: &tramps, sym_tramps: &sym_tramps, globals: &globals },
     )?;
     module.verify().map_err(|e| Error::Verify(e.to_string()))?;
     Ok(stats)

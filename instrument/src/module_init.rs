@@ -72,6 +72,8 @@ pub struct Tables<'a, 'ctx> {
     pub funcs: &'a [FunctionValue<'ctx>],
     /// Their replay trampolines.
     pub tramps: &'a [Option<FunctionValue<'ctx>>],
+    /// The trampolines of their symbolic clones.
+    pub sym_tramps: &'a [Option<FunctionValue<'ctx>>],
     pub globals: &'a crate::globals::Globals<'ctx>,
 }
 
@@ -79,11 +81,11 @@ pub struct Tables<'a, 'ctx> {
 /// to `llvm.global_ctors`:
 /// `__carve_register_module(&area, edges, branches, functab, nfuncs, globtab, nglobals, dirty)`
 /// with `functab` = `{ i32 fn, i32 name, i32 tramp, i32 first_branch,
-/// i32 branches }[nfuncs]` (the function's branch-outcome ids, local to
-/// the module) and
+/// i32 branches, i32 sym_tramp }[nfuncs]` (the function's branch-outcome
+/// ids, local to the module; the trampoline of its symbolic clone) and
 /// `globtab` = `{ i64 size, i32 addr, i32 name }[nglobals]`, where `fn`,
-/// `name`, `tramp` and `addr` are offsets from the table's start (`tramp`
-/// 0 when the function has no trampoline).
+/// `name`, `tramp`, `sym_tramp` and `addr` are offsets from the table's
+/// start (0 when the function has no trampoline).
 pub fn add_constructor<'ctx>(
     ctx: &'ctx Context,
     module: &Module<'ctx>,
@@ -119,7 +121,7 @@ pub fn add_constructor<'ctx>(
     // Entries hold offsets from the start of their table, not pointers: the
     // static linker resolves them, so loading the program costs no
     // relocation per function or global.
-    let fn_t = ctx.struct_type(&[i32t.into(), i32t.into(), i32t.into(), i32t.into(), i32t.into()], false);
+    let fn_t = ctx.struct_type(&[i32t.into(), i32t.into(), i32t.into(), i32t.into(), i32t.into(), i32t.into()], false);
     let functab = table_global(module, fn_t, t.funcs.len(), "carve.functab");
     let rel = |p: inkwell::values::PointerValue<'ctx>, table: Option<GlobalValue<'ctx>>| match table {
         Some(tb) => p.const_to_int(i64t).const_sub(tb.as_pointer_value().const_to_int(i64t)).const_truncate(i32t),
@@ -129,15 +131,18 @@ pub fn add_constructor<'ctx>(
         .funcs
         .iter()
         .zip(t.tramps)
+        .zip(t.sym_tramps)
         .zip(&stats.function_branches)
-        .map(|((f, tr), (first, count))| {
+        .map(|(((f, tr), st), (first, count))| {
             let tramp = tr.map(|x| rel(x.as_global_value().as_pointer_value(), functab)).unwrap_or(i32t.const_zero());
+            let sym = st.map(|x| rel(x.as_global_value().as_pointer_value(), functab)).unwrap_or(i32t.const_zero());
             fn_t.const_named_struct(&[
                 rel(f.as_global_value().as_pointer_value(), functab).into(),
                 rel(name_of(&f.get_name().to_string_lossy()), functab).into(),
                 tramp.into(),
                 i32t.const_int(u64::from(*first), false).into(),
                 i32t.const_int(u64::from(*count), false).into(),
+                sym.into(),
             ])
         })
         .collect();

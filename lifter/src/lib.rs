@@ -33,6 +33,28 @@ pub fn lift(input: &[u8], param: &Param, value: &Value) -> Vec<u8> {
     out
 }
 
+/// `input` with several parameters replaced at once (their occurrences,
+/// from the last to the first; one that overlaps a later one is left).
+pub fn lift_all(input: &[u8], values: &[(&Param, &Value)]) -> Vec<u8> {
+    let mut subs: Vec<(usize, usize, Vec<u8>)> = values
+        .iter()
+        .flat_map(|(p, v)| {
+            let text = v.text();
+            p.occurrences.iter().map(move |&(at, len)| (at as usize, (at + len) as usize, text.clone()))
+        })
+        .collect();
+    subs.sort_by_key(|s| std::cmp::Reverse(s.0));
+    let mut out = input.to_vec();
+    let mut limit = usize::MAX;
+    for (at, end, text) in subs {
+        if end <= out.len() && end <= limit {
+            out.splice(at..end, text);
+            limit = at;
+        }
+    }
+    out
+}
+
 /// Runs `lifted` through `system` and classifies it against `cov`, the
 /// system-level coverage so far (which it updates).
 pub fn check(system: &mut ForkServer, cov: &mut Coverage, lifted: &[u8]) -> Result<(Class, Outcome), exec::Error> {
@@ -67,5 +89,9 @@ mod tests {
             original: b"abc".to_vec(),
         };
         assert_eq!(lift(b"abc!", &s, &Value::Bytes(b"xy\0z".to_vec())), b"xy!", "a string ends at its NUL");
+        let n = Param { occurrences: vec![(4, 2)], ..p.clone() };
+        let w = Param { occurrences: vec![(7, 3)], ..s.clone() };
+        let both = lift_all(b"len 12\nabc!", &[(&n, &Value::Int(7)), (&w, &Value::Bytes(b"q".to_vec()))]);
+        assert_eq!(both, b"len 7\nq!", "each at its own occurrences");
     }
 }

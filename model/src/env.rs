@@ -38,6 +38,17 @@ pub const ALL: &[EnvVar] = &[
         reader: "runtime",
         help: "unit file to replay instead of running main (set by bridge replay)",
     },
+    EnvVar {
+        name: REPLAY_PATCH,
+        reader: "runtime",
+        help: "patch of parameter values each replay applies (a unit fork server restores once)",
+    },
+    EnvVar {
+        name: SYM_IN,
+        reader: "runtime",
+        help: "symbolic parameter bytes: the replay runs the symbolic clone (set by bridge explore)",
+    },
+    EnvVar { name: SYM_OUT, reader: "runtime", help: "where a symbolic replay writes its trace" },
     EnvVar { name: REPLAY_OUT, reader: "runtime", help: "where a replay writes the call's outcome" },
     EnvVar { name: LIST, reader: "runtime", help: "file to write the function table to, instead of running main" },
     EnvVar { name: RT_DEBUG, reader: "runtime", help: "1: the runtime reports what it does on stderr" },

@@ -11,6 +11,8 @@ pub mod env;
 mod names;
 pub mod protocol;
 pub mod snapshot;
+pub mod symtrace;
+pub mod trace;
 pub mod unit;
 
 pub use consts::*;

@@ -36,8 +36,17 @@ pub const CARVE_MAX: &str = "CARVE_CARVE_MAX";
 pub const CARVE_BYTES: &str = "CARVE_CARVE_BYTES";
 /// A unit file to replay instead of running `main`.
 pub const REPLAY: &str = "CARVE_REPLAY";
+/// A patch file (a `KIND_PATCH` record) each replay applies over the unit
+/// before the call. With `CARVE_FORKSRV=1` the fork server restores the
+/// unit once and every forked run applies the patch written for it.
+pub const REPLAY_PATCH: &str = "CARVE_REPLAY_PATCH";
 /// Where the replay writes the call's outcome record.
 pub const REPLAY_OUT: &str = "CARVE_REPLAY_OUT";
 /// A file to write the function table to (`id name` lines) instead of
 /// running `main`.
 pub const LIST: &str = "CARVE_LIST";
+/// The symbolic-input file (a `KIND_SYM_IN` record): set, the replay runs
+/// the function's symbolic clone with those parameter bytes symbolic.
+pub const SYM_IN: &str = "CARVE_SYM_IN";
+/// Where a symbolic replay writes its trace (a `KIND_TRACE` record).
+pub const SYM_OUT: &str = "CARVE_SYM_OUT";

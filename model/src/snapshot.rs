@@ -282,6 +282,35 @@ impl Reloc {
 /// A record of [`KIND_META`]: JSON written by the tools (ignored by the
 /// runtime).
 pub const KIND_META: u32 = 3;
+/// A record of [`KIND_PATCH`]: one try of a unit whose context a replay
+/// fork server restored once. It holds every argument's bits, the objects
+/// whose bytes changed (each a fresh copy: strings may change length) and
+/// the whole relocation list, applied again over the changed places.
+pub const KIND_PATCH: u32 = 4;
+
+/// Writes a patch payload (see [`KIND_PATCH`]): `objects` are
+/// `(index, head, bytes)` of the changed objects.
+pub fn encode_patch<'a>(
+    s: &mut impl Sink,
+    args: &[u64],
+    objects: impl ExactSizeIterator<Item = (u32, &'a ObjectHead, &'a [u8])>,
+    relocs: &[Reloc],
+) {
+    s.u16(args.len() as u16);
+    for &a in args {
+        s.u64(a);
+    }
+    s.u32(objects.len() as u32);
+    for (i, h, bytes) in objects {
+        s.u32(i);
+        h.encode(s);
+        s.put(bytes);
+    }
+    s.u32(relocs.len() as u32);
+    for r in relocs {
+        r.encode(s);
+    }
+}
 
 /// The fixed start of a snapshot payload.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -111,6 +111,33 @@ pub struct Unit {
 }
 
 impl Snapshot {
+    /// The patch record (header and payload) that turns `base`, as a
+    /// replay restored it, into this snapshot: every argument, the objects
+    /// that differ, all relocations. `None` when the two are not the same
+    /// call (another function, or other numbers of arguments or objects).
+    pub fn patch_over(&self, base: &Snapshot) -> Option<Vec<u8>> {
+        if self.function != base.function
+            || self.args.len() != base.args.len()
+            || self.objects.len() != base.objects.len()
+        {
+            return None;
+        }
+        let args: Vec<u64> = self.args.iter().map(|a| a.value).collect();
+        let changed: Vec<(u32, &ObjectHead, &[u8])> = self
+            .objects
+            .iter()
+            .zip(&base.objects)
+            .enumerate()
+            .filter(|(_, (a, b))| a != b)
+            .map(|(i, ((h, bytes), _))| (i as u32, h, bytes.as_slice()))
+            .collect();
+        let mut payload = Vec::new();
+        encode_patch(&mut payload, &args, changed.into_iter(), &self.relocs);
+        let mut out = Vec::with_capacity(HEADER_LEN + payload.len());
+        push_record(&mut out, KIND_PATCH, &payload);
+        Some(out)
+    }
+
     pub fn head(&self) -> SnapshotHead {
         SnapshotHead { function: self.function, flags: self.flags, raw_pointers: self.raw_pointers }
     }

@@ -18,6 +18,8 @@ pub fn start_if_asked() {
         sys::debug("cannot switch to CARVE_RUN_AS");
         unsafe { libc::_exit(1) };
     }
+    // A unit fork server restores its unit here, once for all tries.
+    crate::replay::prepare_for_serving();
     let (edges, branches) = map::totals();
     let hello = Hello { version: PROTOCOL_VERSION, edges, branches }.encode();
     if !sys::write_all(ST_FD, &hello) {

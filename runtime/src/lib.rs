@@ -20,7 +20,12 @@ mod heap;
 mod malloc;
 mod objects;
 mod replay;
+mod restore;
 mod state;
+mod sym;
+pub mod symabi;
+mod symmodels;
+mod symtable;
 mod tables;
 // The shared names, compiled from `model`'s `core`-only files (the runtime
 // cannot depend on the `model` crate, which uses `std`).
@@ -36,11 +41,17 @@ mod model_protocol;
 #[allow(dead_code)]
 #[path = "../../model/src/snapshot.rs"]
 mod model_snapshot;
+#[allow(dead_code)]
+#[path = "../../model/src/trace.rs"]
+mod model_trace;
+// `trace.rs` names its sibling as `crate::snapshot`, as in `model`.
+use model_snapshot as snapshot;
 mod model {
     pub(crate) use crate::model_consts::*;
     pub(crate) use crate::model_names as env;
     pub(crate) use crate::model_protocol as protocol;
     pub(crate) use crate::model_snapshot as snapshot;
+    pub(crate) use crate::model_trace as trace;
 }
 mod forkserver;
 mod map;

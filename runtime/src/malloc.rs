@@ -17,6 +17,13 @@ extern "C" {
 }
 
 fn added(p: *mut c_void, size: usize) -> *mut c_void {
+    // A fresh block holds nothing symbolic (its shadow may be a freed
+    // block's).
+    if !p.is_null() {
+        if let Some(s) = crate::sym::get() {
+            s.clear(p as usize, size);
+        }
+    }
     if !p.is_null() && state::tracking() {
         state::with(|st| st.objects.insert(p as usize, size, OBJ_HEAP, NO_GLOBAL));
     }

@@ -102,6 +102,9 @@ pub const CARVE_MAX: &CStr = c"CARVE_CARVE_MAX";
 pub const CARVE_BYTES: &CStr = c"CARVE_CARVE_BYTES";
 pub const REPLAY: &CStr = c"CARVE_REPLAY";
 pub const REPLAY_OUT: &CStr = c"CARVE_REPLAY_OUT";
+pub const REPLAY_PATCH: &CStr = c"CARVE_REPLAY_PATCH";
+pub const SYM_IN: &CStr = c"CARVE_SYM_IN";
+pub const SYM_OUT: &CStr = c"CARVE_SYM_OUT";
 pub const LIST: &CStr = c"CARVE_LIST";
 const _: () = assert!(spells(CARVE_DIR, crate::model::env::CARVE_DIR));
 const _: () = assert!(spells(CARVE_FUNCS, crate::model::env::CARVE_FUNCS));
@@ -109,6 +112,9 @@ const _: () = assert!(spells(CARVE_MAX, crate::model::env::CARVE_MAX));
 const _: () = assert!(spells(CARVE_BYTES, crate::model::env::CARVE_BYTES));
 const _: () = assert!(spells(REPLAY, crate::model::env::REPLAY));
 const _: () = assert!(spells(REPLAY_OUT, crate::model::env::REPLAY_OUT));
+const _: () = assert!(spells(REPLAY_PATCH, crate::model::env::REPLAY_PATCH));
+const _: () = assert!(spells(SYM_IN, crate::model::env::SYM_IN));
+const _: () = assert!(spells(SYM_OUT, crate::model::env::SYM_OUT));
 const _: () = assert!(spells(LIST, crate::model::env::LIST));
 
 /// Appends `n` in decimal.

@@ -8,7 +8,8 @@ use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
 use core::ffi::{c_char, CStr};
 
-/// `{ i32 fn, i32 name, i32 tramp }`, as the pass lays it out: offsets
+/// `{ i32 fn, i32 name, i32 tramp, i32 first_branch, i32 branches, i32
+/// sym_tramp }`, as the pass lays it out: offsets
 /// from the start of the table (`tramp` 0: none), resolved by the static
 /// linker, so loading a program costs no relocation per entry.
 #[repr(C)]
@@ -19,6 +20,8 @@ pub struct FuncEntry {
     /// The function's branch-outcome ids, local to the module.
     first_branch: i32,
     branches: i32,
+    /// The trampoline of its symbolic clone (0: none).
+    sym_tramp: i32,
 }
 
 /// `{ i64 size, i32 addr, i32 name }`, offsets likewise.
@@ -34,6 +37,8 @@ pub struct Func {
     pub addr: *const u8,
     pub name: *const c_char,
     pub tramp: *const u8,
+    /// The trampoline of its symbolic clone (null: none).
+    pub sym_tramp: *const u8,
     /// Map slots of its branch outcomes: `first..first + branches`.
     pub first_branch: u32,
     pub branches: u32,
@@ -67,6 +72,7 @@ impl Module {
             addr: Self::at(t, e.addr),
             name: Self::at(t, e.name).cast(),
             tramp: if e.tramp == 0 { core::ptr::null() } else { Self::at(t, e.tramp) },
+            sym_tramp: if e.sym_tramp == 0 { core::ptr::null() } else { Self::at(t, e.sym_tramp) },
             first_branch: self.base + e.first_branch as u32,
             branches: e.branches as u32,
         })

@@ -28,32 +28,17 @@ bridge="$repo/target/release/bridge"
 mkdir -p "$out"
 echo "results in $out" >&2
 
-# Seeds carry their command line (--args-in-input); @@ is the file.
-seed_dir() { # subject -> directory of seeds
-  local s=$1 d="$out/seeds-$1"
-  mkdir -p "$d"
-  if [ -d "$repo/scripts/bench/seeds/$s" ]; then
-    for f in "$repo/scripts/bench/seeds/$s"/*; do
-      { head -n 1 "$f" | sed 's/$/ @@/'; tail -n +2 "$f"; } > "$d/$(basename "$f")"
-    done
-  else
-    case "$s" in
-      tac) printf -- '@@\none\ntwo\nthree\n' > "$d/a"; printf -- '-s , @@\na,b,c,' > "$d/b"; printf -- '-r -s [0-9] @@\na1b22c333' > "$d/c" ;;
-      b2sum) printf -- '@@\nThe quick brown fox\n' > "$d/a"; printf -- '-l 128 @@\nabc' > "$d/b"; printf -- '--tag @@\n' > "$d/c" ;;
-      dc) printf -- '@@\n2 3 + p 10 k 1 3 / p\n' > "$d/a"; printf -- '@@\n[la 1 + d sa 5 >b] sb 0 sa lbx la p\n' > "$d/b"; printf -- '@@\n16 o 255 p 2 i 1010 p\n' > "$d/c" ;;
-    esac
-  fi
-  echo "$d"
-}
+# shellcheck source=scripts/bench/seeds.sh
+. "$repo/scripts/bench/seeds.sh"
 
 json() { python3 -c "import json,sys; d=json.load(open(sys.argv[1]))['stats']; print($2)" "$1"; }
 
-printf '%-6s %4s %-13s %9s %7s %6s %7s %7s %8s %9s %12s\n' subject seed config branches "%" units tries lifted effective "eff %" "unit/sys run"
+printf '%-6s %4s %-8s %9s %6s %7s %7s %6s %6s %7s %7s %6s %6s %12s\n' subject seed config branches "%" carved params "par %" units tries lifted eff "eff %" "unit/sys run"
 IFS=, read -r -a list <<< "$subjects"
 for s in "${list[@]}"; do
   bin="$cache/bin-carve/$s"
   [ -x "$bin" ] || { echo "fuzzilisk.sh: $bin missing: run scripts/subjects.sh" >&2; exit 1; }
-  d=$(seed_dir "$s")
+  d=$(seed_dir "$s" "$out")
   for seed in $(seq 1 "$seeds"); do
     for unit in none fuzz; do
       o="$out/$s/$seed/$unit"
@@ -75,7 +60,9 @@ if tries:
     ratio = f"{unit_run / sys_run:.2f}"
 pct = 100 * d["branches"] / max(d["branches_total"], 1)
 effp = f"{100 * eff / lifted:.1f}" if lifted else "-"
-print(f"{s:<6} {seed:>4} {'rl' if unit == 'none' else 'rl+fuzz':<13} {d['branches']:9d} {pct:7.1f} {units:6d} {tries:7d} {lifted:7d} {eff:8d} {effp:>9} {ratio:>12}")
+carved, params = d.get("units_carved", 0), d.get("units_with_params", 0)
+parp = f"{100 * params / carved:.1f}" if carved else "-"
+print(f"{s:<6} {seed:>4} {'rl' if unit == 'none' else 'rl+fuzz':<8} {d['branches']:9d} {pct:6.1f} {carved:7d} {params:7d} {parp:>6} {units:6d} {tries:7d} {lifted:7d} {eff:6d} {effp:>6} {ratio:>12}")
 PY
     done
   done

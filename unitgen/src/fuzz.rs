@@ -84,7 +84,7 @@ impl UnitGenerator for Fuzz {
                     }
                     _ => self.bytes(&p.original),
                 };
-                Candidate { param, value, op }
+                Candidate { values: vec![(param, value)], op, tag: 0 }
             })
             .collect()
     }
@@ -117,10 +117,12 @@ mod tests {
     fn boundary_values_of_the_width_come_up() {
         let mut f = Fuzz::new(1);
         let c = f.next(&[int_param()], 200);
-        assert!(c.iter().any(|c| c.value == Value::Int(i32::MIN as i64)));
-        assert!(c.iter().any(|c| c.value == Value::Int(i32::MAX as i64)));
-        assert!(c.iter().any(|c| c.value == Value::Int(0)));
-        assert!(c.iter().all(|c| matches!(c.value, Value::Int(v) if v >= i32::MIN as i64 && v <= i32::MAX as i64)));
+        assert!(c.iter().any(|c| c.values[0].1 == Value::Int(i32::MIN as i64)));
+        assert!(c.iter().any(|c| c.values[0].1 == Value::Int(i32::MAX as i64)));
+        assert!(c.iter().any(|c| c.values[0].1 == Value::Int(0)));
+        assert!(c
+            .iter()
+            .all(|c| matches!(c.values[0].1, Value::Int(v) if v >= i32::MIN as i64 && v <= i32::MAX as i64)));
     }
 
     #[test]
@@ -129,7 +131,9 @@ mod tests {
         for op in ["bitflip", "random_bytes", "random_ascii", "nul_run", "ff_run", "repeat"] {
             assert!(c.iter().any(|x| x.op == op), "{op}");
         }
-        assert!(c.iter().any(|x| matches!(&x.value, Value::Bytes(b) if b.iter().all(|&y| y == 0xff) && !b.is_empty())));
+        assert!(c
+            .iter()
+            .any(|x| matches!(&x.values[0].1, Value::Bytes(b) if b.iter().all(|&y| y == 0xff) && !b.is_empty())));
         assert_eq!(c, Fuzz::new(7).next(&[str_param()], 300));
         assert!(Fuzz::new(7).next(&[], 5).is_empty());
     }

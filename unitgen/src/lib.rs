@@ -1,31 +1,60 @@
 //! Unit-level generators behind one trait: they propose new values for the
-//! parameters of a carved unit test. `fuzz` (Fuzzilisk) is built; the
-//! symbolic explorer (Basilisk) is not yet.
+//! parameters of a carved unit test. `fuzz` (Fuzzilisk) mutates them;
+//! `symbolic` (Basilisk) explores them concolically, with the traces of
+//! symbolic replays and a solver chain ([`solver`]).
 
 mod fuzz;
+pub mod solver;
+pub mod symbolic;
 
 pub use fuzz::Fuzz;
+use model::symtrace::Trace;
+use model::trace::SymInput;
 use model::unit::{Param, Value};
+pub use symbolic::Symbolic;
 
-/// A proposed value for parameter `param` of a unit, and what made it.
+/// Proposed values for some parameters of a unit (`values` may be empty:
+/// the unit as carved), and what made them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Candidate {
-    pub param: usize,
-    pub value: Value,
+    pub values: Vec<(usize, Value)>,
     pub op: &'static str,
+    /// The generator's own mark, handed back with the run's trace.
+    pub tag: u64,
 }
 
 /// Proposes parameter values for a unit.
 pub trait UnitGenerator {
     fn name(&self) -> &'static str;
-    /// The next `n` candidates for the unit whose parameters are `params`.
+    /// A new unit, whose parameters are `params`, begins.
+    fn start(&mut self, _params: &[Param]) {}
+    /// The next candidates, at most `n`; none when it has nothing more.
     fn next(&mut self, params: &[Param], n: usize) -> Vec<Candidate>;
+    /// The parameter bytes to make symbolic in each run (`None`: runs are
+    /// concrete).
+    fn symbolic_inputs(&self) -> Option<Vec<SymInput>> {
+        None
+    }
+    /// What running a candidate gave: its trace, for a symbolic run that
+    /// finished.
+    fn observe(&mut self, _c: &Candidate, _trace: Option<&Trace>) {}
+    /// Counters worth reporting.
+    fn stats_json(&self) -> serde_json::Value {
+        serde_json::Value::Null
+    }
 }
+
+/// The generators there are.
+pub const NAMES: &[&str] = &["fuzz", "symbolic"];
+
+/// Solver timeout per query of the `symbolic` generator, in milliseconds.
+pub const SOLVER_TIMEOUT_MS: u32 = 2000;
 
 /// The generator called `name`, seeded with `seed`.
 pub fn by_name(name: &str, seed: u64) -> Option<Box<dyn UnitGenerator>> {
     match name {
         "fuzz" => Some(Box::new(Fuzz::new(seed))),
+        "symbolic" => Some(Box::new(Symbolic::new(SOLVER_TIMEOUT_MS, None))),
         _ => None,
     }
 }

@@ -57,6 +57,27 @@ pub struct Stats {
     pub coverage_lifts: u64,
     #[serde(default)]
     pub false_alarms: u64,
+    /// Units carved from queue entries, and of those the ones with at
+    /// least one parameter mapped to the system input (the paper's
+    /// Table 3).
+    #[serde(default)]
+    pub units_carved: u64,
+    #[serde(default)]
+    pub units_with_params: u64,
+    /// Chosen units skipped because their replay, as carved, crashed or
+    /// hung (not faithful: nothing they do could be trusted).
+    #[serde(default)]
+    pub units_unreplayable: u64,
+    /// Units given up after tries that all timed out.
+    #[serde(default)]
+    pub units_given_up: u64,
+    /// Unit rounds that ended in an error (reported, then skipped).
+    #[serde(default)]
+    pub unit_errors: u64,
+    /// The unit generator's own counters (the symbolic explorer's traces
+    /// and solver statistics).
+    #[serde(default)]
+    pub unit_generator: serde_json::Value,
     /// Seconds spent in unit rounds (carving, unit runs, lifting).
     #[serde(default)]
     pub unit_seconds: f64,

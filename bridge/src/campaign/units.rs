@@ -9,7 +9,8 @@
 use super::outdir::sanitize;
 use super::Campaign;
 use crate::cmd::carve::{carve_run, list_functions, Caps, FunctionInfo};
-use crate::unit_runner::UnitRunner;
+use crate::unit_loop::{explore, Limits, Try};
+use crate::unit_runner::Restore;
 use ::exec::Outcome;
 use lifter::Class;
 use std::collections::{BTreeMap, BTreeSet};
@@ -21,8 +22,11 @@ use unitgen::UnitGenerator;
 const PERIOD: Duration = Duration::from_secs(5);
 /// Values tried per unit round.
 const TRIES: usize = 300;
-/// Unit runs timing out in a row that end a round.
-const MAX_HANGS: u32 = 5;
+/// Units of one function that could not be replayed, after which the
+/// function is no longer chosen (its context is not in its snapshots).
+const MAX_UNREPLAYABLE: u32 = 2;
+/// Unit-round errors printed before they are only counted.
+const MAX_REPORTED_ERRORS: u64 = 5;
 
 pub struct UnitWork {
     program: PathBuf,
@@ -30,6 +34,8 @@ pub struct UnitWork {
     generator: Box<dyn UnitGenerator>,
     next_entry: usize,
     analysed: BTreeMap<String, u32>,
+    /// Units per function whose replay, as carved, crashed or hung.
+    unreplayable: BTreeMap<String, u32>,
     alarms: BTreeSet<(String, usize, String)>,
     last: Instant,
 }
@@ -43,6 +49,7 @@ impl UnitWork {
             generator,
             next_entry: 0,
             analysed: BTreeMap::new(),
+            unreplayable: BTreeMap::new(),
             alarms: BTreeSet::new(),
             last: Instant::now(),
         })
@@ -62,7 +69,16 @@ impl Campaign {
         self.file.stats.unit_seconds += started.elapsed().as_secs_f64();
         uw.last = Instant::now();
         self.units = Some(uw);
-        result
+        // A unit round that fails (a carving run that dies, a unit the
+        // program cannot replay) is reported and skipped: system fuzzing
+        // goes on.
+        if let Err(e) = result {
+            self.file.stats.unit_errors += 1;
+            if self.file.stats.unit_errors <= MAX_REPORTED_ERRORS {
+                eprintln!("\rbridge run: unit round skipped: {e:#}");
+            }
+        }
+        Ok(())
     }
 
     fn round(&mut self, uw: &mut UnitWork) -> anyhow::Result<()> {
@@ -72,15 +88,20 @@ impl Campaign {
         let caps = Caps { functions: Vec::new(), max_per_function: 1, budget: 256 << 10 };
         let (_, carved) = carve_run(self.fs.target().clone(), &uw.program, &input, &caps)?;
         // The unit whose function has the most uncovered branch outcomes.
+        self.file.stats.units_carved += carved.units.len() as u64;
         let best = carved
             .units
             .into_iter()
             .filter_map(|u| {
                 let params = carver::mapping::map(&u, &input);
+                self.file.stats.units_with_params += u64::from(!params.is_empty());
                 let f = uw.functions.get(&u.meta.function)?;
                 let open =
                     (f.first_branch..f.first_branch + f.branches).filter(|&s| !self.cov.is_covered(s as usize)).count();
                 let spent = uw.analysed.get(&u.meta.function).copied().unwrap_or(0);
+                if uw.unreplayable.get(&u.meta.function).copied().unwrap_or(0) >= MAX_UNREPLAYABLE {
+                    return None;
+                }
                 (!params.is_empty()).then_some((open as f64 / f64::from(1 + spent), u, params))
             })
             .max_by(|a, b| a.0.total_cmp(&b.0));
@@ -88,64 +109,84 @@ impl Campaign {
         *uw.analysed.entry(unit.meta.function.clone()).or_default() += 1;
         self.file.stats.units_analysed += 1;
 
-        let mut runner = UnitRunner::start(&uw.program, self.fs.target().timeout, &unit)?;
-        let mut hangs_in_a_row = 0;
-        for c in uw.generator.next(&params, TRIES) {
-            // A unit that hangs on every try, or the end of the budget,
-            // ends the round early.
-            if hangs_in_a_row >= MAX_HANGS || self.elapsed() >= self.file.config.time_budget_s {
-                break;
-            }
-            let p = &params[c.param];
-            let Some(patched) = carver::patch::apply(&unit, &p.site, &c.value) else { continue };
-            let (outcome, new) = runner.try_unit(&patched)?;
-            self.file.stats.unit_tries += 1;
-            hangs_in_a_row = if outcome == Outcome::Timeout { hangs_in_a_row + 1 } else { 0 };
-            let failed = matches!(outcome, Outcome::Crash(_) | Outcome::Timeout);
-            self.file.stats.unit_failures += u64::from(failed);
-            if !failed && !new {
-                continue;
-            }
-            let lifted = lifter::lift(&input, p, &c.value);
-            let (class, sys) = lifter::check(&mut self.fs, &mut self.cov, &lifted)?;
-            self.file.stats.execs += 1;
-            self.file.stats.lifted += 1;
-            let function = unit.meta.function.clone();
-            match class {
-                Class::TrueAlarm => {
-                    self.file.stats.true_alarms += 1;
-                    if uw.alarms.insert((function.clone(), c.param, sys.to_string())) {
-                        let id = self.file.stats.unique_true_alarms;
-                        self.file.stats.unique_true_alarms += 1;
-                        let report = serde_json::json!({
-                            "function": function,
-                            "parameter": c.param,
-                            "site": format!("{:?}", p.site),
-                            "original_value": String::from_utf8_lossy(&p.original),
-                            "new_value": String::from_utf8_lossy(&c.value.text()),
-                            "unit_generator_op": c.op,
-                            "system_outcome": sys.to_string(),
-                            "provenance": { "system_test": entry, "unit": format!("{}#{}", function, unit.meta.call_index), "value": c.op },
-                        });
-                        let dir = format!("alarms/{id:06}");
-                        std::fs::create_dir_all(self.out.root().join(&dir))?;
-                        self.out.write(&format!("{dir}/input"), &lifted)?;
-                        self.out.write(&format!("{dir}/original"), &input)?;
-                        self.out.write(&format!("{dir}/unit"), &patched.encode())?;
-                        self.out
-                            .write(&format!("{dir}/report.json"), serde_json::to_string_pretty(&report)?.as_bytes())?;
-                    }
+        let left = (self.file.config.time_budget_s - self.elapsed()).max(0.0);
+        let limits = Limits {
+            tries: TRIES,
+            until: Some(Instant::now() + Duration::from_secs_f64(left)),
+            timeout: self.fs.target().timeout,
+            restore: Restore::Once,
+        };
+        let (program, alarms) = (uw.program.clone(), &mut uw.alarms);
+        let (first, done) = explore(&program, &unit, &params, uw.generator.as_mut(), &limits, |t| {
+            self.unit_try(alarms, entry, &input, &unit, &params, t)
+        })?;
+        if matches!(first, Outcome::Crash(_) | Outcome::Timeout) {
+            self.file.stats.units_unreplayable += 1;
+            *uw.unreplayable.entry(unit.meta.function.clone()).or_default() += 1;
+        }
+        self.file.stats.units_given_up += u64::from(done.given_up);
+        self.file.stats.unit_generator = uw.generator.stats_json();
+        Ok(())
+    }
+
+    /// One try of a unit round: counted, and lifted when it failed or
+    /// found unit-level coverage.
+    fn unit_try(
+        &mut self,
+        alarms: &mut BTreeSet<(String, usize, String)>,
+        entry: u64,
+        input: &[u8],
+        unit: &model::unit::Unit,
+        params: &[model::unit::Param],
+        t: Try<'_>,
+    ) -> anyhow::Result<()> {
+        self.file.stats.unit_tries += 1;
+        let failed = matches!(t.outcome, Outcome::Crash(_) | Outcome::Timeout);
+        self.file.stats.unit_failures += u64::from(failed);
+        let c = t.candidate;
+        if (!failed && !t.new) || c.values.is_empty() {
+            return Ok(());
+        }
+        let subs: Vec<_> = c.values.iter().map(|(k, v)| (&params[*k], v)).collect();
+        let lifted = lifter::lift_all(input, &subs);
+        let (class, sys) = lifter::check(&mut self.fs, &mut self.cov, &lifted)?;
+        self.file.stats.execs += 1;
+        self.file.stats.lifted += 1;
+        let function = unit.meta.function.clone();
+        let (k, value) = &c.values[0];
+        match class {
+            Class::TrueAlarm => {
+                self.file.stats.true_alarms += 1;
+                if alarms.insert((function.clone(), *k, sys.to_string())) {
+                    let id = self.file.stats.unique_true_alarms;
+                    self.file.stats.unique_true_alarms += 1;
+                    let report = serde_json::json!({
+                        "function": function,
+                        "parameter": k,
+                        "site": format!("{:?}", params[*k].site),
+                        "original_value": String::from_utf8_lossy(&params[*k].original),
+                        "new_value": String::from_utf8_lossy(&value.text()),
+                        "parameters_changed": c.values.len(),
+                        "unit_generator_op": c.op,
+                        "system_outcome": sys.to_string(),
+                        "provenance": { "system_test": entry, "unit": format!("{}#{}", function, unit.meta.call_index), "value": c.op },
+                    });
+                    let dir = format!("alarms/{id:06}");
+                    std::fs::create_dir_all(self.out.root().join(&dir))?;
+                    self.out.write(&format!("{dir}/input"), &lifted)?;
+                    self.out.write(&format!("{dir}/original"), input)?;
+                    self.out.write(&format!("{dir}/unit"), &t.unit.encode())?;
+                    self.out.write(&format!("{dir}/report.json"), serde_json::to_string_pretty(&report)?.as_bytes())?;
                 }
-                Class::CoverageLift => {
-                    self.file.stats.coverage_lifts += 1;
-                    let id = self.next_id;
-                    self.next_id += 1;
-                    self.out
-                        .write(&format!("queue/id:{id:06},src:{entry:06},op:lift_{}", sanitize(&function)), &lifted)?;
-                    self.corpus.push(super::Entry { id, data: lifted });
-                }
-                Class::FalseAlarm => self.file.stats.false_alarms += u64::from(failed),
             }
+            Class::CoverageLift => {
+                self.file.stats.coverage_lifts += 1;
+                let id = self.next_id;
+                self.next_id += 1;
+                self.out.write(&format!("queue/id:{id:06},src:{entry:06},op:lift_{}", sanitize(&function)), &lifted)?;
+                self.corpus.push(super::Entry { id, data: lifted });
+            }
+            Class::FalseAlarm => self.file.stats.false_alarms += u64::from(failed),
         }
         Ok(())
     }

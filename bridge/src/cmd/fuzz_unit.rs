@@ -6,11 +6,11 @@
 //! there is kept (true alarms, coverage lifts); false alarms are counted.
 
 use super::units::{read_unit, unit_files};
-use crate::cli::FuzzUnitArgs;
-use crate::unit_runner::UnitRunner;
+use crate::cli::{ExploreArgs, FuzzUnitArgs};
+use crate::unit_loop::{self, Limits};
+use crate::unit_runner::Restore;
 use ::exec::{Coverage, ForkServer, Outcome};
 use anyhow::Context;
-use carver::patch;
 use lifter::Class;
 use serde::Serialize;
 use std::path::Path;
@@ -19,7 +19,14 @@ use std::path::Path;
 struct Summary {
     units: usize,
     units_with_params: usize,
+    /// Units whose replay, as carved, crashed or hung, or that this
+    /// program cannot replay: skipped.
+    units_unreplayable: usize,
+    /// Units given up after tries that all timed out.
+    units_given_up: usize,
     tries: u64,
+    /// Seconds spent running tries (not lifting).
+    unit_seconds: f64,
     unit_failures: u64,
     unit_new_coverage: u64,
     lifted: u64,
@@ -28,6 +35,9 @@ struct Summary {
     coverage_lifts: u64,
     false_alarms: u64,
     alarms: Vec<Alarm>,
+    /// The generator's own counters, per unit (the symbolic explorer's
+    /// traces, queries and solver statistics).
+    generator: Vec<serde_json::Value>,
 }
 
 #[derive(Serialize, Clone)]
@@ -42,7 +52,33 @@ struct Alarm {
     unit: String,
 }
 
+/// `bridge explore`: the units, explored by the symbolic generator.
+pub fn explore(args: ExploreArgs) -> anyhow::Result<i32> {
+    let (timeout, log) = (args.solver_timeout, args.smt_log.clone());
+    let fuzz = FuzzUnitArgs {
+        unit: args.unit,
+        tries: args.tries,
+        unit_gen: "symbolic".into(),
+        seed: 0,
+        output: args.output,
+        json: args.json,
+        restore_each_try: false,
+        target: args.target,
+    };
+    run_with(fuzz, &|_| Box::new(unitgen::Symbolic::new(timeout, log.clone())))
+}
+
 pub fn run(args: FuzzUnitArgs) -> anyhow::Result<i32> {
+    let name = args.unit_gen.clone();
+    anyhow::ensure!(
+        unitgen::NAMES.contains(&name.as_str()),
+        "unknown unit generator '{name}' (known: {})",
+        unitgen::NAMES.join(", ")
+    );
+    run_with(args, &|seed| unitgen::by_name(&name, seed).expect("a known name"))
+}
+
+fn run_with(args: FuzzUnitArgs, make: &dyn Fn(u64) -> Box<dyn unitgen::UnitGenerator>) -> anyhow::Result<i32> {
     let files = unit_files(&args.unit)?;
     anyhow::ensure!(!files.is_empty(), "no unit in {}", args.unit.display());
     let mut system = ForkServer::start(super::target(&args.target)?)?;
@@ -50,6 +86,7 @@ pub fn run(args: FuzzUnitArgs) -> anyhow::Result<i32> {
     // One alarm per function, parameter and way of failing.
     let mut seen = std::collections::BTreeSet::<(String, usize, String)>::new();
     let mut sum = Summary { units: files.len(), ..Summary::default() };
+    let restore = if args.restore_each_try { Restore::EachTry } else { Restore::Once };
     for (k, f) in files.iter().enumerate() {
         let unit = match read_unit(f) {
             Ok(u) => u,
@@ -68,39 +105,37 @@ pub fn run(args: FuzzUnitArgs) -> anyhow::Result<i32> {
             continue;
         }
         sum.units_with_params += 1;
-        let mut runner = UnitRunner::start(Path::new(&unit.meta.program), system.target().timeout, &unit)?;
-        let mut gen = unitgen::by_name(&args.unit_gen, args.seed ^ k as u64)
-            .ok_or_else(|| anyhow::anyhow!("unknown unit generator '{}' (known: fuzz)", args.unit_gen))?;
-        for c in gen.next(&params, args.tries) {
-            let p = &params[c.param];
-            let Some(patched) = patch::apply(&unit, &p.site, &c.value) else { continue };
-            let (outcome, new) = runner.try_unit(&patched)?;
-            sum.tries += 1;
-            let failed = matches!(outcome, Outcome::Crash(_) | Outcome::Timeout);
+        let mut gen = make(args.seed ^ k as u64);
+        let limits = Limits { tries: args.tries, until: None, timeout: system.target().timeout, restore };
+        let program = Path::new(&unit.meta.program);
+        let result = unit_loop::explore(program, &unit, &params, gen.as_mut(), &limits, |t| {
+            let failed = matches!(t.outcome, Outcome::Crash(_) | Outcome::Timeout);
             sum.unit_failures += u64::from(failed);
-            sum.unit_new_coverage += u64::from(new && !failed);
-            if !failed && !new {
-                continue;
+            sum.unit_new_coverage += u64::from(t.new && !failed);
+            if (!failed && !t.new) || t.candidate.values.is_empty() {
+                return Ok(());
             }
-            let lifted = lifter::lift(&input, p, &c.value);
+            let subs: Vec<_> = t.candidate.values.iter().map(|(k, v)| (&params[*k], v)).collect();
+            let lifted = lifter::lift_all(&input, &subs);
             let (class, sys_outcome) = lifter::check(&mut system, &mut sys_cov, &lifted)?;
             sum.lifted += 1;
+            let (k, v) = &t.candidate.values[0];
             match class {
                 Class::TrueAlarm => {
                     sum.true_alarms += 1;
-                    if seen.insert((unit.meta.function.clone(), c.param, sys_outcome.to_string())) {
+                    if seen.insert((unit.meta.function.clone(), *k, sys_outcome.to_string())) {
                         let alarm = Alarm {
                             id: sum.unique_true_alarms,
                             function: unit.meta.function.clone(),
-                            param: c.param,
-                            op: c.op,
-                            original: String::from_utf8_lossy(&p.original).into_owned(),
-                            value: String::from_utf8_lossy(&c.value.text()).into_owned(),
+                            param: *k,
+                            op: t.candidate.op,
+                            original: String::from_utf8_lossy(&params[*k].original).into_owned(),
+                            value: String::from_utf8_lossy(&v.text()).into_owned(),
                             outcome: sys_outcome.to_string(),
                             unit: f.display().to_string(),
                         };
                         if let Some(out) = &args.output {
-                            save_alarm(out, &alarm, &lifted, &input, &patched.encode())?;
+                            save_alarm(out, &alarm, &lifted, &input, &t.unit.encode())?;
                         }
                         sum.unique_true_alarms += 1;
                         sum.alarms.push(alarm);
@@ -109,14 +144,40 @@ pub fn run(args: FuzzUnitArgs) -> anyhow::Result<i32> {
                 Class::CoverageLift => sum.coverage_lifts += 1,
                 Class::FalseAlarm => sum.false_alarms += u64::from(failed),
             }
+            Ok(())
+        });
+        match result {
+            Ok((first, done)) if matches!(first, Outcome::Crash(_) | Outcome::Timeout) => {
+                eprintln!("bridge fuzz-unit: skipping {}: its replay as carved ends in {first}", f.display());
+                sum.units_unreplayable += 1;
+                let _ = done;
+            }
+            Ok((_, done)) => {
+                sum.tries += done.tries;
+                sum.unit_seconds += done.seconds_in_tries;
+                sum.units_given_up += usize::from(done.given_up);
+            }
+            Err(e) => {
+                eprintln!("bridge fuzz-unit: skipping {}: {e:#}", f.display());
+                sum.units_unreplayable += 1;
+            }
+        }
+        let stats = gen.stats_json();
+        if !stats.is_null() {
+            sum.generator.push(serde_json::json!({ "unit": f.display().to_string(), "stats": stats }));
         }
     }
     if args.json {
         println!("{}", serde_json::to_string_pretty(&sum)?);
     } else {
         println!(
-            "{} units ({} with parameters), {} tries: {} unit failures, {} with new unit coverage",
-            sum.units, sum.units_with_params, sum.tries, sum.unit_failures, sum.unit_new_coverage
+            "{} units ({} with parameters, {} not replayable), {} tries: {} unit failures, {} with new unit coverage",
+            sum.units,
+            sum.units_with_params,
+            sum.units_unreplayable,
+            sum.tries,
+            sum.unit_failures,
+            sum.unit_new_coverage
         );
         println!(
             "lifted {}: {} true alarms ({} kept), {} coverage lifts, {} false alarms filtered",

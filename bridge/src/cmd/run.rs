@@ -9,9 +9,8 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
     let budget = parse_duration(&args.time)?;
     anyhow::ensure!(args.batch > 0, "--batch must be at least 1");
     match args.unit.as_str() {
-        "none" | "fuzz" => {}
-        "symbolic" => anyhow::bail!("--unit symbolic is not built yet; use --unit fuzz or none"),
-        other => anyhow::bail!("unknown unit generator '{other}' (known: none, fuzz)"),
+        "none" | "fuzz" | "symbolic" => {}
+        other => anyhow::bail!("unknown unit generator '{other}' (known: none, fuzz, symbolic)"),
     }
     let target = super::target(&args.target)?;
     let generator = |seed: u64| {
@@ -55,14 +54,20 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
         let fs = ::exec::ForkServer::start(target)?;
         Campaign::start(out, CampaignFile::new(config), fs, g)?
     };
-    if args.unit == "fuzz" {
+    if args.unit != "none" {
         let program = campaign_program(&args)?;
-        let g = unitgen::by_name("fuzz", args.seed).expect("fuzz is a unit generator");
+        let g = unitgen::by_name(&args.unit, args.seed).expect("a unit generator");
         let mut uw = crate::campaign::units::UnitWork::new(program, g)?;
         uw.remember(crate::campaign::units::known_alarms(&args.output));
         campaign.with_units(uw);
     }
     let s = campaign.run()?.clone();
+    if s.units_carved > 0 {
+        println!(
+            "bridge run: {} units carved, {} with parameters; {} analysed, {} not replayable, {} given up (hung on every try), {} unit rounds failed",
+            s.units_carved, s.units_with_params, s.units_analysed, s.units_unreplayable, s.units_given_up, s.unit_errors
+        );
+    }
     if s.units_analysed > 0 {
         println!(
             "bridge run: {} units analysed, {} unit tries ({} failures); lifted {}: {} true alarms ({} kept in alarms/), {} coverage lifts, {} false alarms filtered",

@@ -84,3 +84,101 @@ fn a_campaign_with_the_unit_fuzzer_lifts_true_alarms_and_counts_false_ones() {
         assert_eq!(st.signal(), Some(11), "{} does not reproduce", a.display());
     }
 }
+
+/// Runs `prog` on `input` for at most `secs` seconds: `None` when it was
+/// still running and had to be killed.
+fn run_for(prog: &std::path::Path, input: &std::path::Path, secs: u64) -> Option<std::process::ExitStatus> {
+    let mut child = std::process::Command::new(prog).arg(input).stdout(std::process::Stdio::null()).spawn().unwrap();
+    let end = std::time::Instant::now() + std::time::Duration::from_secs(secs);
+    while std::time::Instant::now() < end {
+        if let Some(st) = child.try_wait().unwrap() {
+            return Some(st);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    None
+}
+
+#[test]
+fn faulty_units_are_classified_and_stop_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let prog = example("faults", dir.path());
+    let p = prog.to_str().unwrap();
+    let units = dir.path().join("units");
+    let seed = std::fs::read(repo().join("examples/faults/seeds/all")).unwrap();
+    let o = bridge(&["carve", "-o", units.to_str().unwrap(), "--", p, "@@"], &seed);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = dir.path().join("out");
+    let o = bridge(
+        &[
+            "fuzz-unit",
+            units.to_str().unwrap(),
+            "--tries",
+            "40",
+            "-t",
+            "300",
+            "--json",
+            "-o",
+            out.to_str().unwrap(),
+            "--",
+            p,
+            "@@",
+        ],
+        b"",
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let sum: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    // wait_token hangs and peek crashes on every try, as carved too: both
+    // are skipped, with a word each on stderr.
+    assert_eq!(sum["units"], 4, "{sum}");
+    assert_eq!(sum["units_unreplayable"], 2, "{sum}");
+    let err = stderr(&o);
+    assert!(err.contains("wait_token") && err.contains("timeout"), "{err}");
+    assert!(err.contains("peek") && err.contains("SIGSEGV"), "{err}");
+    // mix's argument occurs nowhere in the input: no parameter.
+    assert_eq!(sum["units_with_params"], 3, "{sum}");
+    // delay hangs on negative counts, and so does the whole program: a
+    // true alarm of kind timeout, whose input hangs the program run alone.
+    let alarms = sum["alarms"].as_array().unwrap();
+    assert_eq!(alarms.len(), 1, "{sum}");
+    assert_eq!(alarms[0]["function"], "delay", "{sum}");
+    assert_eq!(alarms[0]["outcome"], "timeout", "{sum}");
+    let input = out.join("alarms/000000/input");
+    assert!(run_for(&prog, &input, 3).is_none(), "the lifted input hangs the program");
+    let original = out.join("alarms/000000/original");
+    assert!(run_for(&prog, &original, 3).is_some_and(|s| s.success()));
+
+    // A campaign meets the same units and goes on to the end of its budget.
+    let out = dir.path().join("campaign");
+    let seeds = repo().join("examples/faults/seeds");
+    let o = bridge(
+        &[
+            "run",
+            "--unit",
+            "fuzz",
+            "-i",
+            seeds.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+            "--time",
+            "12s",
+            "-t",
+            "300",
+            "--seed",
+            "1",
+            "--",
+            p,
+            "@@",
+        ],
+        b"",
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let j: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("campaign.json")).unwrap()).unwrap();
+    let s = &j["stats"];
+    assert_eq!(s["finished"], true, "{s}");
+    assert!(s["units_carved"].as_u64().unwrap() > s["units_with_params"].as_u64().unwrap(), "{s}");
+    assert!(s["units_analysed"].as_u64().unwrap() >= 1, "{s}");
+    assert!(s["elapsed_s"].as_f64().unwrap() >= 11.0, "{s}");
+}

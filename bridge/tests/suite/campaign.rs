@@ -96,10 +96,11 @@ fn an_existing_output_directory_is_refused() {
     assert!(stderr(&o).contains("--resume"), "{}", stderr(&o));
     assert!(dir.path().join("keep").exists());
     let o = bridge(
-        &["run", "-i", seeds.to_str().unwrap(), "-o", "x", "--unit", "symbolic", "--", calc.to_str().unwrap()],
+        &["run", "-i", seeds.to_str().unwrap(), "-o", "x", "--unit", "sybmolic", "--", calc.to_str().unwrap()],
         b"",
     );
-    assert!(stderr(&o).contains("not built yet"), "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("unknown unit generator"), "{}", stderr(&o));
 }
 
 #[test]

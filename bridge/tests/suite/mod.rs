@@ -4,3 +4,4 @@ mod bridging;
 mod campaign;
 mod carving;
 mod commands;
+mod symbolic;

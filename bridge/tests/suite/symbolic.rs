@@ -1,0 +1,125 @@
+//! The symbolic explorer (Basilisk) end to end: symbolic clones built by
+//! carve-clang, traces from the runtime, z3 behind the solver chain, and
+//! the solutions lifted to whole-program inputs that reproduce.
+
+use crate::util::*;
+use std::os::unix::process::ExitStatusExt;
+
+fn carve_puzzles(dir: &std::path::Path) -> (std::path::PathBuf, std::path::PathBuf) {
+    let prog = example("puzzles", dir);
+    let units = dir.join("units");
+    let seed = std::fs::read(repo().join("examples/puzzles/seeds/all")).unwrap();
+    let o = bridge(&["carve", "-o", units.to_str().unwrap(), "--", prog.to_str().unwrap(), "@@"], &seed);
+    assert!(o.status.success(), "{}", stderr(&o));
+    (prog, units)
+}
+
+fn alarm_functions(sum: &serde_json::Value) -> Vec<String> {
+    let mut f: Vec<String> =
+        sum["alarms"].as_array().unwrap().iter().map(|a| a["function"].as_str().unwrap().to_string()).collect();
+    f.sort();
+    f
+}
+
+#[test]
+fn explore_solves_what_mutation_does_not_and_the_alarms_reproduce() {
+    let dir = tempfile::tempdir().unwrap();
+    let (prog, units) = carve_puzzles(dir.path());
+    let (p, u) = (prog.to_str().unwrap(), units.to_str().unwrap());
+    let out = dir.path().join("out");
+    let started = std::time::Instant::now();
+    let o = bridge(&["explore", u, "--tries", "60", "--json", "-o", out.to_str().unwrap(), "--", p, "@@"], b"");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let sum: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    // A 32-bit magic value, a strcmp keyword, a checksum, a switch.
+    assert_eq!(alarm_functions(&sum), ["check_magic", "check_sum", "check_word", "run_cmd"], "{sum}");
+    assert!(started.elapsed().as_secs() < 60, "within seconds, not minutes");
+    let queries: u64 =
+        sum["generator"].as_array().unwrap().iter().map(|g| g["stats"]["solver"]["queries"].as_u64().unwrap()).sum();
+    assert!(queries > 0, "{sum}");
+    for a in std::fs::read_dir(out.join("alarms")).unwrap() {
+        let a = a.unwrap().path();
+        let st = std::process::Command::new(&prog).arg(a.join("input")).output().unwrap().status;
+        assert_eq!(st.signal(), Some(11), "{} does not reproduce", a.display());
+    }
+
+    // The unit fuzzer, with the same number of tries, finds none of the
+    // three value puzzles.
+    let o = bridge(&["fuzz-unit", u, "--tries", "60", "--json", "--", p, "@@"], b"");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let fz: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let found = alarm_functions(&fz);
+    for f in ["check_magic", "check_sum", "check_word"] {
+        assert!(!found.iter().any(|x| x == f), "the fuzzer found {f}: {fz}");
+    }
+}
+
+#[test]
+fn a_campaign_with_the_symbolic_explorer_lifts_true_alarms() {
+    let dir = tempfile::tempdir().unwrap();
+    let prog = example("puzzles", dir.path());
+    let out = dir.path().join("out");
+    let seeds = repo().join("examples/puzzles/seeds");
+    let o = bridge(
+        &[
+            "run",
+            "--unit",
+            "symbolic",
+            "-i",
+            seeds.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+            "--time",
+            "15s",
+            "--seed",
+            "1",
+            "--",
+            prog.to_str().unwrap(),
+            "@@",
+        ],
+        b"",
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let j: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("campaign.json")).unwrap()).unwrap();
+    let s = &j["stats"];
+    assert!(s["unique_true_alarms"].as_u64().unwrap() >= 1, "{s}");
+    for a in std::fs::read_dir(out.join("alarms")).unwrap() {
+        let a = a.unwrap().path();
+        let st = std::process::Command::new(&prog).arg(a.join("input")).output().unwrap().status;
+        assert_eq!(st.signal(), Some(11), "{} does not reproduce", a.display());
+    }
+}
+
+#[test]
+fn symbolic_work_without_end_is_bounded_and_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let prog = example("churn", dir.path());
+    let units = dir.path().join("units");
+    let seed = std::fs::read(repo().join("examples/churn/seeds/all")).unwrap();
+    let o = bridge(&["carve", "-o", units.to_str().unwrap(), "--", prog.to_str().unwrap(), "@@"], &seed);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let started = std::time::Instant::now();
+    let o = bridge(
+        &[
+            "explore",
+            units.to_str().unwrap(),
+            "--tries",
+            "5",
+            "--solver-timeout",
+            "200",
+            "--json",
+            "--",
+            prog.to_str().unwrap(),
+            "@@",
+        ],
+        b"",
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(started.elapsed().as_secs() < 60);
+    let sum: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let g = &sum["generator"][0]["stats"];
+    // 200000 symbolic branches: the trace stops at the runtime's bound
+    // and says so.
+    assert!(g["truncated"].as_u64().unwrap() >= 1, "{sum}");
+    assert!(g["path_entries"].as_u64().unwrap() <= 2 * 65537, "{sum}");
+}

@@ -1,0 +1,67 @@
+//! The `__sym_*` entry points of the runtime (`runtime/src/symabi.rs`,
+//! `symmodels.rs`) and their types. Shadows are `i32` expression ids, 0
+//! meaning concrete; values travel as `i64`.
+
+use inkwell::context::Context;
+use inkwell::module::Module;
+use inkwell::values::FunctionValue;
+use inkwell::AddressSpace;
+
+/// The entry points, declared in one module.
+pub struct Abi<'ctx> {
+    pub binop: FunctionValue<'ctx>,
+    pub cmp: FunctionValue<'ctx>,
+    pub cast: FunctionValue<'ctx>,
+    pub select: FunctionValue<'ctx>,
+    pub load: FunctionValue<'ctx>,
+    pub load_indexed: FunctionValue<'ctx>,
+    pub store: FunctionValue<'ctx>,
+    pub memcpy: FunctionValue<'ctx>,
+    pub memset: FunctionValue<'ctx>,
+    pub clear: FunctionValue<'ctx>,
+    pub set_param: FunctionValue<'ctx>,
+    pub get_param: FunctionValue<'ctx>,
+    pub set_ret: FunctionValue<'ctx>,
+    pub get_ret: FunctionValue<'ctx>,
+    pub branch: FunctionValue<'ctx>,
+    pub switch: FunctionValue<'ctx>,
+    pub pin: FunctionValue<'ctx>,
+    pub model_cmp: FunctionValue<'ctx>,
+    pub model_strlen: FunctionValue<'ctx>,
+    pub model_strcpy: FunctionValue<'ctx>,
+    pub model_char: FunctionValue<'ctx>,
+    pub model_atoi: FunctionValue<'ctx>,
+}
+
+impl<'ctx> Abi<'ctx> {
+    pub fn declare(ctx: &'ctx Context, module: &Module<'ctx>) -> Abi<'ctx> {
+        let (v, i32t, i64t, p) =
+            (ctx.void_type(), ctx.i32_type(), ctx.i64_type(), ctx.ptr_type(AddressSpace::default()));
+        let (i, l, q) = (i32t.into(), i64t.into(), p.into());
+        let f = |name: &str, t| module.get_function(name).unwrap_or_else(|| module.add_function(name, t, None));
+        Abi {
+            binop: f("__sym_binop", i32t.fn_type(&[i, i, i, l, l, i], false)),
+            cmp: f("__sym_cmp", i32t.fn_type(&[i, i, i, l, l, i], false)),
+            cast: f("__sym_cast", i32t.fn_type(&[i, i, i], false)),
+            select: f("__sym_select", i32t.fn_type(&[i, i, i, i, l, l, i], false)),
+            load: f("__sym_load", i32t.fn_type(&[q, i], false)),
+            load_indexed: f("__sym_load_indexed", i32t.fn_type(&[q, i, l, i, i], false)),
+            store: f("__sym_store", v.fn_type(&[q, i, i], false)),
+            memcpy: f("__sym_memcpy", v.fn_type(&[q, q, l], false)),
+            memset: f("__sym_memset", v.fn_type(&[q, i, l], false)),
+            clear: f("__sym_clear", v.fn_type(&[q, l], false)),
+            set_param: f("__sym_set_param", v.fn_type(&[i, i], false)),
+            get_param: f("__sym_get_param", i32t.fn_type(&[i], false)),
+            set_ret: f("__sym_set_ret", v.fn_type(&[i], false)),
+            get_ret: f("__sym_get_ret", i32t.fn_type(&[], false)),
+            branch: f("__sym_branch", v.fn_type(&[i, i, i], false)),
+            switch: f("__sym_switch", v.fn_type(&[i, i, l, q, i], false)),
+            pin: f("__sym_pin", v.fn_type(&[i, l], false)),
+            model_cmp: f("__sym_model_cmp", i32t.fn_type(&[q, q, l, i], false)),
+            model_strlen: f("__sym_model_strlen", i32t.fn_type(&[q, l], false)),
+            model_strcpy: f("__sym_model_strcpy", v.fn_type(&[q, q], false)),
+            model_char: f("__sym_model_char", i32t.fn_type(&[i, i], false)),
+            model_atoi: f("__sym_model_atoi", i32t.fn_type(&[q, i, i], false)),
+        }
+    }
+}

@@ -1,0 +1,223 @@
+//! Calls in a symbolic clone: shadows of arguments and results passed
+//! between clones; models for the libc functions that matter; memory
+//! intrinsics; and, for any other call, symbolic integer arguments
+//! pinned to their values (the callee ran concretely).
+
+use super::shadow::{int_width, Shadower};
+use crate::Error;
+use inkwell::values::{AnyValue, AsValueRef, BasicValueEnum, FunctionValue, InstructionValue};
+
+/// Calls whose arguments never steer the program: nothing to pin.
+const SINKS: &[&str] = &[
+    "printf",
+    "fprintf",
+    "sprintf",
+    "snprintf",
+    "vfprintf",
+    "vprintf",
+    "puts",
+    "fputs",
+    "putchar",
+    "putc",
+    "fputc",
+    "fwrite",
+    "fputs_unlocked",
+    "fwrite_unlocked",
+    "putchar_unlocked",
+    "putc_unlocked",
+    "fputc_unlocked",
+    "free",
+    "error",
+    "perror",
+    "__printf_chk",
+    "__fprintf_chk",
+    "__sprintf_chk",
+    "__snprintf_chk",
+    "__vfprintf_chk",
+];
+
+/// `toupper`... in the runtime's numbering (`__sym_model_char`).
+fn char_kind(name: &str) -> Option<u64> {
+    ["toupper", "tolower", "isdigit", "isspace", "isalpha", "isalnum", "isupper", "islower", "isxdigit"]
+        .iter()
+        .position(|&n| n == name)
+        .map(|k| k as u64)
+}
+
+impl<'ctx> Shadower<'_, 'ctx> {
+    pub(super) fn call_site(&mut self, i: InstructionValue<'ctx>) -> Result<(), Error> {
+        let n = i.get_num_operands();
+        let args: Vec<BasicValueEnum<'ctx>> =
+            (0..n.saturating_sub(1)).filter_map(|k| i.get_operand(k)?.value()).collect();
+        let callee: Option<FunctionValue<'ctx>> = i
+            .get_operand(n.saturating_sub(1))
+            .and_then(|o| o.value())
+            .and_then(|v| v.is_pointer_value().then(|| v.into_pointer_value()))
+            .and_then(|p| {
+                let name = p.get_name().to_string_lossy().into_owned();
+                self.module.get_function(&name).filter(|f| f.as_value_ref() == p.as_value_ref())
+            });
+        let Some(f) = callee else { return self.pin_all(i, &args) };
+        let name = f.get_name().to_string_lossy().into_owned();
+        if name.starts_with("__carve_") || name.starts_with("__sym_") || SINKS.contains(&name.as_str()) {
+            return Ok(());
+        }
+        if name.starts_with("llvm.") {
+            return self.intrinsic(i, &name, &args);
+        }
+        if f.count_basic_blocks() > 0 && name.ends_with(super::clone::SUFFIX) {
+            return self.clone_call(i, &args);
+        }
+        self.model(i, &name, &args)
+    }
+
+    /// A call between clones: argument shadows before, the result's after.
+    fn clone_call(&mut self, i: InstructionValue<'ctx>, args: &[BasicValueEnum<'ctx>]) -> Result<(), Error> {
+        self.b.position_before(&i);
+        for (k, a) in args.iter().enumerate().take(super::MAX_PARAMS) {
+            if let Some(s) = self.shadow(*a) {
+                self.call(self.abi.set_param, &[self.i32c(k as u64).into(), s.into()])?;
+            }
+        }
+        if int_width(i.get_type()).is_some() {
+            self.after(i);
+            let s = self.call(self.abi.get_ret, &[])?.expect("i32");
+            self.map.insert(i.as_value_ref(), s);
+        }
+        Ok(())
+    }
+
+    fn intrinsic(&mut self, i: InstructionValue<'ctx>, name: &str, args: &[BasicValueEnum<'ctx>]) -> Result<(), Error> {
+        let base = name.split('.').take(2).collect::<Vec<_>>().join(".");
+        match base.as_str() {
+            "llvm.memcpy" | "llvm.memmove" if args.len() >= 3 => {
+                self.after(i);
+                let n = self.wide(args[2], false)?;
+                self.call(self.abi.memcpy, &[args[0], args[1], n.into()])?;
+            }
+            "llvm.memset" if args.len() >= 3 => {
+                self.after(i);
+                let n = self.wide(args[2], false)?;
+                let s = self.or_zero(self.shadow(args[1]));
+                self.call(self.abi.memset, &[args[0], s.into(), n.into()])?;
+            }
+            "llvm.umin" | "llvm.umax" | "llvm.smin" | "llvm.smax" if args.len() == 2 => {
+                let Some(w) = int_width(i.get_type()) else { return Ok(()) };
+                let (sa, sb) = (self.shadow(args[0]), self.shadow(args[1]));
+                if sa.is_none() && sb.is_none() {
+                    return Ok(());
+                }
+                use model::trace::*;
+                let op = match base.as_str() {
+                    "llvm.umin" => OP_ULT,
+                    "llvm.umax" => OP_UGT,
+                    "llvm.smin" => OP_SLT,
+                    _ => OP_SGT,
+                };
+                self.after(i);
+                let (va, vb) = (self.wide(args[0], false)?, self.wide(args[1], false)?);
+                let wc = self.i32c(w.into());
+                let (sa, sb) = (self.or_zero(sa), self.or_zero(sb));
+                let c = self
+                    .call(
+                        self.abi.cmp,
+                        &[self.i32c(op.into()).into(), sa.into(), sb.into(), va.into(), vb.into(), wc.into()],
+                    )?
+                    .expect("i32");
+                // The concrete choice: the result is `a` exactly when it equals `a`.
+                let r: BasicValueEnum<'ctx> =
+                    i.as_any_value_enum().try_into().map_err(|_| Error::Verify("min/max".into()))?;
+                let cv = self.b.build_int_compare(
+                    inkwell::IntPredicate::EQ,
+                    r.into_int_value(),
+                    args[0].into_int_value(),
+                    "",
+                )?;
+                let c32 = self.b.build_int_z_extend(cv, self.ctx.i32_type(), "")?;
+                let s = self
+                    .call(
+                        self.abi.select,
+                        &[c.into(), c32.into(), sa.into(), sb.into(), va.into(), vb.into(), wc.into()],
+                    )?
+                    .expect("i32");
+                self.map.insert(i.as_value_ref(), s);
+            }
+            "llvm.lifetime" | "llvm.dbg" | "llvm.assume" | "llvm.experimental" | "llvm.stacksave"
+            | "llvm.stackrestore" => {}
+            _ => self.pin_all(i, args)?,
+        }
+        Ok(())
+    }
+
+    /// libc functions with a model; the rest pin their arguments.
+    fn model(&mut self, i: InstructionValue<'ctx>, name: &str, args: &[BasicValueEnum<'ctx>]) -> Result<(), Error> {
+        let i64t = self.ctx.i64_type();
+        let shadowed = args.iter().any(|a| self.shadow(*a).is_some());
+        let result = match name {
+            "strcmp" | "strncmp" | "memcmp" | "bcmp" | "strcoll" if args.len() >= 2 => {
+                self.after(i);
+                let n = if args.len() >= 3 { self.wide(args[2], false)? } else { i64t.const_all_ones() };
+                let strings = self.i32c(u64::from(!name.ends_with("cmp") || name.starts_with("str")));
+                self.call(self.abi.model_cmp, &[args[0], args[1], n.into(), strings.into()])?
+            }
+            "strlen" if args.len() == 1 => {
+                self.after(i);
+                let r: BasicValueEnum<'ctx> =
+                    i.as_any_value_enum().try_into().map_err(|_| Error::Verify("strlen".into()))?;
+                let r = self.wide(r, false)?;
+                self.call(self.abi.model_strlen, &[args[0], r.into()])?
+            }
+            "strcpy" | "stpcpy" if args.len() == 2 => {
+                self.after(i);
+                self.call(self.abi.model_strcpy, &[args[0], args[1]])?
+            }
+            "memcpy" | "memmove" if args.len() == 3 => {
+                self.after(i);
+                let n = self.wide(args[2], false)?;
+                self.call(self.abi.memcpy, &[args[0], args[1], n.into()])?
+            }
+            "memset" if args.len() == 3 => {
+                self.after(i);
+                let n = self.wide(args[2], false)?;
+                let s = self.or_zero(self.shadow(args[1]));
+                self.call(self.abi.memset, &[args[0], s.into(), n.into()])?
+            }
+            "atoi" | "atol" | "atoll" | "strtol" | "strtoll" | "strtoul" | "strtoull" if !args.is_empty() => {
+                let base10 = args.get(2).is_none_or(|b| {
+                    b.is_int_value() && matches!(b.into_int_value().get_zero_extended_constant(), Some(0 | 10))
+                });
+                let Some(w) = int_width(i.get_type()).filter(|_| base10) else { return Ok(()) };
+                self.after(i);
+                let site = self.site();
+                self.call(self.abi.model_atoi, &[args[0], self.i32c(site.into()).into(), self.i32c(w.into()).into()])?
+            }
+            _ => match char_kind(name) {
+                Some(kind) if shadowed && args.len() == 1 => {
+                    let s = self.or_zero(self.shadow(args[0]));
+                    self.after(i);
+                    self.call(self.abi.model_char, &[self.i32c(kind).into(), s.into()])?
+                }
+                _ => return self.pin_all(i, args),
+            },
+        };
+        if let (Some(s), Some(_)) = (result, int_width(i.get_type())) {
+            self.map.insert(i.as_value_ref(), s);
+        }
+        Ok(())
+    }
+
+    /// Symbolic integer arguments of a call the shadow cannot follow are
+    /// pinned to their values.
+    fn pin_all(&mut self, i: InstructionValue<'ctx>, args: &[BasicValueEnum<'ctx>]) -> Result<(), Error> {
+        let pinned: Vec<_> = args.iter().filter_map(|&a| Some((a, self.shadow(a)?))).collect();
+        if pinned.is_empty() {
+            return Ok(());
+        }
+        self.b.position_before(&i);
+        for (a, s) in pinned {
+            let v = self.wide(a, false)?;
+            self.call(self.abi.pin, &[s.into(), v.into()])?;
+        }
+        Ok(())
+    }
+}

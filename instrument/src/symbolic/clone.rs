@@ -1,0 +1,140 @@
+//! The symbolic clones: a copy of the module in which every defined
+//! function `F` becomes the internal `F.sym`, linked back into the module.
+//! The copy shares the module's globals (its own become declarations of
+//! them) and calls the clones among themselves; a `.sym` function's
+//! address never escapes (non-call uses are pointed back at `F`), so
+//! function pointers compare as in the original program.
+
+use crate::{ir, Error};
+use inkwell::llvm_sys::core as llvm;
+use inkwell::llvm_sys::prelude::LLVMValueRef;
+use inkwell::module::{Linkage, Module};
+use inkwell::values::{AsValueRef, FunctionValue};
+
+/// Suffix of the symbolic clones.
+pub const SUFFIX: &str = ".sym";
+/// Suffix a module-private global takes in the copy (a declaration, bound
+/// to the original after linking).
+const DECL_SUFFIX: &str = ".carve.symdecl";
+
+/// Clones the module's defined functions (those [`ir::is_instrumentable`]
+/// and `keep` ones, e.g. the replay trampolines) into it; returns the
+/// names of the clones.
+pub fn clone_functions<'ctx>(
+    module: &Module<'ctx>,
+    keep: impl Fn(&str) -> bool,
+) -> Result<Vec<(String, String)>, Error> {
+    let copy = module.clone();
+    // SAFETY: the copy is ours; its debug info would duplicate the module's.
+    unsafe { inkwell::llvm_sys::debuginfo::LLVMStripModuleDebugInfo(copy.as_mut_ptr()) };
+    for name in ["llvm.global_ctors", "llvm.global_dtors", "llvm.used", "llvm.compiler.used"] {
+        if let Some(g) = copy.get_global(name) {
+            // SAFETY: nothing in the copy refers to these.
+            unsafe { g.delete() };
+        }
+    }
+    // SAFETY: aliases of the copy are replaced by what they alias.
+    unsafe {
+        let mut a = llvm::LLVMGetFirstGlobalAlias(copy.as_mut_ptr());
+        while !a.is_null() {
+            let next = llvm::LLVMGetNextGlobalAlias(a);
+            llvm::LLVMReplaceAllUsesWith(a, llvm::LLVMAliasGetAliasee(a));
+            llvm::LLVMDeleteGlobal(a);
+            a = next;
+        }
+    }
+    let mut private = Vec::new();
+    for g in copy.get_globals() {
+        if g.is_declaration() {
+            continue;
+        }
+        let name = g.get_name().to_string_lossy().into_owned();
+        if name.is_empty() {
+            continue; // an unnamed constant: the copy keeps its own
+        }
+        if matches!(g.get_linkage(), Linkage::Internal | Linkage::Private) {
+            let decl = format!("{name}{DECL_SUFFIX}");
+            g.as_pointer_value().set_name(&decl);
+            private.push((decl, name));
+        }
+        // SAFETY: a global without initializer is a declaration.
+        unsafe {
+            llvm::LLVMSetInitializer(g.as_value_ref(), std::ptr::null_mut());
+            inkwell::llvm_sys::comdat::LLVMSetComdat(g.as_value_ref(), std::ptr::null_mut());
+        }
+        g.set_linkage(Linkage::External);
+    }
+    let mut clones = Vec::new();
+    for f in copy.get_functions() {
+        if f.count_basic_blocks() == 0 {
+            continue;
+        }
+        let name = f.get_name().to_string_lossy().into_owned();
+        if ir::is_instrumentable(f) || keep(&name) {
+            let sym = format!("{name}{SUFFIX}");
+            f.as_global_value().set_name(&sym);
+            // External while linking (the linker drops unreferenced
+            // internal functions), internal after.
+            f.set_linkage(Linkage::External);
+            // SAFETY: an internal function belongs to no comdat.
+            unsafe { inkwell::llvm_sys::comdat::LLVMSetComdat(f.as_value_ref(), std::ptr::null_mut()) };
+            clones.push((name, sym));
+        } else {
+            // Bound to the module's own definition.
+            for bb in f.get_basic_blocks() {
+                // SAFETY: the whole body goes.
+                let _ = unsafe { bb.delete() };
+            }
+            f.set_linkage(Linkage::External);
+            // SAFETY: a declaration has no personality or comdat.
+            unsafe {
+                inkwell::llvm_sys::comdat::LLVMSetComdat(f.as_value_ref(), std::ptr::null_mut());
+                llvm::LLVMSetPersonalityFn(f.as_value_ref(), std::ptr::null_mut());
+            }
+        }
+    }
+    module.link_in_module(copy).map_err(|e| Error::Verify(format!("linking the symbolic clones: {e}")))?;
+    for (decl, name) in private {
+        if let (Some(d), Some(g)) = (module.get_global(&decl), module.get_global(&name)) {
+            // SAFETY: same type (a pointer); the declaration goes.
+            unsafe {
+                llvm::LLVMReplaceAllUsesWith(d.as_value_ref(), g.as_value_ref());
+                d.delete();
+            }
+        }
+    }
+    for (name, sym) in &clones {
+        if let (Some(f), Some(s)) = (module.get_function(name), module.get_function(sym)) {
+            s.set_linkage(Linkage::Internal);
+            point_back(f, s);
+        }
+    }
+    Ok(clones)
+}
+
+/// Uses of `sym` other than calling it now use `f`.
+fn point_back(f: FunctionValue<'_>, sym: FunctionValue<'_>) {
+    let (fv, sv) = (f.as_value_ref(), sym.as_value_ref());
+    let mut fixes: Vec<(LLVMValueRef, u32)> = Vec::new();
+    // SAFETY: walking the use list of a live value; edits come after.
+    unsafe {
+        let mut u = llvm::LLVMGetFirstUse(sv);
+        while !u.is_null() {
+            let user = llvm::LLVMGetUser(u);
+            if !llvm::LLVMIsAInstruction(user).is_null() {
+                let callee = (!llvm::LLVMIsACallInst(user).is_null()).then(|| llvm::LLVMGetCalledValue(user));
+                if callee != Some(sv) {
+                    for i in 0..llvm::LLVMGetNumOperands(user) as u32 {
+                        if llvm::LLVMGetOperand(user, i) == sv {
+                            fixes.push((user, i));
+                        }
+                    }
+                }
+            }
+            u = llvm::LLVMGetNextUse(u);
+        }
+        for (user, i) in fixes {
+            llvm::LLVMSetOperand(user, i, fv);
+        }
+    }
+}

@@ -1,0 +1,440 @@
+//! The shadow of one symbolic clone. Every integer value gets a shadow (an
+//! `i32` expression id) computed by a `__sym_*` call right after it; values
+//! known to be concrete at compile time (constants, results of uninstrumented
+//! instructions) have none, and operations on them only are not
+//! instrumented. Blocks are visited in reverse post-order, so an operand's
+//! shadow exists before its users'; PHIs get shadow PHIs.
+
+use super::abi::Abi;
+use crate::{ir, Error};
+use inkwell::basic_block::BasicBlock;
+use inkwell::builder::Builder;
+use inkwell::context::Context;
+use inkwell::llvm_sys::prelude::LLVMValueRef;
+use inkwell::module::Module;
+use inkwell::targets::TargetData;
+use inkwell::types::{AnyType, AnyTypeEnum, BasicTypeEnum};
+use inkwell::values::{
+    AnyValue, AsValueRef, BasicValueEnum, FunctionValue, InstructionOpcode as Op, InstructionValue, IntValue, PhiValue,
+};
+use inkwell::IntPredicate;
+use model::trace::*;
+use std::collections::{HashMap, HashSet};
+
+pub struct Shadower<'a, 'ctx> {
+    pub(super) ctx: &'ctx Context,
+    pub(super) module: &'a Module<'ctx>,
+    pub(super) abi: &'a Abi<'ctx>,
+    pub(super) td: &'a TargetData,
+    pub(super) b: Builder<'ctx>,
+    pub(super) map: HashMap<LLVMValueRef, IntValue<'ctx>>,
+    site_base: u32,
+    next_site: u32,
+}
+
+/// Width of an integer type the shadow handles (1 to 64 bits).
+pub(super) fn int_width(t: AnyTypeEnum<'_>) -> Option<u32> {
+    match t {
+        AnyTypeEnum::IntType(i) if i.get_bit_width() <= 64 => Some(i.get_bit_width()),
+        _ => None,
+    }
+}
+
+fn fnv(bytes: &[u8]) -> u32 {
+    let mut h: u32 = 0x811c_9dc5;
+    for &b in bytes {
+        h = (h ^ u32::from(b)).wrapping_mul(0x0100_0193);
+    }
+    h
+}
+
+impl<'a, 'ctx> Shadower<'a, 'ctx> {
+    pub fn new(ctx: &'ctx Context, module: &'a Module<'ctx>, abi: &'a Abi<'ctx>, td: &'a TargetData) -> Self {
+        Shadower { ctx, module, abi, td, b: ctx.create_builder(), map: HashMap::new(), site_base: 0, next_site: 0 }
+    }
+
+    /// A site id for a branch or switch: stable for a given function
+    /// name and position.
+    pub(super) fn site(&mut self) -> u32 {
+        self.next_site += 1;
+        self.site_base ^ self.next_site.wrapping_mul(0x9e37_79b9)
+    }
+
+    pub(super) fn shadow(&self, v: BasicValueEnum<'ctx>) -> Option<IntValue<'ctx>> {
+        self.map.get(&v.as_value_ref()).copied()
+    }
+
+    pub(super) fn zero(&self) -> IntValue<'ctx> {
+        self.ctx.i32_type().const_zero()
+    }
+
+    pub(super) fn or_zero(&self, s: Option<IntValue<'ctx>>) -> IntValue<'ctx> {
+        s.unwrap_or_else(|| self.zero())
+    }
+
+    pub(super) fn i32c(&self, v: u64) -> IntValue<'ctx> {
+        self.ctx.i32_type().const_int(v, false)
+    }
+
+    /// `v` as an `i64` (zero-extended; pointers as their address).
+    pub(super) fn wide(&self, v: BasicValueEnum<'ctx>, signed: bool) -> Result<IntValue<'ctx>, Error> {
+        let i64t = self.ctx.i64_type();
+        Ok(match v {
+            BasicValueEnum::IntValue(x) if x.get_type().get_bit_width() == 64 => x,
+            BasicValueEnum::IntValue(x) if signed => self.b.build_int_s_extend(x, i64t, "")?,
+            BasicValueEnum::IntValue(x) => self.b.build_int_z_extend(x, i64t, "")?,
+            BasicValueEnum::PointerValue(p) => self.b.build_ptr_to_int(p, i64t, "")?,
+            _ => i64t.const_zero(),
+        })
+    }
+
+    pub(super) fn call(
+        &self,
+        f: FunctionValue<'ctx>,
+        args: &[BasicValueEnum<'ctx>],
+    ) -> Result<Option<IntValue<'ctx>>, Error> {
+        let args: Vec<_> = args.iter().map(|&a| a.into()).collect();
+        let c = self.b.build_call(f, &args, "")?;
+        Ok(c.try_as_basic_value().basic().map(|v| v.into_int_value()))
+    }
+
+    /// Positions the builder right after `i` (after all PHIs for a PHI).
+    pub(super) fn after(&self, i: InstructionValue<'ctx>) {
+        let bb = i.get_parent().expect("in a block");
+        let at = if i.get_opcode() == Op::Phi { ir::first_insertion_point(bb) } else { i.get_next_instruction() };
+        match at {
+            Some(n) => self.b.position_before(&n),
+            None => self.b.position_at_end(bb),
+        }
+    }
+
+    /// Instruments `f` (a symbolic clone).
+    pub fn instrument(&mut self, f: FunctionValue<'ctx>) -> Result<(), Error> {
+        self.map.clear();
+        self.site_base = fnv(f.get_name().to_bytes());
+        self.next_site = 0;
+        let Some(entry) = f.get_first_basic_block() else { return Ok(()) };
+        let blocks = rpo(entry);
+        match ir::first_insertion_point(entry) {
+            Some(at) => self.b.position_before(&at),
+            None => self.b.position_at_end(entry),
+        }
+        for (k, p) in f.get_param_iter().enumerate().take(super::MAX_PARAMS) {
+            if int_width(p.get_type().as_any_type_enum()).is_some() {
+                let s = self.call(self.abi.get_param, &[self.i32c(k as u64).into()])?.expect("returns i32");
+                self.map.insert(p.as_value_ref(), s);
+            }
+        }
+        let mut phis = Vec::new();
+        for &bb in &blocks {
+            for i in ir::instructions(bb) {
+                if i.get_opcode() == Op::Phi && int_width(i.get_type()).is_some() {
+                    self.after(i);
+                    let sp = self.b.build_phi(self.ctx.i32_type(), "")?;
+                    self.map.insert(i.as_value_ref(), sp.as_basic_value().into_int_value());
+                    phis.push((i, sp));
+                }
+            }
+        }
+        for &bb in &blocks {
+            for i in ir::instructions(bb) {
+                self.instruction(i)?;
+            }
+        }
+        for (i, sp) in phis {
+            let phi: PhiValue<'ctx> = i.try_into().expect("a PHI");
+            for k in 0..phi.count_incoming() {
+                let (v, from) = phi.get_incoming(k).expect("in range");
+                let s = self.or_zero(self.shadow(v));
+                sp.add_incoming(&[(&s, from)]);
+            }
+        }
+        Ok(())
+    }
+
+    fn instruction(&mut self, i: InstructionValue<'ctx>) -> Result<(), Error> {
+        let op = i.get_opcode();
+        let operand = |k: u32| i.get_operand(k).and_then(|o| o.value());
+        match op {
+            Op::Add
+            | Op::Sub
+            | Op::Mul
+            | Op::UDiv
+            | Op::SDiv
+            | Op::URem
+            | Op::SRem
+            | Op::Shl
+            | Op::LShr
+            | Op::AShr
+            | Op::And
+            | Op::Or
+            | Op::Xor => {
+                let (Some(w), Some(a), Some(b)) = (int_width(i.get_type()), operand(0), operand(1)) else {
+                    return Ok(());
+                };
+                let (sa, sb) = (self.shadow(a), self.shadow(b));
+                if sa.is_none() && sb.is_none() {
+                    return Ok(());
+                }
+                self.after(i);
+                let code = binop_code(op);
+                let args = [
+                    self.i32c(code.into()).into(),
+                    self.or_zero(sa).into(),
+                    self.or_zero(sb).into(),
+                    self.wide(a, false)?.into(),
+                    self.wide(b, false)?.into(),
+                    self.i32c(w.into()).into(),
+                ];
+                let s = self.call(self.abi.binop, &args)?.expect("i32");
+                self.map.insert(i.as_value_ref(), s);
+            }
+            Op::ICmp => {
+                let (Some(a), Some(b), Some(p)) = (operand(0), operand(1), i.get_icmp_predicate()) else {
+                    return Ok(());
+                };
+                let Some(w) = int_width(a.get_type().as_any_type_enum()) else { return Ok(()) };
+                let (sa, sb) = (self.shadow(a), self.shadow(b));
+                if sa.is_none() && sb.is_none() {
+                    return Ok(());
+                }
+                self.after(i);
+                let args = [
+                    self.i32c(cmp_code(p).into()).into(),
+                    self.or_zero(sa).into(),
+                    self.or_zero(sb).into(),
+                    self.wide(a, false)?.into(),
+                    self.wide(b, false)?.into(),
+                    self.i32c(w.into()).into(),
+                ];
+                let s = self.call(self.abi.cmp, &args)?.expect("i32");
+                self.map.insert(i.as_value_ref(), s);
+            }
+            Op::ZExt | Op::SExt | Op::Trunc => {
+                let (Some(to), Some(a)) = (int_width(i.get_type()), operand(0)) else { return Ok(()) };
+                let Some(sa) = self.shadow(a) else { return Ok(()) };
+                self.after(i);
+                let args = [sa.into(), self.i32c(to.into()).into(), self.i32c(u64::from(op == Op::SExt)).into()];
+                let s = self.call(self.abi.cast, &args)?.expect("i32");
+                self.map.insert(i.as_value_ref(), s);
+            }
+            Op::Freeze => {
+                if let Some(s) = operand(0).and_then(|a| self.shadow(a)) {
+                    self.map.insert(i.as_value_ref(), s);
+                }
+            }
+            Op::Select => self.select(i)?,
+            Op::Load => self.load(i)?,
+            Op::Store => self.store(i)?,
+            Op::Alloca => self.alloca(i)?,
+            Op::Call => self.call_site(i)?,
+            Op::Br => {
+                let Some(c) = operand(0).filter(|_| i.get_num_operands() == 3) else { return Ok(()) };
+                let Some(sc) = self.shadow(c) else { return Ok(()) };
+                self.b.position_before(&i);
+                let site = self.site();
+                let taken = self.b.build_int_z_extend(c.into_int_value(), self.ctx.i32_type(), "")?;
+                self.call(self.abi.branch, &[self.i32c(site.into()).into(), sc.into(), taken.into()])?;
+            }
+            Op::Switch => self.switch(i)?,
+            Op::Return => {
+                let Some(v) = operand(0) else { return Ok(()) };
+                if int_width(v.get_type().as_any_type_enum()).is_some() {
+                    self.b.position_before(&i);
+                    self.call(self.abi.set_ret, &[self.or_zero(self.shadow(v)).into()])?;
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn select(&mut self, i: InstructionValue<'ctx>) -> Result<(), Error> {
+        let ops: Vec<_> = (0..3).filter_map(|k| i.get_operand(k).and_then(|o| o.value())).collect();
+        let (Some(w), [c, t, f]) = (int_width(i.get_type()), ops.as_slice()) else { return Ok(()) };
+        if !c.is_int_value() {
+            return Ok(());
+        }
+        let (sc, st, sf) = (self.shadow(*c), self.shadow(*t), self.shadow(*f));
+        if sc.is_none() && st.is_none() && sf.is_none() {
+            return Ok(());
+        }
+        self.after(i);
+        let c32 = self.b.build_int_z_extend(c.into_int_value(), self.ctx.i32_type(), "")?;
+        let args = [
+            self.or_zero(sc).into(),
+            c32.into(),
+            self.or_zero(st).into(),
+            self.or_zero(sf).into(),
+            self.wide(*t, false)?.into(),
+            self.wide(*f, false)?.into(),
+            self.i32c(w.into()).into(),
+        ];
+        let s = self.call(self.abi.select, &args)?.expect("i32");
+        self.map.insert(i.as_value_ref(), s);
+        Ok(())
+    }
+
+    fn store_size(&self, t: BasicTypeEnum<'ctx>) -> u64 {
+        self.td.get_store_size(&t)
+    }
+
+    fn load(&mut self, i: InstructionValue<'ctx>) -> Result<(), Error> {
+        let Some(w) = int_width(i.get_type()).filter(|w| w % 8 == 0) else { return Ok(()) };
+        let Some(BasicValueEnum::PointerValue(p)) = i.get_operand(0).and_then(|o| o.value()) else {
+            return Ok(());
+        };
+        self.after(i);
+        let size = self.i32c(u64::from(w / 8));
+        let indexed = p.as_instruction().and_then(|g| self.symbolic_index(g));
+        let s = match indexed {
+            Some((idx, si, elem)) => {
+                let args = [p.into(), si.into(), self.wide(idx, true)?.into(), self.i32c(elem).into(), size.into()];
+                self.call(self.abi.load_indexed, &args)?
+            }
+            None => self.call(self.abi.load, &[p.into(), size.into()])?,
+        };
+        self.map.insert(i.as_value_ref(), s.expect("i32"));
+        Ok(())
+    }
+
+    /// A GEP with one variable index whose shadow is symbolic: the index,
+    /// its shadow and the element size.
+    fn symbolic_index(&self, g: InstructionValue<'ctx>) -> Option<(BasicValueEnum<'ctx>, IntValue<'ctx>, u64)> {
+        if g.get_opcode() != Op::GetElementPtr {
+            return None;
+        }
+        let n = g.get_num_operands();
+        let idx = g.get_operand(n - 1)?.value()?;
+        let si = self.shadow(idx)?;
+        // SAFETY: a GEP instruction's source element type.
+        let src = unsafe { inkwell::llvm_sys::core::LLVMGetGEPSourceElementType(g.as_value_ref()) };
+        // SAFETY: a type of this context.
+        let src = unsafe { BasicTypeEnum::new(src) };
+        let elem = match (n, src) {
+            (2, t) => t,
+            (3, BasicTypeEnum::ArrayType(a)) => {
+                let first = g.get_operand(1)?.value()?.into_int_value();
+                if first.get_zero_extended_constant() != Some(0) {
+                    return None;
+                }
+                a.get_element_type()
+            }
+            _ => return None,
+        };
+        Some((idx, si, self.td.get_abi_size(&elem)))
+    }
+
+    fn store(&mut self, i: InstructionValue<'ctx>) -> Result<(), Error> {
+        let (Some(v), Some(BasicValueEnum::PointerValue(p))) =
+            (i.get_operand(0).and_then(|o| o.value()), i.get_operand(1).and_then(|o| o.value()))
+        else {
+            return Ok(());
+        };
+        let size = self.store_size(v.get_type());
+        let symbolic = int_width(v.get_type().as_any_type_enum()).is_some_and(|w| w % 8 == 0);
+        let s = if symbolic { self.or_zero(self.shadow(v)) } else { self.zero() };
+        self.after(i);
+        self.call(self.abi.store, &[p.into(), s.into(), self.i32c(size).into()])?;
+        Ok(())
+    }
+
+    fn alloca(&mut self, i: InstructionValue<'ctx>) -> Result<(), Error> {
+        let Ok(t) = i.get_allocated_type() else { return Ok(()) };
+        let count =
+            i.get_operand(0).and_then(|o| o.value()).and_then(|v| v.into_int_value().get_zero_extended_constant());
+        let Some(count) = count else { return Ok(()) };
+        let size = self.td.get_abi_size(&t) * count;
+        let p: BasicValueEnum<'ctx> = i.as_any_value_enum().try_into().map_err(|_| Error::Verify("alloca".into()))?;
+        self.after(i);
+        self.call(self.abi.clear, &[p, self.ctx.i64_type().const_int(size, false).into()])?;
+        Ok(())
+    }
+
+    fn switch(&mut self, i: InstructionValue<'ctx>) -> Result<(), Error> {
+        let Some(c) = i.get_operand(0).and_then(|o| o.value()) else { return Ok(()) };
+        let Some(sc) = self.shadow(c) else { return Ok(()) };
+        let i64t = self.ctx.i64_type();
+        let cases: Vec<IntValue<'ctx>> = (1..i.get_num_operands() / 2)
+            .filter_map(|k| i.get_operand(2 * k).and_then(|o| o.value()))
+            .filter_map(|v| v.into_int_value().get_zero_extended_constant())
+            .map(|v| i64t.const_int(v, false))
+            .collect();
+        let table = self.module.add_global(i64t.array_type(cases.len() as u32), None, "__carve_sym_cases");
+        table.set_linkage(inkwell::module::Linkage::Private);
+        table.set_constant(true);
+        table.set_initializer(&i64t.const_array(&cases));
+        self.b.position_before(&i);
+        let site = self.site();
+        let args = [
+            self.i32c(site.into()).into(),
+            sc.into(),
+            self.wide(c, false)?.into(),
+            table.as_pointer_value().into(),
+            self.i32c(cases.len() as u64).into(),
+        ];
+        self.call(self.abi.switch, &args)?;
+        Ok(())
+    }
+}
+
+fn binop_code(op: Op) -> u8 {
+    match op {
+        Op::Add => OP_ADD,
+        Op::Sub => OP_SUB,
+        Op::Mul => OP_MUL,
+        Op::UDiv => OP_UDIV,
+        Op::SDiv => OP_SDIV,
+        Op::URem => OP_UREM,
+        Op::SRem => OP_SREM,
+        Op::Shl => OP_SHL,
+        Op::LShr => OP_LSHR,
+        Op::AShr => OP_ASHR,
+        Op::And => OP_AND,
+        Op::Or => OP_OR,
+        _ => OP_XOR,
+    }
+}
+
+pub(super) fn cmp_code(p: IntPredicate) -> u8 {
+    match p {
+        IntPredicate::EQ => OP_EQ,
+        IntPredicate::NE => OP_NE,
+        IntPredicate::ULT => OP_ULT,
+        IntPredicate::ULE => OP_ULE,
+        IntPredicate::UGT => OP_UGT,
+        IntPredicate::UGE => OP_UGE,
+        IntPredicate::SLT => OP_SLT,
+        IntPredicate::SLE => OP_SLE,
+        IntPredicate::SGT => OP_SGT,
+        IntPredicate::SGE => OP_SGE,
+    }
+}
+
+/// Blocks reachable from `entry`, in reverse post-order.
+fn rpo(entry: BasicBlock<'_>) -> Vec<BasicBlock<'_>> {
+    let mut seen = HashSet::new();
+    let mut post = Vec::new();
+    let mut stack = vec![(entry, false)];
+    while let Some((bb, done)) = stack.pop() {
+        if done {
+            post.push(bb);
+            continue;
+        }
+        if !seen.insert(bb) {
+            continue;
+        }
+        stack.push((bb, true));
+        if let Some(t) = bb.get_terminator() {
+            for k in (0..t.get_num_operands()).rev() {
+                if let Some(inkwell::values::Operand::Block(s)) = t.get_operand(k) {
+                    if !seen.contains(&s) {
+                        stack.push((s, false));
+                    }
+                }
+            }
+        }
+    }
+    post.reverse();
+    post
+}

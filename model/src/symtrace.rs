@@ -1,0 +1,111 @@
+//! Symbolic traces as the tools see them (the format is in
+//! [`crate::trace`]): decoding a trace, encoding a symbolic-input file.
+
+use crate::snapshot::{next_record, DecodeError, Reader};
+use crate::trace::*;
+use crate::unit::push_record;
+
+/// One entry of a trace's path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PathEntry {
+    pub kind: u8,
+    pub site: u32,
+    pub node: u32,
+    pub taken: u64,
+    /// A switch's case values.
+    pub cases: Vec<u64>,
+}
+
+/// A decoded trace: `nodes[0]` is a placeholder, ids start at 1.
+#[derive(Debug, Clone, Default)]
+pub struct Trace {
+    pub flags: u32,
+    pub nodes: Vec<Node>,
+    pub path: Vec<PathEntry>,
+    /// Tables read by `OP_TABLE` nodes, [`TABLE_LEN`] entries each.
+    pub tables: Vec<Vec<u64>>,
+}
+
+/// Most nodes and path entries a trace may announce.
+const MAX_ITEMS: u32 = 1 << 26;
+
+impl Trace {
+    pub fn decode(bytes: &[u8]) -> Result<Trace, DecodeError> {
+        let (kind, payload, _) = next_record(bytes)?;
+        if kind != KIND_TRACE {
+            return Err(DecodeError::Malformed("not a trace record"));
+        }
+        let mut r = Reader::new(payload);
+        let flags = r.u32()?;
+        let n = r.u32()?;
+        if n > MAX_ITEMS {
+            return Err(DecodeError::Malformed("node count"));
+        }
+        let mut nodes = Vec::with_capacity(n as usize + 1);
+        nodes.push(Node::default());
+        for id in 1..=n {
+            let x = Node::decode(&mut r)?;
+            // Operands come before their users.
+            let refs = match x.op {
+                OP_INPUT | OP_CONST => 0,
+                OP_ZEXT | OP_SEXT | OP_EXTRACT | OP_TABLE => 1,
+                OP_ITE => 3,
+                _ => 2,
+            };
+            if [x.a, x.b, x.c][..refs].iter().any(|&o| o == 0 || o >= id) {
+                return Err(DecodeError::Malformed("operand after its user"));
+            }
+            nodes.push(x);
+        }
+        let m = r.u32()?;
+        if m > MAX_ITEMS {
+            return Err(DecodeError::Malformed("path length"));
+        }
+        let mut path = Vec::with_capacity(m.min(1 << 16) as usize);
+        for _ in 0..m {
+            let (kind, site, node, taken) = (r.u8()?, r.u32()?, r.u32()?, r.u64()?);
+            if kind > PATH_PIN || node == 0 || node > n {
+                return Err(DecodeError::Malformed("path entry"));
+            }
+            let mut cases = Vec::new();
+            if kind == PATH_SWITCH {
+                let k = r.u32()?;
+                if k > MAX_ITEMS {
+                    return Err(DecodeError::Malformed("switch cases"));
+                }
+                for _ in 0..k {
+                    cases.push(r.u64()?);
+                }
+            }
+            path.push(PathEntry { kind, site, node, taken, cases });
+        }
+        let t = r.u32()?;
+        if t > 1 << 16 {
+            return Err(DecodeError::Malformed("table count"));
+        }
+        let mut tables = Vec::with_capacity(t as usize);
+        for _ in 0..t {
+            let mut entries = Vec::with_capacity(TABLE_LEN);
+            for _ in 0..TABLE_LEN {
+                entries.push(r.u64()?);
+            }
+            tables.push(entries);
+        }
+        if nodes.iter().any(|x| x.op == OP_TABLE && x.val >= u64::from(t)) {
+            return Err(DecodeError::Malformed("table id"));
+        }
+        Ok(Trace { flags, nodes, path, tables })
+    }
+}
+
+/// The symbolic-input file (`CARVE_SYM_IN`) for these parameter bytes.
+pub fn encode_sym_in(inputs: &[SymInput]) -> Vec<u8> {
+    let mut payload = Vec::new();
+    crate::snapshot::Sink::u32(&mut payload, inputs.len() as u32);
+    for i in inputs {
+        i.encode(&mut payload);
+    }
+    let mut out = Vec::new();
+    push_record(&mut out, KIND_SYM_IN, &payload);
+    out
+}

@@ -1,0 +1,139 @@
+//! Symbolic traces: what a symbolic unit replay writes (`CARVE_SYM_OUT`)
+//! and the explorer reads. `core` only (the runtime compiles this file
+//! too); the decoder lives with the tools.
+//!
+//! A trace is one record of [`KIND_TRACE`] (header as in
+//! [`crate::snapshot`]): a flags word ([`TRACE_NODES_FULL`],
+//! [`TRACE_PATH_FULL`]), the expression DAG (a u32 count, then [`Node`]s
+//! from id 1), then the path: a u32 count of entries, each `kind` u8
+//! (`PATH_*`), `site` u32, `node` u32, `taken` u64 and, for a switch, a u32
+//! count and that many u64 case values: every branch, switch and pinned
+//! value met on symbolic data, in order. Last the tables that
+//! [`OP_TABLE`] nodes read: a u32 count, then [`TABLE_LEN`] u64 each.
+//!
+//! Expressions are bit-vectors of `width` bits (1 to 64); comparisons are
+//! 1 bit wide. Node 0 is never used: a shadow of 0 means "concrete".
+//! Inputs are the bytes of the unit's symbolic parameters, in the order of
+//! the symbolic-input file (`CARVE_SYM_IN`).
+
+/// Record kind of a trace.
+pub const KIND_TRACE: u32 = 5;
+/// Record kind of the symbolic-input file: which parameter bytes are
+/// symbolic (`SymInput`s).
+pub const KIND_SYM_IN: u32 = 6;
+
+/// `val`: the input byte's index. 8 bits.
+pub const OP_INPUT: u8 = 0;
+/// `val`: the constant.
+pub const OP_CONST: u8 = 1;
+pub const OP_ADD: u8 = 2;
+pub const OP_SUB: u8 = 3;
+pub const OP_MUL: u8 = 4;
+pub const OP_UDIV: u8 = 5;
+pub const OP_SDIV: u8 = 6;
+pub const OP_UREM: u8 = 7;
+pub const OP_SREM: u8 = 8;
+pub const OP_SHL: u8 = 9;
+pub const OP_LSHR: u8 = 10;
+pub const OP_ASHR: u8 = 11;
+pub const OP_AND: u8 = 12;
+pub const OP_OR: u8 = 13;
+pub const OP_XOR: u8 = 14;
+/// Comparisons: `a`, `b` of equal width; 1 bit.
+pub const OP_EQ: u8 = 16;
+pub const OP_NE: u8 = 17;
+pub const OP_ULT: u8 = 18;
+pub const OP_ULE: u8 = 19;
+pub const OP_UGT: u8 = 20;
+pub const OP_UGE: u8 = 21;
+pub const OP_SLT: u8 = 22;
+pub const OP_SLE: u8 = 23;
+pub const OP_SGT: u8 = 24;
+pub const OP_SGE: u8 = 25;
+/// `a` widened to `width`.
+pub const OP_ZEXT: u8 = 32;
+pub const OP_SEXT: u8 = 33;
+/// Bits `val .. val + width` of `a`.
+pub const OP_EXTRACT: u8 = 34;
+/// `a` (high) and `b` (low) side by side.
+pub const OP_CONCAT: u8 = 35;
+/// `a` (1 bit) ? `b` : `c`.
+pub const OP_ITE: u8 = 36;
+/// Entry `a` (8 bits, an unsigned byte) of table `val` (see the trace's
+/// tables): `width` bits.
+pub const OP_TABLE: u8 = 37;
+
+/// Entries of a table: one per value of its 8-bit index.
+pub const TABLE_LEN: usize = 256;
+
+/// A conditional branch: `node` (1 bit) was `taken` (0 or 1).
+pub const PATH_BRANCH: u8 = 0;
+/// A switch: `node` had the value `taken`; the cases follow.
+pub const PATH_SWITCH: u8 = 1;
+/// A value pinned to its concrete `taken` (an unmodelled call's argument,
+/// a symbolic pointer): kept in every query, never negated.
+pub const PATH_PIN: u8 = 2;
+
+/// Trace flags: the DAG reached its bound (later values were concretised);
+/// the path reached its bound (later branches were not recorded).
+pub const TRACE_NODES_FULL: u32 = 1;
+pub const TRACE_PATH_FULL: u32 = 2;
+
+/// Size of a node on the wire.
+pub const NODE_LEN: usize = 22;
+
+/// One expression node.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct Node {
+    pub op: u8,
+    pub width: u8,
+    pub a: u32,
+    pub b: u32,
+    pub c: u32,
+    pub val: u64,
+}
+
+impl Node {
+    pub fn encode(&self, s: &mut impl crate::snapshot::Sink) {
+        s.u8(self.op);
+        s.u8(self.width);
+        s.u32(self.a);
+        s.u32(self.b);
+        s.u32(self.c);
+        s.u64(self.val);
+    }
+
+    pub fn decode(r: &mut crate::snapshot::Reader<'_>) -> Result<Node, crate::snapshot::DecodeError> {
+        let n = Node { op: r.u8()?, width: r.u8()?, a: r.u32()?, b: r.u32()?, c: r.u32()?, val: r.u64()? };
+        if n.width == 0 || n.width > 64 {
+            return Err(crate::snapshot::DecodeError::Malformed("expression width"));
+        }
+        Ok(n)
+    }
+}
+
+/// Symbolic bytes of one parameter (`KIND_SYM_IN` lists them): an
+/// argument word or bytes of an object, and the index of their first
+/// input byte.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SymInput {
+    /// [`crate::snapshot::RELOC_IN_ARG`] for an argument, else the object.
+    pub object: u32,
+    /// The argument's index, or the offset in the object.
+    pub offset: u64,
+    pub len: u32,
+    pub first: u32,
+}
+
+impl SymInput {
+    pub fn encode(&self, s: &mut impl crate::snapshot::Sink) {
+        s.u32(self.object);
+        s.u64(self.offset);
+        s.u32(self.len);
+        s.u32(self.first);
+    }
+
+    pub fn decode(r: &mut crate::snapshot::Reader<'_>) -> Result<SymInput, crate::snapshot::DecodeError> {
+        Ok(SymInput { object: r.u32()?, offset: r.u64()?, len: r.u32()?, first: r.u32()? })
+    }
+}

@@ -1,0 +1,322 @@
+//! The symbolic shadow of a unit replay (compile-time concolic execution).
+//!
+//! The pass clones every function into `F.sym`, whose instructions call
+//! the `__sym_*` entry points ([`crate::symabi`]) with their operands'
+//! shadows: expression ids, 0 meaning "concrete". Here those expressions
+//! are built into a DAG (node ids are indices), memory has a shadow (an
+//! expression per byte, by page), and every branch met on symbolic data
+//! is recorded. At the end the DAG and the path are written as a trace
+//! (`model::trace`); z3 never runs in the target.
+//!
+//! Bounded: past [`MAX_NODES`] nodes new values are concrete, past
+//! [`MAX_PATH`] entries branches are no longer recorded; the trace says so.
+
+use crate::model::snapshot::{header, Sink};
+use crate::model::trace::*;
+use alloc::boxed::Box;
+use alloc::collections::BTreeMap;
+use alloc::vec::Vec;
+use core::cell::UnsafeCell;
+use core::sync::atomic::{AtomicBool, Ordering};
+
+pub const MAX_NODES: usize = 1 << 21;
+pub const MAX_PATH: usize = 1 << 16;
+/// Most parameters passed with shadows.
+pub const MAX_PARAMS: usize = 64;
+const PAGE_BITS: u32 = 12;
+const PAGE: usize = 1 << PAGE_BITS;
+
+pub struct Entry {
+    kind: u8,
+    site: u32,
+    node: u32,
+    taken: u64,
+    cases: Vec<u64>,
+}
+
+pub struct Sym {
+    pub nodes: Vec<Node>,
+    pub path: Vec<Entry>,
+    shadow: BTreeMap<usize, Box<[u32; PAGE]>>,
+    pub params: [u32; MAX_PARAMS],
+    pub ret: u32,
+    flags: u32,
+    /// Tables `OP_TABLE` nodes read (`TABLE_LEN` entries each).
+    tables: Vec<Vec<u64>>,
+}
+
+struct Cell(UnsafeCell<Option<Sym>>);
+// SAFETY: a symbolic replay is one thread; the shadow is used by it only.
+unsafe impl Sync for Cell {}
+static SYM: Cell = Cell(UnsafeCell::new(None));
+static ACTIVE: AtomicBool = AtomicBool::new(false);
+
+/// The shadow, when a symbolic replay is running.
+pub fn get() -> Option<&'static mut Sym> {
+    if !ACTIVE.load(Ordering::Relaxed) {
+        return None;
+    }
+    // SAFETY: single-threaded symbolic replay; callers do not keep the
+    // reference across calls into the program.
+    unsafe { (*SYM.0.get()).as_mut() }
+}
+
+/// Starts symbolic execution (before the call).
+pub fn activate() -> &'static mut Sym {
+    let s = Sym {
+        nodes: alloc::vec![Node::default()],
+        path: Vec::new(),
+        shadow: BTreeMap::new(),
+        params: [0; MAX_PARAMS],
+        ret: 0,
+        flags: 0,
+        tables: Vec::new(),
+    };
+    // SAFETY: before the call, single-threaded.
+    unsafe { *SYM.0.get() = Some(s) };
+    ACTIVE.store(true, Ordering::Relaxed);
+    get().expect("just activated")
+}
+
+/// Stops it (after the call), so what the program does next is concrete,
+/// and returns the trace.
+pub fn finish() -> Option<Vec<u8>> {
+    let out = get()?.encode();
+    ACTIVE.store(false, Ordering::Relaxed);
+    Some(out)
+}
+
+fn mask(width: u32) -> u64 {
+    if width >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << width) - 1
+    }
+}
+
+impl Sym {
+    /// A new node; 0 when the DAG is full.
+    pub fn node(&mut self, op: u8, width: u32, a: u32, b: u32, c: u32, val: u64) -> u32 {
+        // An operand that could not be built (the DAG is full): so is this.
+        let refs = match op {
+            OP_INPUT | OP_CONST => 0,
+            OP_ZEXT | OP_SEXT | OP_EXTRACT | OP_TABLE => 1,
+            OP_ITE => 3,
+            _ => 2,
+        };
+        if [a, b, c][..refs].contains(&0) {
+            return 0;
+        }
+        if self.nodes.len() >= MAX_NODES {
+            self.flags |= TRACE_NODES_FULL;
+            return 0;
+        }
+        self.nodes.push(Node { op, width: width as u8, a, b, c, val });
+        (self.nodes.len() - 1) as u32
+    }
+
+    pub fn constant(&mut self, v: u64, width: u32) -> u32 {
+        self.node(OP_CONST, width, 0, 0, 0, v & mask(width))
+    }
+
+    /// The operand's expression: its shadow, or a constant.
+    pub fn operand(&mut self, s: u32, v: u64, width: u32) -> u32 {
+        if s != 0 {
+            s
+        } else {
+            self.constant(v, width)
+        }
+    }
+
+    pub fn width(&self, s: u32) -> u32 {
+        u32::from(self.nodes[s as usize].width)
+    }
+
+    /// Bits `lo .. lo + width` of `s`.
+    pub fn extract(&mut self, s: u32, lo: u32, width: u32) -> u32 {
+        let n = self.nodes[s as usize];
+        if lo == 0 && u32::from(n.width) == width {
+            return s;
+        }
+        // An extract of an extract reads the original.
+        if n.op == OP_EXTRACT {
+            return self.extract(n.a, lo + n.val as u32, width);
+        }
+        self.node(OP_EXTRACT, width, s, 0, 0, u64::from(lo))
+    }
+
+    /// `s` resized to `width` bits (zero- or sign-extended, or cut).
+    pub fn resize(&mut self, s: u32, width: u32, signed: bool) -> u32 {
+        let w = self.width(s);
+        if w == width {
+            s
+        } else if w > width {
+            self.extract(s, 0, width)
+        } else {
+            self.node(if signed { OP_SEXT } else { OP_ZEXT }, width, s, 0, 0, 0)
+        }
+    }
+
+    fn page(&mut self, addr: usize) -> Option<&mut [u32; PAGE]> {
+        self.shadow.get_mut(&(addr >> PAGE_BITS)).map(|p| &mut **p)
+    }
+
+    /// The shadow of one byte.
+    pub fn byte(&mut self, addr: usize) -> u32 {
+        self.page(addr).map_or(0, |p| p[addr & (PAGE - 1)])
+    }
+
+    pub fn set_byte(&mut self, addr: usize, s: u32) {
+        let off = addr & (PAGE - 1);
+        match self.page(addr) {
+            Some(p) => p[off] = s,
+            None if s == 0 => {}
+            None => {
+                let mut p = Box::new([0u32; PAGE]);
+                p[off] = s;
+                self.shadow.insert(addr >> PAGE_BITS, p);
+            }
+        }
+    }
+
+    /// Forgets the shadow of `n` bytes (they became concrete).
+    pub fn clear(&mut self, addr: usize, n: usize) {
+        if n == 0 || self.shadow.is_empty() {
+            return;
+        }
+        let (first, last) = (addr >> PAGE_BITS, (addr + n - 1) >> PAGE_BITS);
+        let pages: Vec<usize> = self.shadow.range(first..=last).map(|(&k, _)| k).collect();
+        for k in pages {
+            let start = (k << PAGE_BITS).max(addr);
+            let end = ((k + 1) << PAGE_BITS).min(addr + n);
+            let p = self.shadow.get_mut(&k).expect("listed");
+            p[start & (PAGE - 1)..=(end - 1) & (PAGE - 1)].fill(0);
+            if p.iter().all(|&x| x == 0) {
+                self.shadow.remove(&k);
+            }
+        }
+    }
+
+    /// The expression of `size` bytes at `addr` (little endian), 0 when all
+    /// are concrete.
+    pub fn load(&mut self, addr: usize, size: usize) -> u32 {
+        if self.shadow.is_empty() || size == 0 || size > 8 {
+            return 0;
+        }
+        let mut bytes = [0u32; 8];
+        for (i, b) in bytes[..size].iter_mut().enumerate() {
+            *b = self.byte(addr + i);
+        }
+        if bytes[..size].iter().all(|&b| b == 0) {
+            return 0;
+        }
+        // The bytes of one stored value, in place: that value.
+        let first = self.nodes[bytes[0] as usize];
+        if first.op == OP_EXTRACT && first.val == 0 && u32::from(self.nodes[first.a as usize].width) == 8 * size as u32
+        {
+            let whole = first.a;
+            let same = (1..size).all(|i| {
+                let n = self.nodes[bytes[i] as usize];
+                bytes[i] != 0 && n.op == OP_EXTRACT && n.a == whole && n.val == 8 * i as u64
+            });
+            if same {
+                return whole;
+            }
+        }
+        let mut acc = 0;
+        for i in (0..size).rev() {
+            let b = if bytes[i] != 0 {
+                bytes[i]
+            } else {
+                // SAFETY: the program just loaded these bytes.
+                let v = unsafe { *((addr + i) as *const u8) };
+                self.constant(u64::from(v), 8)
+            };
+            acc = if acc == 0 { b } else { self.node(OP_CONCAT, self.width(acc) + 8, acc, b, 0, 0) };
+            if acc == 0 || b == 0 {
+                return 0;
+            }
+        }
+        acc
+    }
+
+    /// Shadows the `size` bytes at `addr` with `s` (or clears them).
+    pub fn store(&mut self, addr: usize, s: u32, size: usize) {
+        if s == 0 {
+            self.clear(addr, size);
+            return;
+        }
+        for i in 0..size {
+            let b = if self.width(s) == 8 && size == 1 { s } else { self.extract(s, 8 * i as u32, 8) };
+            self.set_byte(addr + i, b);
+        }
+    }
+
+    /// Copies the shadow of `n` bytes (memmove semantics).
+    pub fn copy(&mut self, dst: usize, src: usize, n: usize) {
+        if self.shadow.is_empty() {
+            return;
+        }
+        let shadows: Vec<u32> = (0..n).map(|i| self.byte(src + i)).collect();
+        if shadows.iter().all(|&s| s == 0) {
+            self.clear(dst, n);
+            return;
+        }
+        for (i, s) in shadows.into_iter().enumerate() {
+            self.set_byte(dst + i, s);
+        }
+    }
+
+    /// The id of a table with these entries (the same table read again
+    /// keeps its id).
+    pub fn table(&mut self, entries: Vec<u64>) -> usize {
+        if let Some(i) = self.tables.iter().position(|t| *t == entries) {
+            return i;
+        }
+        self.tables.push(entries);
+        self.tables.len() - 1
+    }
+
+    pub fn record(&mut self, kind: u8, site: u32, node: u32, taken: u64, cases: Vec<u64>) {
+        if node == 0 {
+            return;
+        }
+        if self.path.len() >= MAX_PATH {
+            self.flags |= TRACE_PATH_FULL;
+            return;
+        }
+        self.path.push(Entry { kind, site, node, taken, cases });
+    }
+
+    /// The trace record (header and payload).
+    pub fn encode(&self) -> Vec<u8> {
+        let mut p = crate::carve::Buf(Vec::with_capacity(8 + self.nodes.len() * NODE_LEN + self.path.len() * 17));
+        p.u32(self.flags);
+        p.u32((self.nodes.len() - 1) as u32);
+        for n in &self.nodes[1..] {
+            n.encode(&mut p);
+        }
+        p.u32(self.path.len() as u32);
+        for e in &self.path {
+            p.u8(e.kind);
+            p.u32(e.site);
+            p.u32(e.node);
+            p.u64(e.taken);
+            if e.kind == PATH_SWITCH {
+                p.u32(e.cases.len() as u32);
+                for &c in &e.cases {
+                    p.u64(c);
+                }
+            }
+        }
+        p.u32(self.tables.len() as u32);
+        for t in &self.tables {
+            for &v in t {
+                p.u64(v);
+            }
+        }
+        let mut out = header(KIND_TRACE, &p.0).to_vec();
+        out.extend_from_slice(&p.0);
+        out
+    }
+}

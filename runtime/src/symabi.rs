@@ -1,0 +1,200 @@
+//! The `__sym_*` entry points the symbolic clones (`F.sym`) call. Keep in
+//! step with `instrument/src/symbolic/abi.rs`. Each returns the result's
+//! shadow (0: concrete) and does nothing outside a symbolic replay.
+
+use crate::model::trace::*;
+use crate::sym::{self, Sym, MAX_PARAMS};
+use alloc::vec::Vec;
+
+fn with<R: Default>(f: impl FnOnce(&mut Sym) -> R) -> R {
+    sym::get().map(f).unwrap_or_default()
+}
+
+/// `a op b` on `width`-bit integers (`op`: `OP_ADD` .. `OP_XOR`).
+#[no_mangle]
+pub extern "C" fn __sym_binop(op: u32, sa: u32, sb: u32, va: u64, vb: u64, width: u32) -> u32 {
+    if sa == 0 && sb == 0 {
+        return 0;
+    }
+    with(|s| {
+        let (a, b) = (s.operand(sa, va, width), s.operand(sb, vb, width));
+        if a == 0 || b == 0 {
+            return 0;
+        }
+        s.node(op as u8, width, a, b, 0, 0)
+    })
+}
+
+/// A comparison (`op`: `OP_EQ` .. `OP_SGE`): 1 bit.
+#[no_mangle]
+pub extern "C" fn __sym_cmp(op: u32, sa: u32, sb: u32, va: u64, vb: u64, width: u32) -> u32 {
+    if sa == 0 && sb == 0 {
+        return 0;
+    }
+    with(|s| {
+        let (a, b) = (s.operand(sa, va, width), s.operand(sb, vb, width));
+        if a == 0 || b == 0 {
+            return 0;
+        }
+        s.node(op as u8, 1, a, b, 0, 0)
+    })
+}
+
+/// `s` zero- or sign-extended or truncated to `to` bits.
+#[no_mangle]
+pub extern "C" fn __sym_cast(sa: u32, to: u32, signed: u32) -> u32 {
+    if sa == 0 {
+        return 0;
+    }
+    with(|s| s.resize(sa, to, signed != 0))
+}
+
+/// `c ? t : f`.
+#[no_mangle]
+pub extern "C" fn __sym_select(sc: u32, c: u32, st: u32, sf: u32, vt: u64, vf: u64, width: u32) -> u32 {
+    if sc == 0 {
+        return if c != 0 { st } else { sf };
+    }
+    with(|s| {
+        let (t, f) = (s.operand(st, vt, width), s.operand(sf, vf, width));
+        if t == 0 || f == 0 {
+            return 0;
+        }
+        s.node(OP_ITE, width, sc, t, f, 0)
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn __sym_load(p: *const u8, size: u32) -> u32 {
+    with(|s| s.load(p as usize, size as usize))
+}
+
+/// A load through `base[index]` whose index is symbolic: a read from a
+/// table when the index is a byte (widened), the table's bytes being
+/// readable; else the index is pinned to its value.
+#[no_mangle]
+pub extern "C" fn __sym_load_indexed(p: *const u8, si: u32, vi: u64, elem: u32, size: u32) -> u32 {
+    if si == 0 {
+        return __sym_load(p, size);
+    }
+    with(|s| {
+        if let Some(t) = crate::symtable::read(s, p as usize, si, vi, elem as usize, size as usize) {
+            return t;
+        }
+        let w = s.width(si);
+        let c = s.constant(vi, w);
+        if c != 0 {
+            let eq = s.node(OP_EQ, 1, si, c, 0, 0);
+            s.record(PATH_PIN, 0, eq, 1, Vec::new());
+        }
+        s.load(p as usize, size as usize)
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn __sym_store(p: *mut u8, sv: u32, size: u32) {
+    with(|s| s.store(p as usize, sv, size as usize))
+}
+
+/// After `memcpy`/`memmove` (also `strcpy`'s `n` bytes).
+#[no_mangle]
+pub extern "C" fn __sym_memcpy(dst: *mut u8, src: *const u8, n: u64) {
+    with(|s| s.copy(dst as usize, src as usize, n as usize))
+}
+
+/// After `memset(dst, c, n)`; `sc` is the shadow of `c`.
+#[no_mangle]
+pub extern "C" fn __sym_memset(dst: *mut u8, sc: u32, n: u64) {
+    with(|s| {
+        if sc == 0 {
+            s.clear(dst as usize, n as usize);
+            return;
+        }
+        let b = s.resize(sc, 8, false);
+        for i in 0..n as usize {
+            s.set_byte(dst as usize + i, b);
+        }
+    })
+}
+
+/// Forgets the shadow of fresh memory (an `alloca`, a `malloc`).
+#[no_mangle]
+pub extern "C" fn __sym_clear(p: *mut u8, n: u64) {
+    with(|s| s.clear(p as usize, n as usize))
+}
+
+#[no_mangle]
+pub extern "C" fn __sym_set_param(i: u32, sa: u32) {
+    with(|s| {
+        if (i as usize) < MAX_PARAMS {
+            s.params[i as usize] = sa;
+        }
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn __sym_get_param(i: u32) -> u32 {
+    with(|s| {
+        let v = s.params.get(i as usize).copied().unwrap_or(0);
+        if let Some(p) = s.params.get_mut(i as usize) {
+            *p = 0;
+        }
+        v
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn __sym_set_ret(sa: u32) {
+    with(|s| s.ret = sa)
+}
+
+#[no_mangle]
+pub extern "C" fn __sym_get_ret() -> u32 {
+    with(|s| core::mem::take(&mut s.ret))
+}
+
+/// Clears the parameter shadows before a call that does not read them
+/// (so a later callee does not see stale ones).
+#[no_mangle]
+pub extern "C" fn __sym_clear_params() {
+    with(|s| {
+        s.params = [0; MAX_PARAMS];
+        s.ret = 0;
+    })
+}
+
+/// A conditional branch on `sc` went `taken`.
+#[no_mangle]
+pub extern "C" fn __sym_branch(site: u32, sc: u32, taken: u32) {
+    if sc != 0 {
+        with(|s| s.record(PATH_BRANCH, site, sc, u64::from(taken != 0), Vec::new()));
+    }
+}
+
+/// A switch on `sv` (value `v`) with `n` case values at `cases`.
+///
+/// # Safety
+/// `cases` points at `n` values (the pass's constant table).
+#[no_mangle]
+pub unsafe extern "C" fn __sym_switch(site: u32, sv: u32, v: u64, cases: *const u64, n: u32) {
+    if sv != 0 {
+        let cases = core::slice::from_raw_parts(cases, n as usize).to_vec();
+        with(|s| s.record(PATH_SWITCH, site, sv, v, cases));
+    }
+}
+
+/// An unmodelled call's argument: pinned to its value.
+#[no_mangle]
+pub extern "C" fn __sym_pin(sa: u32, v: u64) {
+    if sa == 0 {
+        return;
+    }
+    with(|s| {
+        let w = s.width(sa);
+        let c = s.constant(v, w);
+        if c != 0 {
+            let eq = s.node(OP_EQ, 1, sa, c, 0, 0);
+            s.record(PATH_PIN, 0, eq, 1, Vec::new());
+        }
+    })
+}

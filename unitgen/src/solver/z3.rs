@@ -1,0 +1,203 @@
+//! z3 behind the [`Solver`] trait: a trace's expressions as bit-vectors,
+//! a timeout per query, and optionally every query appended to a file as
+//! SMT-LIB.
+
+use super::{Answer, Cond, Query, Solver, Stats};
+use model::trace::*;
+use std::collections::HashMap;
+use std::io::Write;
+use std::time::Instant;
+use z3::ast::{Array, Bool, BV};
+use z3::{Params, SatResult, Sort};
+
+pub struct Z3 {
+    timeout_ms: u32,
+    log: Option<std::path::PathBuf>,
+    stats: Stats,
+}
+
+impl Z3 {
+    pub fn new(timeout_ms: u32, log: Option<std::path::PathBuf>) -> Z3 {
+        Z3 { timeout_ms, log, stats: Stats::default() }
+    }
+}
+
+/// Translates nodes to z3 terms (memoized; operands first).
+struct Terms<'a> {
+    q: &'a Query<'a>,
+    bv: HashMap<u32, BV>,
+    tables: HashMap<(u64, u32), Array>,
+}
+
+fn bit(b: &Bool) -> BV {
+    b.ite(&BV::from_u64(1, 1), &BV::from_u64(0, 1))
+}
+
+impl Terms<'_> {
+    fn term(&mut self, root: u32) -> BV {
+        // Iteratively, in increasing id order over what `root` needs.
+        let mut stack = vec![root];
+        let mut order = Vec::new();
+        while let Some(n) = stack.pop() {
+            if self.bv.contains_key(&n) || order.contains(&n) {
+                continue;
+            }
+            order.push(n);
+            let x = self.q.trace.nodes[n as usize];
+            let ops: &[u32] = match x.op {
+                OP_INPUT | OP_CONST => &[],
+                OP_ZEXT | OP_SEXT | OP_EXTRACT | OP_TABLE => &[x.a],
+                OP_ITE => &[x.a, x.b, x.c],
+                _ => &[x.a, x.b],
+            };
+            stack.extend(ops.iter().filter(|o| !self.bv.contains_key(o)));
+        }
+        order.sort_unstable();
+        order.dedup();
+        for n in order {
+            let t = self.build(n);
+            self.bv.insert(n, t);
+        }
+        self.bv[&root].clone()
+    }
+
+    fn build(&mut self, n: u32) -> BV {
+        let x = self.q.trace.nodes[n as usize];
+        let w = u32::from(x.width);
+        let g = |k: u32| self.bv[&k].clone();
+        match x.op {
+            OP_INPUT => BV::new_const(format!("in{}", x.val), 8),
+            OP_CONST => BV::from_u64(x.val, w),
+            OP_ZEXT => {
+                let a = g(x.a);
+                a.zero_ext(w - a.get_size())
+            }
+            OP_SEXT => {
+                let a = g(x.a);
+                a.sign_ext(w - a.get_size())
+            }
+            OP_EXTRACT => g(x.a).extract(x.val as u32 + w - 1, x.val as u32),
+            OP_CONCAT => g(x.a).concat(g(x.b)),
+            OP_ITE => {
+                let c = g(x.a).eq(BV::from_u64(1, 1));
+                c.ite(&g(x.b), &g(x.c))
+            }
+            OP_TABLE => {
+                let index = g(x.a);
+                self.table(x.val, w).select(&index).as_bv().expect("a bit-vector table")
+            }
+            op => {
+                let (a, b) = (g(x.a), g(x.b));
+                match op {
+                    OP_ADD => a.bvadd(&b),
+                    OP_SUB => a.bvsub(&b),
+                    OP_MUL => a.bvmul(&b),
+                    OP_UDIV => a.bvudiv(&b),
+                    OP_SDIV => a.bvsdiv(&b),
+                    OP_UREM => a.bvurem(&b),
+                    OP_SREM => a.bvsrem(&b),
+                    OP_SHL => a.bvshl(&b),
+                    OP_LSHR => a.bvlshr(&b),
+                    OP_ASHR => a.bvashr(&b),
+                    OP_AND => a.bvand(&b),
+                    OP_OR => a.bvor(&b),
+                    OP_XOR => a.bvxor(&b),
+                    OP_EQ => bit(&a.eq(&b)),
+                    OP_NE => bit(&a.eq(&b).not()),
+                    OP_ULT => bit(&a.bvult(&b)),
+                    OP_ULE => bit(&a.bvule(&b)),
+                    OP_UGT => bit(&a.bvugt(&b)),
+                    OP_UGE => bit(&a.bvuge(&b)),
+                    OP_SLT => bit(&a.bvslt(&b)),
+                    OP_SLE => bit(&a.bvsle(&b)),
+                    OP_SGT => bit(&a.bvsgt(&b)),
+                    OP_SGE => bit(&a.bvsge(&b)),
+                    // An unknown operator: a fresh value (never wrong, only
+                    // less precise).
+                    _ => BV::fresh_const("unknown", w),
+                }
+            }
+        }
+    }
+
+    fn table(&mut self, id: u64, w: u32) -> Array {
+        if let Some(a) = self.tables.get(&(id, w)) {
+            return a.clone();
+        }
+        let mut a = Array::const_array(&Sort::bitvector(8), &BV::from_u64(0, w));
+        if let Some(entries) = self.q.trace.tables.get(id as usize) {
+            for (i, &v) in entries.iter().enumerate() {
+                a = a.store(&BV::from_u64(i as u64, 8), &BV::from_u64(v, w));
+            }
+        }
+        self.tables.insert((id, w), a.clone());
+        a
+    }
+
+    fn cond(&mut self, c: &Cond) -> Bool {
+        let t = self.term(c.node());
+        let w = t.get_size();
+        match c {
+            Cond::Bit(_, b) => t.eq(BV::from_u64(u64::from(*b), w)),
+            Cond::Is(_, v) => t.eq(BV::from_u64(*v, w)),
+            Cond::NotAny(_, vs) => {
+                let ne: Vec<Bool> = vs.iter().map(|&v| t.eq(BV::from_u64(v, w)).not()).collect();
+                Bool::and(&ne)
+            }
+        }
+    }
+}
+
+impl Solver for Z3 {
+    fn solve(&mut self, q: &Query<'_>) -> Answer {
+        let started = Instant::now();
+        let solver = z3::Solver::new();
+        let mut params = Params::new();
+        params.set_u32("timeout", self.timeout_ms);
+        solver.set_params(&params);
+        let mut terms = Terms { q, bv: HashMap::new(), tables: HashMap::new() };
+        for c in &q.conds {
+            let b = terms.cond(c);
+            solver.assert(&b);
+        }
+        if let Some(path) = &self.log {
+            if let Ok(mut f) = std::fs::OpenOptions::new().create(true).append(true).open(path) {
+                let _ = writeln!(f, "; query {}\n{}(check-sat)", self.stats.queries, solver);
+            }
+        }
+        let result = solver.check();
+        self.stats.queries += 1;
+        self.stats.solver_ms += started.elapsed().as_secs_f64() * 1e3;
+        match result {
+            SatResult::Sat => {
+                self.stats.sat += 1;
+                let Some(model) = solver.get_model() else { return Answer::Unknown };
+                let mut out = Vec::new();
+                for (&n, _) in terms.bv.iter() {
+                    let x = q.trace.nodes[n as usize];
+                    if x.op == OP_INPUT {
+                        let v = BV::new_const(format!("in{}", x.val), 8);
+                        if let Some(val) = model.eval(&v, true).and_then(|e| e.as_u64()) {
+                            out.push((x.val as u32, val as u8));
+                        }
+                    }
+                }
+                out.sort_unstable();
+                out.dedup_by_key(|p| p.0);
+                Answer::Sat(out)
+            }
+            SatResult::Unsat => {
+                self.stats.unsat += 1;
+                Answer::Unsat
+            }
+            SatResult::Unknown => {
+                self.stats.timeouts += 1;
+                Answer::Unknown
+            }
+        }
+    }
+
+    fn stats(&self) -> Stats {
+        self.stats.clone()
+    }
+}
