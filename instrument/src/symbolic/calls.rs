@@ -3,7 +3,7 @@
 //! intrinsics; and, for any other call, symbolic integer arguments
 //! pinned to their values (the callee ran concretely).
 
-use super::shadow::{int_width, Shadower};
+use super::shadow::{int_width, operand, Shadower};
 use crate::Error;
 use inkwell::values::{AnyValue, AsValueRef, BasicValueEnum, FunctionValue, InstructionValue};
 
@@ -47,11 +47,11 @@ fn char_kind(name: &str) -> Option<u64> {
 impl<'ctx> Shadower<'_, 'ctx> {
     pub(super) fn call_site(&mut self, i: InstructionValue<'ctx>) -> Result<(), Error> {
         let n = i.get_num_operands();
-        let args: Vec<BasicValueEnum<'ctx>> =
-            (0..n.saturating_sub(1)).filter_map(|k| i.get_operand(k)?.value()).collect();
-        let callee: Option<FunctionValue<'ctx>> = i
-            .get_operand(n.saturating_sub(1))
-            .and_then(|o| o.value())
+        let args: Vec<BasicValueEnum<'ctx>> = (0..n.saturating_sub(1)).filter_map(|k| operand(i, k)).collect();
+        // Some argument is not a value (metadata, a label): only
+        // intrinsics take those; anything else is left concrete.
+        let complete = args.len() == n.saturating_sub(1) as usize;
+        let callee: Option<FunctionValue<'ctx>> = operand(i, n.saturating_sub(1))
             .and_then(|v| v.is_pointer_value().then(|| v.into_pointer_value()))
             .and_then(|p| {
                 let name = p.get_name().to_string_lossy().into_owned();
@@ -64,6 +64,9 @@ impl<'ctx> Shadower<'_, 'ctx> {
         }
         if name.starts_with("llvm.") {
             return self.intrinsic(i, &name, &args);
+        }
+        if !complete {
+            return self.pin_all(i, &args);
         }
         if f.count_basic_blocks() > 0 && name.ends_with(super::clone::SUFFIX) {
             return self.clone_call(i, &args);

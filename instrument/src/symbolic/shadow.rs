@@ -40,6 +40,39 @@ pub(super) fn int_width(t: AnyTypeEnum<'_>) -> Option<u32> {
     }
 }
 
+/// Operand `k` of `i` when it is a first-class value (not metadata, a
+/// label, a token or inline assembly, which inkwell cannot represent).
+pub(super) fn operand<'ctx>(i: InstructionValue<'ctx>, k: u32) -> Option<BasicValueEnum<'ctx>> {
+    use inkwell::llvm_sys::core as llvm;
+    use inkwell::llvm_sys::LLVMTypeKind as K;
+    if k >= i.get_num_operands() {
+        return None;
+    }
+    // SAFETY: reading operand `k` (in range) of a live instruction.
+    unsafe {
+        let v = llvm::LLVMGetOperand(i.as_value_ref(), k);
+        if v.is_null() || llvm::LLVMValueIsBasicBlock(v) != 0 || !llvm::LLVMIsAInlineAsm(v).is_null() {
+            return None;
+        }
+        match llvm::LLVMGetTypeKind(llvm::LLVMTypeOf(v)) {
+            K::LLVMIntegerTypeKind
+            | K::LLVMPointerTypeKind
+            | K::LLVMFloatTypeKind
+            | K::LLVMDoubleTypeKind
+            | K::LLVMHalfTypeKind
+            | K::LLVMBFloatTypeKind
+            | K::LLVMX86_FP80TypeKind
+            | K::LLVMFP128TypeKind
+            | K::LLVMPPC_FP128TypeKind
+            | K::LLVMStructTypeKind
+            | K::LLVMArrayTypeKind
+            | K::LLVMVectorTypeKind
+            | K::LLVMScalableVectorTypeKind => Some(BasicValueEnum::new(v)),
+            _ => None,
+        }
+    }
+}
+
 fn fnv(bytes: &[u8]) -> u32 {
     let mut h: u32 = 0x811c_9dc5;
     for &b in bytes {
@@ -154,7 +187,7 @@ impl<'a, 'ctx> Shadower<'a, 'ctx> {
 
     fn instruction(&mut self, i: InstructionValue<'ctx>) -> Result<(), Error> {
         let op = i.get_opcode();
-        let operand = |k: u32| i.get_operand(k).and_then(|o| o.value());
+        let operand = |k: u32| operand(i, k);
         match op {
             Op::Add
             | Op::Sub
@@ -250,7 +283,7 @@ impl<'a, 'ctx> Shadower<'a, 'ctx> {
     }
 
     fn select(&mut self, i: InstructionValue<'ctx>) -> Result<(), Error> {
-        let ops: Vec<_> = (0..3).filter_map(|k| i.get_operand(k).and_then(|o| o.value())).collect();
+        let ops: Vec<_> = (0..3).filter_map(|k| operand(i, k)).collect();
         let (Some(w), [c, t, f]) = (int_width(i.get_type()), ops.as_slice()) else { return Ok(()) };
         if !c.is_int_value() {
             return Ok(());
@@ -281,7 +314,7 @@ impl<'a, 'ctx> Shadower<'a, 'ctx> {
 
     fn load(&mut self, i: InstructionValue<'ctx>) -> Result<(), Error> {
         let Some(w) = int_width(i.get_type()).filter(|w| w % 8 == 0) else { return Ok(()) };
-        let Some(BasicValueEnum::PointerValue(p)) = i.get_operand(0).and_then(|o| o.value()) else {
+        let Some(BasicValueEnum::PointerValue(p)) = operand(i, 0) else {
             return Ok(());
         };
         self.after(i);
@@ -305,7 +338,7 @@ impl<'a, 'ctx> Shadower<'a, 'ctx> {
             return None;
         }
         let n = g.get_num_operands();
-        let idx = g.get_operand(n - 1)?.value()?;
+        let idx = operand(g, n - 1)?;
         let si = self.shadow(idx)?;
         // SAFETY: a GEP instruction's source element type.
         let src = unsafe { inkwell::llvm_sys::core::LLVMGetGEPSourceElementType(g.as_value_ref()) };
@@ -314,7 +347,7 @@ impl<'a, 'ctx> Shadower<'a, 'ctx> {
         let elem = match (n, src) {
             (2, t) => t,
             (3, BasicTypeEnum::ArrayType(a)) => {
-                let first = g.get_operand(1)?.value()?.into_int_value();
+                let first = operand(g, 1)?.into_int_value();
                 if first.get_zero_extended_constant() != Some(0) {
                     return None;
                 }
@@ -326,9 +359,7 @@ impl<'a, 'ctx> Shadower<'a, 'ctx> {
     }
 
     fn store(&mut self, i: InstructionValue<'ctx>) -> Result<(), Error> {
-        let (Some(v), Some(BasicValueEnum::PointerValue(p))) =
-            (i.get_operand(0).and_then(|o| o.value()), i.get_operand(1).and_then(|o| o.value()))
-        else {
+        let (Some(v), Some(BasicValueEnum::PointerValue(p))) = (operand(i, 0), operand(i, 1)) else {
             return Ok(());
         };
         let size = self.store_size(v.get_type());
@@ -341,8 +372,7 @@ impl<'a, 'ctx> Shadower<'a, 'ctx> {
 
     fn alloca(&mut self, i: InstructionValue<'ctx>) -> Result<(), Error> {
         let Ok(t) = i.get_allocated_type() else { return Ok(()) };
-        let count =
-            i.get_operand(0).and_then(|o| o.value()).and_then(|v| v.into_int_value().get_zero_extended_constant());
+        let count = operand(i, 0).and_then(|v| v.into_int_value().get_zero_extended_constant());
         let Some(count) = count else { return Ok(()) };
         let size = self.td.get_abi_size(&t) * count;
         let p: BasicValueEnum<'ctx> = i.as_any_value_enum().try_into().map_err(|_| Error::Verify("alloca".into()))?;
@@ -352,11 +382,11 @@ impl<'a, 'ctx> Shadower<'a, 'ctx> {
     }
 
     fn switch(&mut self, i: InstructionValue<'ctx>) -> Result<(), Error> {
-        let Some(c) = i.get_operand(0).and_then(|o| o.value()) else { return Ok(()) };
+        let Some(c) = operand(i, 0) else { return Ok(()) };
         let Some(sc) = self.shadow(c) else { return Ok(()) };
         let i64t = self.ctx.i64_type();
         let cases: Vec<IntValue<'ctx>> = (1..i.get_num_operands() / 2)
-            .filter_map(|k| i.get_operand(2 * k).and_then(|o| o.value()))
+            .filter_map(|k| operand(i, 2 * k))
             .filter_map(|v| v.into_int_value().get_zero_extended_constant())
             .map(|v| i64t.const_int(v, false))
             .collect();
