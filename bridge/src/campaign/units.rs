@@ -18,7 +18,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 use unitgen::UnitGenerator;
 
-/// System fuzzing between two unit rounds.
+/// System fuzzing between two unit rounds, and the most a round takes.
 const PERIOD: Duration = Duration::from_secs(5);
 /// Values tried per unit round.
 const TRIES: usize = 300;
@@ -109,7 +109,9 @@ impl Campaign {
         *uw.analysed.entry(unit.meta.function.clone()).or_default() += 1;
         self.file.stats.units_analysed += 1;
 
-        let left = (self.file.config.time_budget_s - self.elapsed()).max(0.0);
+        // A round gets at most as long as the system fuzzing between two
+        // rounds, and never past the campaign's end.
+        let left = (self.file.config.time_budget_s - self.elapsed()).clamp(0.0, PERIOD.as_secs_f64());
         let limits = Limits {
             tries: TRIES,
             until: Some(Instant::now() + Duration::from_secs_f64(left)),

@@ -17,8 +17,9 @@ use model::unit::{Param, Site, Value};
 use serde::Serialize;
 use std::collections::{HashMap, HashSet, VecDeque};
 
-/// Most queries asked per trace.
+/// Most queries asked per trace, and the most time spent solving for one.
 const MAX_QUERIES: usize = 64;
+const MAX_SOLVING: std::time::Duration = std::time::Duration::from_secs(2);
 /// Direction of a switch's default.
 const DEFAULT: u64 = u64::MAX;
 
@@ -29,6 +30,8 @@ pub struct ExploreStats {
     pub path_entries: u64,
     /// Traces cut at the runtime's bounds (DAG or path full).
     pub truncated: u64,
+    /// Traces whose negations stopped at the query or time bound.
+    pub traces_cut_short: u64,
     pub inputs_queued: u64,
     /// Queued inputs dropped because another input covered their target.
     pub inputs_skipped: u64,
@@ -220,10 +223,15 @@ impl UnitGenerator for Symbolic {
         let id = self.next_tag;
         self.next_tag += 1;
         let mut asked = HashSet::new();
+        let started = std::time::Instant::now();
         let mut prefix: Vec<Cond> = t.path[..bound.min(t.path.len())].iter().map(held).collect();
-        for (i, e) in t.path.iter().enumerate().skip(bound) {
+        'entries: for (i, e) in t.path.iter().enumerate().skip(bound) {
             for (dir, cond) in alternatives(e) {
-                if asked.len() >= MAX_QUERIES || self.covered.contains(&dir) || !asked.insert(dir) {
+                if asked.len() >= MAX_QUERIES || started.elapsed() >= MAX_SOLVING {
+                    self.stats.traces_cut_short += 1;
+                    break 'entries;
+                }
+                if self.covered.contains(&dir) || !asked.insert(dir) {
                     continue;
                 }
                 let mut conds = prefix.clone();
