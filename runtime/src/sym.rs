@@ -179,21 +179,18 @@ impl Sym {
         }
     }
 
-    /// Forgets the shadow of `n` bytes (they became concrete).
+    /// Forgets the shadow of `n` bytes (they became concrete). Runs at
+    /// every concrete store, alloca and malloc of a symbolic replay: no
+    /// allocation, and pages stay (emptied) rather than being scanned.
     pub fn clear(&mut self, addr: usize, n: usize) {
         if n == 0 || self.shadow.is_empty() {
             return;
         }
         let (first, last) = (addr >> PAGE_BITS, (addr + n - 1) >> PAGE_BITS);
-        let pages: Vec<usize> = self.shadow.range(first..=last).map(|(&k, _)| k).collect();
-        for k in pages {
+        for (&k, p) in self.shadow.range_mut(first..=last) {
             let start = (k << PAGE_BITS).max(addr);
             let end = ((k + 1) << PAGE_BITS).min(addr + n);
-            let p = self.shadow.get_mut(&k).expect("listed");
             p[start & (PAGE - 1)..=(end - 1) & (PAGE - 1)].fill(0);
-            if p.iter().all(|&x| x == 0) {
-                self.shadow.remove(&k);
-            }
         }
     }
 

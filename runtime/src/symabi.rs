@@ -10,34 +10,27 @@ fn with<R: Default>(f: impl FnOnce(&mut Sym) -> R) -> R {
     sym::get().map(f).unwrap_or_default()
 }
 
-/// `a op b` on `width`-bit integers (`op`: `OP_ADD` .. `OP_XOR`).
-#[no_mangle]
-pub extern "C" fn __sym_binop(op: u32, sa: u32, sb: u32, va: u64, vb: u64, width: u32) -> u32 {
+/// `a op b` on `width`-bit operands, `out` bits wide.
+fn binary(op: u32, sa: u32, sb: u32, va: u64, vb: u64, width: u32, out: u32) -> u32 {
     if sa == 0 && sb == 0 {
         return 0;
     }
     with(|s| {
         let (a, b) = (s.operand(sa, va, width), s.operand(sb, vb, width));
-        if a == 0 || b == 0 {
-            return 0;
-        }
-        s.node(op as u8, width, a, b, 0, 0)
+        s.node(op as u8, out, a, b, 0, 0)
     })
+}
+
+/// `a op b` on `width`-bit integers (`op`: `OP_ADD` .. `OP_XOR`).
+#[no_mangle]
+pub extern "C" fn __sym_binop(op: u32, sa: u32, sb: u32, va: u64, vb: u64, width: u32) -> u32 {
+    binary(op, sa, sb, va, vb, width, width)
 }
 
 /// A comparison (`op`: `OP_EQ` .. `OP_SGE`): 1 bit.
 #[no_mangle]
 pub extern "C" fn __sym_cmp(op: u32, sa: u32, sb: u32, va: u64, vb: u64, width: u32) -> u32 {
-    if sa == 0 && sb == 0 {
-        return 0;
-    }
-    with(|s| {
-        let (a, b) = (s.operand(sa, va, width), s.operand(sb, vb, width));
-        if a == 0 || b == 0 {
-            return 0;
-        }
-        s.node(op as u8, 1, a, b, 0, 0)
-    })
+    binary(op, sa, sb, va, vb, width, 1)
 }
 
 /// `s` zero- or sign-extended or truncated to `to` bits.
@@ -151,16 +144,6 @@ pub extern "C" fn __sym_set_ret(sa: u32) {
 #[no_mangle]
 pub extern "C" fn __sym_get_ret() -> u32 {
     with(|s| core::mem::take(&mut s.ret))
-}
-
-/// Clears the parameter shadows before a call that does not read them
-/// (so a later callee does not see stale ones).
-#[no_mangle]
-pub extern "C" fn __sym_clear_params() {
-    with(|s| {
-        s.params = [0; MAX_PARAMS];
-        s.ret = 0;
-    })
 }
 
 /// A conditional branch on `sc` went `taken`.

@@ -5,13 +5,15 @@
 # (the paper's Table 2), units carved and with parameters (Table 3), unit
 # tries, lifted values and effective lifts (Table 5), the time of a unit
 # run against a system run, and the symbolic explorer's solver statistics.
-#   scripts/bench/basilisk.sh [--cache DIR] [--subjects cut,...] [--time 2m] [--seeds N] [--out DIR]
+# `--configs` picks among none (radamsa-like alone), fuzz and symbolic.
+#   scripts/bench/basilisk.sh [--cache DIR] [--subjects cut,...] [--time 2m] [--seeds N] [--configs none,fuzz,symbolic] [--out DIR]
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 cache=${CARVE_CACHE:-$HOME/.cache/carve-bridge}/subjects
 subjects=cut,paste,tac,b2sum,sed,dc
 budget=2m
 seeds=1
+configs=none,fuzz,symbolic
 out=""
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -19,6 +21,7 @@ while [ $# -gt 0 ]; do
     --subjects) subjects=$2; shift 2 ;;
     --time) budget=$2; shift 2 ;;
     --seeds) seeds=$2; shift 2 ;;
+    --configs) configs=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     *) echo "basilisk.sh: unknown option $1" >&2; exit 2 ;;
   esac
@@ -41,7 +44,7 @@ for s in "${list[@]}"; do
   [ -x "$bin" ] || { echo "basilisk.sh: $bin missing: run scripts/subjects.sh" >&2; exit 1; }
   d=$(seed_dir "$s" "$out")
   for seed in $(seq 1 "$seeds"); do
-    for unit in none fuzz symbolic; do
+    for unit in ${configs//,/ }; do
       o="$out/$s/$seed/$unit"
       rm -rf "$o"; mkdir -p "$(dirname "$o")"
       "$bridge" run --args-in-input --unit "$unit" -i "$d" -o "$o" --time "$budget" --seed "$seed" -- "$bin" > "$o.log" 2>&1 || { tail -5 "$o.log" >&2; exit 1; }

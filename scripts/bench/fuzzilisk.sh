@@ -1,69 +1,9 @@
 #!/usr/bin/env bash
 # radamsa-like alone against radamsa-like + the unit fuzzer (Fuzzilisk) on
 # the six subjects, same budget and seeds, run one after the other: branch
-# coverage, units analysed, unit tries, lifted values and effective lifts
-# (true alarms + coverage lifts), and the time of a unit run against a
-# system run.
+# coverage, units carved and with parameters, units analysed, unit tries,
+# lifted values and effective lifts (true alarms + coverage lifts), and the
+# time of a unit run against a system run. basilisk.sh with two configs.
 #   scripts/bench/fuzzilisk.sh [--cache DIR] [--subjects cut,...] [--time 2m] [--seeds N] [--out DIR]
 set -euo pipefail
-repo=$(cd "$(dirname "$0")/../.." && pwd)
-cache=${CARVE_CACHE:-$HOME/.cache/carve-bridge}/subjects
-subjects=cut,paste,tac,b2sum,sed,dc
-budget=2m
-seeds=1
-out=""
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --cache) cache=$2/subjects; shift 2 ;;
-    --subjects) subjects=$2; shift 2 ;;
-    --time) budget=$2; shift 2 ;;
-    --seeds) seeds=$2; shift 2 ;;
-    --out) out=$2; shift 2 ;;
-    *) echo "fuzzilisk.sh: unknown option $1" >&2; exit 2 ;;
-  esac
-done
-bridge="$repo/target/release/bridge"
-[ -x "$bridge" ] || (cd "$repo" && cargo build --release -q)
-[ -n "$out" ] || out=$(mktemp -d /tmp/carve-bench-fuzzilisk.XXXXXX)
-mkdir -p "$out"
-echo "results in $out" >&2
-
-# shellcheck source=scripts/bench/seeds.sh
-. "$repo/scripts/bench/seeds.sh"
-
-json() { python3 -c "import json,sys; d=json.load(open(sys.argv[1]))['stats']; print($2)" "$1"; }
-
-printf '%-6s %4s %-8s %9s %6s %7s %7s %6s %6s %7s %7s %6s %6s %12s\n' subject seed config branches "%" carved params "par %" units tries lifted eff "eff %" "unit/sys run"
-IFS=, read -r -a list <<< "$subjects"
-for s in "${list[@]}"; do
-  bin="$cache/bin-carve/$s"
-  [ -x "$bin" ] || { echo "fuzzilisk.sh: $bin missing: run scripts/subjects.sh" >&2; exit 1; }
-  d=$(seed_dir "$s" "$out")
-  for seed in $(seq 1 "$seeds"); do
-    for unit in none fuzz; do
-      o="$out/$s/$seed/$unit"
-      rm -rf "$o"; mkdir -p "$(dirname "$o")"
-      "$bridge" run --args-in-input --unit "$unit" -i "$d" -o "$o" --time "$budget" --seed "$seed" -- "$bin" > "$o.log" 2>&1 || { tail -5 "$o.log" >&2; exit 1; }
-      c="$o/campaign.json"
-      python3 - "$c" "$s" "$seed" "$unit" <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1]))["stats"]
-s, seed, unit = sys.argv[2:5]
-units, tries, lifted = d.get("units_analysed", 0), d.get("unit_tries", 0), d.get("lifted", 0)
-eff = d.get("coverage_lifts", 0) + d.get("true_alarms", 0)
-us = d.get("unit_seconds", 0.0)
-sys_runs = max(d["execs"] - lifted, 1)
-ratio = "-"
-if tries:
-    unit_run = us / tries
-    sys_run = (d["elapsed_s"] - us) / sys_runs
-    ratio = f"{unit_run / sys_run:.2f}"
-pct = 100 * d["branches"] / max(d["branches_total"], 1)
-effp = f"{100 * eff / lifted:.1f}" if lifted else "-"
-carved, params = d.get("units_carved", 0), d.get("units_with_params", 0)
-parp = f"{100 * params / carved:.1f}" if carved else "-"
-print(f"{s:<6} {seed:>4} {'rl' if unit == 'none' else 'rl+fuzz':<8} {d['branches']:9d} {pct:6.1f} {carved:7d} {params:7d} {parp:>6} {units:6d} {tries:7d} {lifted:7d} {eff:6d} {effp:>6} {ratio:>12}")
-PY
-    done
-  done
-done
+exec "$(dirname "$0")/basilisk.sh" --configs none,fuzz "$@"

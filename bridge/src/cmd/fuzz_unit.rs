@@ -147,10 +147,9 @@ fn run_with(args: FuzzUnitArgs, make: &dyn Fn(u64) -> Box<dyn unitgen::UnitGener
             Ok(())
         });
         match result {
-            Ok((first, done)) if matches!(first, Outcome::Crash(_) | Outcome::Timeout) => {
+            Ok((first, _)) if matches!(first, Outcome::Crash(_) | Outcome::Timeout) => {
                 eprintln!("bridge fuzz-unit: skipping {}: its replay as carved ends in {first}", f.display());
                 sum.units_unreplayable += 1;
-                let _ = done;
             }
             Ok((_, done)) => {
                 sum.tries += done.tries;

@@ -187,7 +187,7 @@ impl<'a, 'ctx> Shadower<'a, 'ctx> {
 
     fn instruction(&mut self, i: InstructionValue<'ctx>) -> Result<(), Error> {
         let op = i.get_opcode();
-        let operand = |k: u32| operand(i, k);
+        let op_k = |k: u32| operand(i, k);
         match op {
             Op::Add
             | Op::Sub
@@ -202,7 +202,7 @@ impl<'a, 'ctx> Shadower<'a, 'ctx> {
             | Op::And
             | Op::Or
             | Op::Xor => {
-                let (Some(w), Some(a), Some(b)) = (int_width(i.get_type()), operand(0), operand(1)) else {
+                let (Some(w), Some(a), Some(b)) = (int_width(i.get_type()), op_k(0), op_k(1)) else {
                     return Ok(());
                 };
                 let (sa, sb) = (self.shadow(a), self.shadow(b));
@@ -223,7 +223,7 @@ impl<'a, 'ctx> Shadower<'a, 'ctx> {
                 self.map.insert(i.as_value_ref(), s);
             }
             Op::ICmp => {
-                let (Some(a), Some(b), Some(p)) = (operand(0), operand(1), i.get_icmp_predicate()) else {
+                let (Some(a), Some(b), Some(p)) = (op_k(0), op_k(1), i.get_icmp_predicate()) else {
                     return Ok(());
                 };
                 let Some(w) = int_width(a.get_type().as_any_type_enum()) else { return Ok(()) };
@@ -244,7 +244,7 @@ impl<'a, 'ctx> Shadower<'a, 'ctx> {
                 self.map.insert(i.as_value_ref(), s);
             }
             Op::ZExt | Op::SExt | Op::Trunc => {
-                let (Some(to), Some(a)) = (int_width(i.get_type()), operand(0)) else { return Ok(()) };
+                let (Some(to), Some(a)) = (int_width(i.get_type()), op_k(0)) else { return Ok(()) };
                 let Some(sa) = self.shadow(a) else { return Ok(()) };
                 self.after(i);
                 let args = [sa.into(), self.i32c(to.into()).into(), self.i32c(u64::from(op == Op::SExt)).into()];
@@ -252,7 +252,7 @@ impl<'a, 'ctx> Shadower<'a, 'ctx> {
                 self.map.insert(i.as_value_ref(), s);
             }
             Op::Freeze => {
-                if let Some(s) = operand(0).and_then(|a| self.shadow(a)) {
+                if let Some(s) = op_k(0).and_then(|a| self.shadow(a)) {
                     self.map.insert(i.as_value_ref(), s);
                 }
             }
@@ -262,7 +262,7 @@ impl<'a, 'ctx> Shadower<'a, 'ctx> {
             Op::Alloca => self.alloca(i)?,
             Op::Call => self.call_site(i)?,
             Op::Br => {
-                let Some(c) = operand(0).filter(|_| i.get_num_operands() == 3) else { return Ok(()) };
+                let Some(c) = op_k(0).filter(|_| i.get_num_operands() == 3) else { return Ok(()) };
                 let Some(sc) = self.shadow(c) else { return Ok(()) };
                 self.b.position_before(&i);
                 let site = self.site();
@@ -271,7 +271,7 @@ impl<'a, 'ctx> Shadower<'a, 'ctx> {
             }
             Op::Switch => self.switch(i)?,
             Op::Return => {
-                let Some(v) = operand(0) else { return Ok(()) };
+                let Some(v) = op_k(0) else { return Ok(()) };
                 if int_width(v.get_type().as_any_type_enum()).is_some() {
                     self.b.position_before(&i);
                     self.call(self.abi.set_ret, &[self.or_zero(self.shadow(v)).into()])?;

@@ -37,9 +37,10 @@ impl Terms<'_> {
     fn term(&mut self, root: u32) -> BV {
         // Iteratively, in increasing id order over what `root` needs.
         let mut stack = vec![root];
+        let mut seen = std::collections::HashSet::new();
         let mut order = Vec::new();
         while let Some(n) = stack.pop() {
-            if self.bv.contains_key(&n) || order.contains(&n) {
+            if self.bv.contains_key(&n) || !seen.insert(n) {
                 continue;
             }
             order.push(n);
@@ -53,7 +54,6 @@ impl Terms<'_> {
             stack.extend(ops.iter().filter(|o| !self.bv.contains_key(o)));
         }
         order.sort_unstable();
-        order.dedup();
         for n in order {
             let t = self.build(n);
             self.bv.insert(n, t);

@@ -14,6 +14,8 @@ pub struct Dag {
     trace: u64,
     inputs: Vec<Rc<[u32]>>,
     hashes: Vec<u64>,
+    /// A hash of each of the trace's tables.
+    tables: Vec<u64>,
 }
 
 fn mix(h: u64, v: u64) -> u64 {
@@ -45,9 +47,8 @@ impl Dag {
         if self.inputs.is_empty() {
             self.inputs.push(Rc::from(Vec::new()));
             self.hashes.push(0);
+            self.tables = t.tables.iter().map(|e| e.iter().fold(0xcbf2_9ce4_8422_2325, |h, &v| mix(h, v))).collect();
         }
-        let tables: Vec<u64> =
-            t.tables.iter().map(|e| e.iter().fold(0xcbf2_9ce4_8422_2325, |h, &v| mix(h, v))).collect();
         for id in self.inputs.len()..=(upto as usize).min(t.nodes.len().saturating_sub(1)) {
             let n = t.nodes[id];
             let (a, b, c) = (n.a as usize, n.b as usize, n.c as usize);
@@ -63,7 +64,7 @@ impl Dag {
             };
             let mut h = mix(mix(u64::from(n.op), u64::from(n.width)), n.val);
             if n.op == OP_TABLE {
-                h = mix(h, tables.get(n.val as usize).copied().unwrap_or(0));
+                h = mix(h, self.tables.get(n.val as usize).copied().unwrap_or(0));
             }
             if n.op != OP_INPUT && n.op != OP_CONST {
                 h = mix(
