@@ -9,13 +9,15 @@ use ::exec::Outcome;
 use model::unit::{Param, Unit};
 use std::path::Path;
 use std::time::{Duration, Instant};
-use unitgen::{Candidate, UnitGenerator};
+use unitgen::{Candidate, Pending, UnitGenerator};
 
 /// Candidates asked for at a time.
 const BATCH: usize = 16;
 /// A symbolic run's time limit, in units of the concrete one: building
 /// expressions costs that much more.
 const SYMBOLIC_SLOWDOWN: u32 = 5;
+/// How long to wait at a time for a generator that is still working.
+const WAIT: Duration = Duration::from_millis(50);
 
 /// One try and how it went.
 pub struct Try<'a> {
@@ -24,6 +26,24 @@ pub struct Try<'a> {
     pub outcome: Outcome,
     /// It reached unit-level edges no earlier try reached.
     pub new: bool,
+    /// Those edges (their coverage-map slots, the same as in system runs).
+    pub new_edges: Vec<usize>,
+}
+
+impl Try<'_> {
+    /// The unit crashed or hung.
+    pub fn failed(&self) -> bool {
+        matches!(self.outcome, Outcome::Crash(_) | Outcome::Timeout)
+    }
+
+    /// Whether the values are worth a system run: they changed something
+    /// and the unit failed, or reached new unit-level edges of which one
+    /// at least no system run has covered (edges that system tests reach
+    /// already cannot make a coverage lift).
+    pub fn worth_lifting(&self, system: &::exec::Coverage) -> bool {
+        !self.candidate.values.is_empty()
+            && (self.failed() || self.new_edges.iter().any(|&e| !system.is_covered(e)))
+    }
 }
 
 /// How a unit's exploration ended.
@@ -41,6 +61,18 @@ pub struct Limits {
     pub until: Option<Instant>,
     pub timeout: Duration,
     pub restore: Restore,
+    /// When the generator has no candidate yet but is still working
+    /// (solving), wait for it; otherwise the exploration ends there and
+    /// may go on later with [`Explore::Resume`].
+    pub wait: bool,
+}
+
+/// Whether a unit's exploration begins or picks up where an earlier one
+/// left off (the generator keeps its state for the unit in between).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Explore {
+    Start,
+    Resume,
 }
 
 /// Starts the unit (an error when it cannot be replayed at all) and
@@ -50,10 +82,13 @@ pub fn explore(
     unit: &Unit,
     params: &[Param],
     gen: &mut dyn UnitGenerator,
+    how: Explore,
     limits: &Limits,
     mut each: impl FnMut(Try<'_>) -> anyhow::Result<()>,
 ) -> anyhow::Result<(Outcome, Explored)> {
-    gen.start(params);
+    if how == Explore::Start {
+        gen.start(params);
+    }
     let symbolic = gen.symbolic_inputs();
     let timeout = if symbolic.is_some() { limits.timeout * SYMBOLIC_SLOWDOWN } else { limits.timeout };
     let mut runner = UnitRunner::start(program, timeout, unit, limits.restore, symbolic.as_deref())?;
@@ -65,7 +100,11 @@ pub fn explore(
     'all: while (done.tries as usize) < limits.tries {
         let batch = gen.next(params, BATCH.min(limits.tries - done.tries as usize));
         if batch.is_empty() {
-            break;
+            if !(limits.wait && gen.pending() != Pending::Nothing) || limits.until.is_some_and(|t| Instant::now() >= t) {
+                break;
+            }
+            gen.wait(WAIT);
+            continue;
         }
         for c in &batch {
             if runner.hopeless() {
@@ -81,12 +120,12 @@ pub fn explore(
             }
             let Some(patched) = patched else { continue };
             let started = Instant::now();
-            let (outcome, new) = runner.try_unit(&patched)?;
+            let (outcome, new_edges) = runner.try_unit(&patched)?;
             let trace = runner.take_trace()?;
             done.seconds_in_tries += started.elapsed().as_secs_f64();
             done.tries += 1;
-            gen.observe(c, trace.as_ref());
-            each(Try { candidate: c, unit: patched, outcome, new })?;
+            gen.observe(c, trace);
+            each(Try { candidate: c, unit: patched, outcome, new: !new_edges.is_empty(), new_edges })?;
         }
     }
     Ok((first, done))

@@ -5,7 +5,7 @@
 //! rewritten before each try, readable by the target's user). Also the
 //! unit-level coverage reached so far.
 
-use ::exec::{Coverage, ForkServer, Newness, Outcome, Target};
+use ::exec::{Coverage, ForkServer, Outcome, Target};
 use anyhow::Context;
 use model::env;
 use model::symtrace::{encode_sym_in, Trace};
@@ -111,9 +111,9 @@ impl UnitRunner {
     }
 
     /// Replays `unit` (the started unit with other parameter values): how
-    /// it ended, and whether it reached unit-level edges no earlier try
+    /// it ended, and the unit-level edges it reached that no earlier try
     /// reached.
-    pub fn try_unit(&mut self, unit: &Unit) -> anyhow::Result<(Outcome, bool)> {
+    pub fn try_unit(&mut self, unit: &Unit) -> anyhow::Result<(Outcome, Vec<usize>)> {
         let patch = match self.restore {
             Restore::Once => unit
                 .snapshot
@@ -123,7 +123,9 @@ impl UnitRunner {
         };
         let outcome = self.run(&patch)?;
         self.hangs_in_a_row = if outcome == Outcome::Timeout { self.hangs_in_a_row + 1 } else { 0 };
-        Ok((outcome, self.cov.add(self.fs.map()) == Newness::NewEdges))
+        let new = self.cov.new_edges(self.fs.map());
+        self.cov.add(self.fs.map());
+        Ok((outcome, new))
     }
 
     /// The last tries all timed out: more would only spend the budget.

@@ -114,6 +114,22 @@ impl Coverage {
     pub fn is_covered(&self, edge: usize) -> bool {
         self.seen[edge] != 0
     }
+
+    /// The edges a run's raw map hits that were never hit before.
+    pub fn new_edges(&self, map: &[u8]) -> Vec<usize> {
+        let mut out = Vec::new();
+        for (k, (chunk_map, chunk_seen)) in map.chunks_exact(8).zip(self.seen.chunks_exact(8)).enumerate() {
+            if u64::from_ne_bytes(chunk_map.try_into().unwrap()) == 0 {
+                continue;
+            }
+            for (i, (&h, &s)) in chunk_map.iter().zip(chunk_seen).enumerate() {
+                if h != 0 && s == 0 {
+                    out.push(8 * k + i);
+                }
+            }
+        }
+        out
+    }
 }
 
 #[cfg(test)]
@@ -132,7 +148,11 @@ mod tests {
         let mut cov = Coverage::default();
         let mut map = vec![0u8; MAP_SIZE];
         map[5] = 1;
+        map[9] = 3;
+        assert_eq!(cov.new_edges(&map), vec![5, 9]);
+        map[9] = 0;
         assert_eq!(cov.add(&map), Newness::NewEdges);
+        assert!(cov.new_edges(&map).is_empty());
         assert_eq!(cov.add(&map), Newness::Nothing);
         map[5] = 9;
         assert_eq!(cov.add(&map), Newness::NewCounts);

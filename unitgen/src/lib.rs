@@ -23,6 +23,16 @@ pub struct Candidate {
     pub tag: u64,
 }
 
+/// Candidates a generator has in store for its current unit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pending {
+    Nothing,
+    /// Being worked out (solved) now.
+    Working,
+    /// Ready for `next`.
+    Ready,
+}
+
 /// Proposes parameter values for a unit.
 pub trait UnitGenerator {
     fn name(&self) -> &'static str;
@@ -37,7 +47,14 @@ pub trait UnitGenerator {
     }
     /// What running a candidate gave: its trace, for a symbolic run that
     /// finished.
-    fn observe(&mut self, _c: &Candidate, _trace: Option<&Trace>) {}
+    fn observe(&mut self, _c: &Candidate, _trace: Option<Trace>) {}
+    /// Whether it has, or is working on its own towards, more candidates
+    /// for this unit (when `next` gave none, they may come later).
+    fn pending(&self) -> Pending {
+        Pending::Nothing
+    }
+    /// Blocks until more candidates may be ready, or `limit` passed.
+    fn wait(&self, _limit: std::time::Duration) {}
     /// Counters worth reporting.
     fn stats_json(&self) -> serde_json::Value {
         serde_json::Value::Null

@@ -9,24 +9,39 @@
 use super::outdir::sanitize;
 use super::Campaign;
 use crate::cmd::carve::{carve_run, list_functions, Caps, FunctionInfo};
-use crate::unit_loop::{explore, Limits, Try};
+use crate::unit_loop::{explore, Explore, Limits, Try};
 use crate::unit_runner::Restore;
 use ::exec::Outcome;
 use lifter::Class;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
-use unitgen::UnitGenerator;
+use unitgen::{Pending, UnitGenerator};
 
 /// System fuzzing between two unit rounds, and the most a round takes.
 const PERIOD: Duration = Duration::from_secs(5);
-/// Values tried per unit round.
+/// System fuzzing before a round that picks up candidates the generator
+/// has ready (solved while the system fuzzer ran).
+const QUICK: Duration = Duration::from_millis(500);
+/// The most of a campaign's time that unit rounds take.
+const MAX_SHARE: f64 = 0.5;
+/// Values tried per unit, over the rounds that explore it.
 const TRIES: usize = 300;
 /// Units of one function that could not be replayed, after which the
 /// function is no longer chosen (its context is not in its snapshots).
 const MAX_UNREPLAYABLE: u32 = 2;
 /// Unit-round errors printed before they are only counted.
 const MAX_REPORTED_ERRORS: u64 = 5;
+
+/// The unit a round explored last, and where it came from.
+struct Current {
+    unit: model::unit::Unit,
+    params: Vec<model::unit::Param>,
+    entry: u64,
+    input: Vec<u8>,
+    /// Values tried so far.
+    tries: usize,
+}
 
 pub struct UnitWork {
     program: PathBuf,
@@ -38,6 +53,7 @@ pub struct UnitWork {
     unreplayable: BTreeMap<String, u32>,
     alarms: BTreeSet<(String, usize, String)>,
     last: Instant,
+    current: Option<Current>,
 }
 
 impl UnitWork {
@@ -52,6 +68,7 @@ impl UnitWork {
             unreplayable: BTreeMap::new(),
             alarms: BTreeSet::new(),
             last: Instant::now(),
+            current: None,
         })
     }
 }
@@ -60,7 +77,9 @@ impl Campaign {
     /// A unit round, when one is due.
     pub(super) fn unit_round(&mut self) -> anyhow::Result<()> {
         let Some(mut uw) = self.units.take() else { return Ok(()) };
-        if uw.last.elapsed() < PERIOD {
+        let ready = uw.current.is_some() && uw.generator.pending() == Pending::Ready;
+        let due = if ready { QUICK } else { PERIOD };
+        if uw.last.elapsed() < due || self.file.stats.unit_seconds > MAX_SHARE * self.elapsed() {
             self.units = Some(uw);
             return Ok(());
         }
@@ -82,6 +101,15 @@ impl Campaign {
     }
 
     fn round(&mut self, uw: &mut UnitWork) -> anyhow::Result<()> {
+        // A unit whose generator still works on it (its solver runs while
+        // the system fuzzer does) is picked up again.
+        if let Some(mut cur) = uw.current.take() {
+            if uw.generator.pending() != Pending::Nothing && cur.tries < TRIES {
+                let r = self.explore_unit(uw, &mut cur, Explore::Resume);
+                uw.current = Some(cur);
+                return r;
+            }
+        }
         let k = uw.next_entry % self.corpus.len();
         uw.next_entry += 1;
         let (entry, input) = (self.corpus[k].id, self.corpus[k].data.clone());
@@ -108,20 +136,33 @@ impl Campaign {
         let Some((_, unit, params)) = best else { return Ok(()) };
         *uw.analysed.entry(unit.meta.function.clone()).or_default() += 1;
         self.file.stats.units_analysed += 1;
+        let mut cur = Current { unit, params, entry, input, tries: 0 };
+        let r = self.explore_unit(uw, &mut cur, Explore::Start);
+        uw.current = Some(cur);
+        r
+    }
 
-        // A round gets at most as long as the system fuzzing between two
-        // rounds, and never past the campaign's end.
+    /// Explores the round's unit until its generator has nothing ready,
+    /// for at most as long as the system fuzzing between two rounds, and
+    /// never past the campaign's end.
+    fn explore_unit(&mut self, uw: &mut UnitWork, cur: &mut Current, how: Explore) -> anyhow::Result<()> {
         let left = (self.file.config.time_budget_s - self.elapsed()).clamp(0.0, PERIOD.as_secs_f64());
         let limits = Limits {
-            tries: TRIES,
+            tries: TRIES - cur.tries,
             until: Some(Instant::now() + Duration::from_secs_f64(left)),
             timeout: self.fs.target().timeout,
             restore: Restore::Once,
+            wait: false,
         };
         let (program, alarms) = (uw.program.clone(), &mut uw.alarms);
-        let (first, done) = explore(&program, &unit, &params, uw.generator.as_mut(), &limits, |t| {
-            self.unit_try(alarms, entry, &input, &unit, &params, t)
+        let (unit, params) = (&cur.unit, &cur.params);
+        let (first, done) = explore(&program, unit, params, uw.generator.as_mut(), how, &limits, |t| {
+            self.unit_try(alarms, cur.entry, &cur.input, unit, params, t)
         })?;
+        cur.tries += done.tries as usize;
+        if done.given_up || matches!(first, Outcome::Crash(_) | Outcome::Timeout) {
+            cur.tries = TRIES;
+        }
         if matches!(first, Outcome::Crash(_) | Outcome::Timeout) {
             self.file.stats.units_unreplayable += 1;
             *uw.unreplayable.entry(unit.meta.function.clone()).or_default() += 1;
@@ -143,12 +184,12 @@ impl Campaign {
         t: Try<'_>,
     ) -> anyhow::Result<()> {
         self.file.stats.unit_tries += 1;
-        let failed = matches!(t.outcome, Outcome::Crash(_) | Outcome::Timeout);
+        let failed = t.failed();
         self.file.stats.unit_failures += u64::from(failed);
-        let c = t.candidate;
-        if (!failed && !t.new) || c.values.is_empty() {
+        if !t.worth_lifting(&self.cov) {
             return Ok(());
         }
+        let c = t.candidate;
         let subs: Vec<_> = c.values.iter().map(|(k, v)| (&params[*k], v)).collect();
         let lifted = lifter::lift_all(input, &subs);
         let (class, sys) = lifter::check(&mut self.fs, &mut self.cov, &lifted)?;

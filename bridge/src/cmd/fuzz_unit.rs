@@ -106,13 +106,14 @@ fn run_with(args: FuzzUnitArgs, make: &dyn Fn(u64) -> Box<dyn unitgen::UnitGener
         }
         sum.units_with_params += 1;
         let mut gen = make(args.seed ^ k as u64);
-        let limits = Limits { tries: args.tries, until: None, timeout: system.target().timeout, restore };
+        let limits = Limits { tries: args.tries, until: None, timeout: system.target().timeout, restore, wait: true };
         let program = Path::new(&unit.meta.program);
-        let result = unit_loop::explore(program, &unit, &params, gen.as_mut(), &limits, |t| {
-            let failed = matches!(t.outcome, Outcome::Crash(_) | Outcome::Timeout);
+        let how = unit_loop::Explore::Start;
+        let result = unit_loop::explore(program, &unit, &params, gen.as_mut(), how, &limits, |t| {
+            let failed = t.failed();
             sum.unit_failures += u64::from(failed);
             sum.unit_new_coverage += u64::from(t.new && !failed);
-            if (!failed && !t.new) || t.candidate.values.is_empty() {
+            if !t.worth_lifting(&sys_cov) {
                 return Ok(());
             }
             let subs: Vec<_> = t.candidate.values.iter().map(|(k, v)| (&params[*k], v)).collect();

@@ -3,25 +3,25 @@
 //! trace, every branch past the input's bound whose other direction no
 //! trace has taken yet is negated (its prefix kept, sliced), solved, and
 //! the solution queued as a new input with the bound moved past it.
+//! Solving happens on a thread of its own ([`worker`]), while tries run.
 //! String parameters are fixed-size symbolic buffers (a NUL may move in);
 //! integers are their bytes.
 
 pub mod dag;
+mod worker;
 
-use crate::solver::{self, Answer, Cond, Query, Solver};
-use crate::{Candidate, UnitGenerator};
+use crate::solver;
+use crate::{Candidate, Pending, UnitGenerator};
 use model::snapshot::RELOC_IN_ARG;
-use model::symtrace::{PathEntry, Trace};
+use model::symtrace::Trace;
 use model::trace::*;
 use model::unit::{Param, Site, Value};
 use serde::Serialize;
-use std::collections::{HashMap, HashSet, VecDeque};
-
-/// Most queries asked per trace, and the most time spent solving for one.
-const MAX_QUERIES: usize = 64;
-const MAX_SOLVING: std::time::Duration = std::time::Duration::from_secs(2);
-/// Direction of a switch's default.
-const DEFAULT: u64 = u64::MAX;
+use std::collections::HashMap;
+use std::sync::mpsc::Sender;
+use std::sync::Arc;
+use std::time::Duration;
+use worker::{direction, Job, Link};
 
 /// What the explorer did.
 #[derive(Debug, Clone, Default, Serialize)]
@@ -38,13 +38,6 @@ pub struct ExploreStats {
     pub solver: solver::Stats,
 }
 
-struct Item {
-    input: Vec<u8>,
-    bound: usize,
-    /// The branch direction it was solved for.
-    target: (u32, u64),
-}
-
 /// One parameter's place among the symbolic bytes.
 #[derive(Clone, Copy)]
 struct Slot {
@@ -55,39 +48,38 @@ struct Slot {
 }
 
 pub struct Symbolic {
-    solver: Box<dyn Solver>,
+    link: Arc<Link>,
+    jobs: Sender<Job>,
     slots: Vec<Slot>,
     inputs: Vec<SymInput>,
     base: Vec<u8>,
-    queue: VecDeque<Item>,
-    tried: HashSet<Vec<u8>>,
-    covered: HashSet<(u32, u64)>,
+    generation: u64,
     /// Candidates out for a run: their input and bound.
     out: HashMap<u64, (Vec<u8>, usize)>,
     next_tag: u64,
     seeded: bool,
-    stats: ExploreStats,
 }
 
 impl Symbolic {
     pub fn new(timeout_ms: u32, smt_log: Option<std::path::PathBuf>) -> Symbolic {
+        let link = Arc::new(Link::default());
+        let (jobs, rx) = std::sync::mpsc::channel();
+        worker::spawn(link.clone(), rx, timeout_ms, smt_log);
         Symbolic {
-            solver: Box::new(solver::chain(timeout_ms, smt_log)),
+            link,
+            jobs,
             slots: Vec::new(),
             inputs: Vec::new(),
             base: Vec::new(),
-            queue: VecDeque::new(),
-            tried: HashSet::new(),
-            covered: HashSet::new(),
+            generation: 0,
             out: HashMap::new(),
             next_tag: 1,
             seeded: false,
-            stats: ExploreStats::default(),
         }
     }
 
     pub fn explore_stats(&self) -> ExploreStats {
-        ExploreStats { solver: self.solver.stats(), ..self.stats.clone() }
+        self.link.lock().stats.clone()
     }
 
     fn candidate(&mut self, input: Vec<u8>, bound: usize, op: &'static str) -> Candidate {
@@ -128,38 +120,6 @@ fn current_bytes(p: &Param) -> Option<(Vec<u8>, bool)> {
     }
 }
 
-/// The condition an entry's direction puts on the path.
-fn held(e: &PathEntry) -> Cond {
-    match e.kind {
-        PATH_SWITCH => Cond::Is(e.node, e.taken),
-        _ => Cond::Bit(e.node, e.taken != 0),
-    }
-}
-
-fn direction(e: &PathEntry) -> (u32, u64) {
-    if e.kind == PATH_SWITCH && !e.cases.contains(&e.taken) {
-        (e.site, DEFAULT)
-    } else {
-        (e.site, e.taken)
-    }
-}
-
-/// The other directions of an entry, with the condition each needs.
-fn alternatives(e: &PathEntry) -> Vec<((u32, u64), Cond)> {
-    match e.kind {
-        PATH_BRANCH => vec![((e.site, u64::from(e.taken == 0)), Cond::Bit(e.node, e.taken == 0))],
-        PATH_SWITCH => {
-            let mut alts: Vec<_> =
-                e.cases.iter().filter(|&&c| c != e.taken).map(|&c| ((e.site, c), Cond::Is(e.node, c))).collect();
-            if e.cases.contains(&e.taken) {
-                alts.push(((e.site, DEFAULT), Cond::NotAny(e.node, e.cases.clone())));
-            }
-            alts
-        }
-        _ => Vec::new(),
-    }
-}
-
 impl UnitGenerator for Symbolic {
     fn name(&self) -> &'static str {
         "symbolic"
@@ -169,8 +129,6 @@ impl UnitGenerator for Symbolic {
         self.slots.clear();
         self.inputs.clear();
         self.base.clear();
-        self.queue.clear();
-        self.tried.clear();
         self.out.clear();
         self.seeded = false;
         for (k, p) in params.iter().enumerate() {
@@ -185,7 +143,13 @@ impl UnitGenerator for Symbolic {
             self.slots.push(Slot { param: k, first, len: bytes.len() as u32, arg });
             self.base.extend_from_slice(&bytes);
         }
-        self.tried.insert(self.base.clone());
+        let mut s = self.link.lock();
+        s.generation += 1;
+        self.generation = s.generation;
+        s.pending = 0;
+        s.queue.clear();
+        s.tried.clear();
+        s.tried.insert(self.base.clone());
     }
 
     fn symbolic_inputs(&self) -> Option<Vec<SymInput>> {
@@ -198,62 +162,76 @@ impl UnitGenerator for Symbolic {
             self.seeded = true;
             out.push(self.candidate(self.base.clone(), 0, "seed"));
         }
-        while out.len() < n {
-            let Some(item) = self.queue.pop_front() else { break };
-            if self.covered.contains(&item.target) {
-                self.stats.inputs_skipped += 1;
-                continue;
+        let mut items = Vec::new();
+        {
+            let mut s = self.link.lock();
+            while items.len() + out.len() < n {
+                let Some(item) = s.queue.pop_front() else { break };
+                if s.covered.contains(&item.target) {
+                    s.stats.inputs_skipped += 1;
+                    continue;
+                }
+                items.push(item);
             }
+        }
+        for item in items {
             out.push(self.candidate(item.input, item.bound, "solved"));
         }
         out
     }
 
-    fn observe(&mut self, c: &Candidate, trace: Option<&Trace>) {
+    fn observe(&mut self, c: &Candidate, trace: Option<Trace>) {
         let Some((input, bound)) = self.out.remove(&c.tag) else { return };
         let Some(t) = trace else { return };
-        self.stats.traces += 1;
-        self.stats.path_entries += t.path.len() as u64;
-        self.stats.truncated += u64::from(t.flags != 0);
-        for e in &t.path {
-            if e.kind != PATH_PIN {
-                self.covered.insert(direction(e));
-            }
-        }
         let id = self.next_tag;
         self.next_tag += 1;
-        let mut asked = HashSet::new();
-        let started = std::time::Instant::now();
-        let mut prefix: Vec<Cond> = t.path[..bound.min(t.path.len())].iter().map(held).collect();
-        'entries: for (i, e) in t.path.iter().enumerate().skip(bound) {
-            for (dir, cond) in alternatives(e) {
-                if asked.len() >= MAX_QUERIES || started.elapsed() >= MAX_SOLVING {
-                    self.stats.traces_cut_short += 1;
-                    break 'entries;
-                }
-                if self.covered.contains(&dir) || !asked.insert(dir) {
-                    continue;
-                }
-                let mut conds = prefix.clone();
-                conds.push(cond);
-                if let Answer::Sat(assign) = self.solver.solve(&Query { id, trace: t, conds }) {
-                    let mut child = input.clone();
-                    for (k, v) in assign {
-                        if let Some(b) = child.get_mut(k as usize) {
-                            *b = v;
-                        }
-                    }
-                    if self.tried.insert(child.clone()) {
-                        self.stats.inputs_queued += 1;
-                        self.queue.push_back(Item { input: child, bound: i + 1, target: dir });
-                    }
+        {
+            let mut s = self.link.lock();
+            s.stats.traces += 1;
+            s.stats.path_entries += t.path.len() as u64;
+            s.stats.truncated += u64::from(t.flags != 0);
+            for e in &t.path {
+                if e.kind != PATH_PIN {
+                    s.covered.insert(direction(e));
                 }
             }
-            prefix.push(held(e));
+            s.pending += 1;
+        }
+        let job = Job { generation: self.generation, id, trace: t, input, bound };
+        if self.jobs.send(job).is_err() {
+            // The solver thread is gone: nothing more will come.
+            let mut s = self.link.lock();
+            s.pending = s.pending.saturating_sub(1);
+        }
+    }
+
+    fn pending(&self) -> Pending {
+        let s = self.link.lock();
+        if !s.queue.is_empty() {
+            Pending::Ready
+        } else if s.pending > 0 {
+            Pending::Working
+        } else {
+            Pending::Nothing
+        }
+    }
+
+    fn wait(&self, limit: Duration) {
+        let s = self.link.lock();
+        if s.pending > 0 && s.queue.is_empty() {
+            let _ = self.link.done.wait_timeout(s, limit);
         }
     }
 
     fn stats_json(&self) -> serde_json::Value {
         serde_json::to_value(self.explore_stats()).unwrap_or_default()
+    }
+}
+
+impl Drop for Symbolic {
+    fn drop(&mut self) {
+        // The solver thread stops at its next query; the channel closes
+        // with `jobs`.
+        self.link.lock().closed = true;
     }
 }

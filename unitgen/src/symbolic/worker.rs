@@ -1,0 +1,171 @@
+//! The explorer's solving, on a thread of its own: traces come in, their
+//! branches past the bound are negated and solved, and the solutions
+//! join the queue the explorer draws candidates from. Running tries and
+//! solving thus overlap, and a caller that has other work (a campaign's
+//! system fuzzing) need not wait for the solver.
+
+use super::ExploreStats;
+use crate::solver::{self, Answer, Cond, Query, Solver};
+use model::symtrace::{PathEntry, Trace};
+use model::trace::*;
+use std::collections::{HashSet, VecDeque};
+use std::panic::AssertUnwindSafe;
+use std::sync::mpsc::Receiver;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+/// Most queries asked per trace, and the most time spent solving for one.
+const MAX_QUERIES: usize = 64;
+const MAX_SOLVING: Duration = Duration::from_secs(2);
+/// Direction of a switch's default.
+pub(super) const DEFAULT: u64 = u64::MAX;
+
+/// A trace to solve from: the input that made it and its bound.
+pub(super) struct Job {
+    pub generation: u64,
+    pub id: u64,
+    pub trace: Trace,
+    pub input: Vec<u8>,
+    pub bound: usize,
+}
+
+/// A solved input, with its bound moved past the negated entry.
+pub(super) struct Item {
+    pub input: Vec<u8>,
+    pub bound: usize,
+    /// The branch direction it was solved for.
+    pub target: (u32, u64),
+}
+
+/// What the explorer and its solver thread share.
+#[derive(Default)]
+pub(super) struct Shared {
+    /// Bumped when a new unit starts: older jobs and items are dropped.
+    pub generation: u64,
+    /// Jobs of this generation sent and not finished.
+    pub pending: usize,
+    pub queue: VecDeque<Item>,
+    /// Inputs run or queued for the current unit.
+    pub tried: HashSet<Vec<u8>>,
+    /// Branch directions some trace took (across units).
+    pub covered: HashSet<(u32, u64)>,
+    pub stats: ExploreStats,
+    /// Set when the explorer is dropped.
+    pub closed: bool,
+}
+
+/// The shared state and the condition signalled when a job finishes.
+#[derive(Default)]
+pub(super) struct Link {
+    state: Mutex<Shared>,
+    pub done: Condvar,
+}
+
+impl Link {
+    pub fn lock(&self) -> MutexGuard<'_, Shared> {
+        // Nothing panics while holding the lock; a poisoned one still holds
+        // consistent counters.
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// Starts the solver thread; it ends when the job channel closes.
+pub(super) fn spawn(link: Arc<Link>, jobs: Receiver<Job>, timeout_ms: u32, smt_log: Option<std::path::PathBuf>) {
+    std::thread::Builder::new()
+        .name("carve-solver".into())
+        .spawn(move || {
+            let mut solver = solver::chain(timeout_ms, smt_log);
+            for job in jobs {
+                // A query z3 rejects must not leave `pending` counted.
+                let _ = std::panic::catch_unwind(AssertUnwindSafe(|| negate(&mut solver, &link, &job)));
+                let mut s = link.lock();
+                if s.generation == job.generation {
+                    s.pending = s.pending.saturating_sub(1);
+                }
+                s.stats.solver = solver.stats();
+                drop(s);
+                link.done.notify_all();
+            }
+        })
+        .expect("cannot start the solver thread");
+}
+
+/// The condition an entry's direction puts on the path.
+fn held(e: &PathEntry) -> Cond {
+    match e.kind {
+        PATH_SWITCH => Cond::Is(e.node, e.taken),
+        _ => Cond::Bit(e.node, e.taken != 0),
+    }
+}
+
+pub(super) fn direction(e: &PathEntry) -> (u32, u64) {
+    if e.kind == PATH_SWITCH && !e.cases.contains(&e.taken) {
+        (e.site, DEFAULT)
+    } else {
+        (e.site, e.taken)
+    }
+}
+
+/// The other directions of an entry, with the condition each needs.
+fn alternatives(e: &PathEntry) -> Vec<((u32, u64), Cond)> {
+    match e.kind {
+        PATH_BRANCH => vec![((e.site, u64::from(e.taken == 0)), Cond::Bit(e.node, e.taken == 0))],
+        PATH_SWITCH => {
+            let mut alts: Vec<_> =
+                e.cases.iter().filter(|&&c| c != e.taken).map(|&c| ((e.site, c), Cond::Is(e.node, c))).collect();
+            if e.cases.contains(&e.taken) {
+                alts.push(((e.site, DEFAULT), Cond::NotAny(e.node, e.cases.clone())));
+            }
+            alts
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// Negates every entry of the job's trace past its bound whose other
+/// direction no trace has taken, with the prefix kept, and queues what
+/// solves; stops early at the per-trace bounds or when the unit changed.
+fn negate(solver: &mut dyn Solver, link: &Link, job: &Job) {
+    let t = &job.trace;
+    let mut asked = HashSet::new();
+    let started = Instant::now();
+    let mut prefix: Vec<Cond> = t.path[..job.bound.min(t.path.len())].iter().map(held).collect();
+    for (i, e) in t.path.iter().enumerate().skip(job.bound) {
+        for (dir, cond) in alternatives(e) {
+            if asked.len() >= MAX_QUERIES || started.elapsed() >= MAX_SOLVING {
+                link.lock().stats.traces_cut_short += 1;
+                return;
+            }
+            {
+                let s = link.lock();
+                if s.closed || s.generation != job.generation {
+                    return;
+                }
+                if s.covered.contains(&dir) {
+                    continue;
+                }
+            }
+            if !asked.insert(dir) {
+                continue;
+            }
+            let mut conds = prefix.clone();
+            conds.push(cond);
+            if let Answer::Sat(assign) = solver.solve(&Query { id: job.id, trace: t, conds }) {
+                let mut child = job.input.clone();
+                for (k, v) in assign {
+                    if let Some(b) = child.get_mut(k as usize) {
+                        *b = v;
+                    }
+                }
+                let mut s = link.lock();
+                if s.generation == job.generation && s.tried.insert(child.clone()) {
+                    s.stats.inputs_queued += 1;
+                    s.queue.push_back(Item { input: child, bound: i + 1, target: dir });
+                    drop(s);
+                    link.done.notify_all();
+                }
+            }
+        }
+        prefix.push(held(e));
+    }
+}
