@@ -41,8 +41,7 @@ impl Try<'_> {
     /// at least no system run has covered (edges that system tests reach
     /// already cannot make a coverage lift).
     pub fn worth_lifting(&self, system: &::exec::Coverage) -> bool {
-        !self.candidate.values.is_empty()
-            && (self.failed() || self.new_edges.iter().any(|&e| !system.is_covered(e)))
+        !self.candidate.values.is_empty() && (self.failed() || self.new_edges.iter().any(|&e| !system.is_covered(e)))
     }
 }
 
@@ -75,6 +74,17 @@ pub enum Explore {
     Resume,
 }
 
+/// `params` with the bytes their values cannot hold and still be lifted,
+/// when the system input starts with the command line.
+pub fn liftable(mut params: Vec<Param>, input: &[u8], args_in_input: bool) -> Vec<Param> {
+    if args_in_input {
+        for p in &mut params {
+            p.excluded = lifter::unliftable_bytes(input, p);
+        }
+    }
+    params
+}
+
 /// Starts the unit (an error when it cannot be replayed at all) and
 /// returns how it ran as carved, then explores it unless that failed.
 pub fn explore(
@@ -100,7 +110,8 @@ pub fn explore(
     'all: while (done.tries as usize) < limits.tries {
         let batch = gen.next(params, BATCH.min(limits.tries - done.tries as usize));
         if batch.is_empty() {
-            if !(limits.wait && gen.pending() != Pending::Nothing) || limits.until.is_some_and(|t| Instant::now() >= t) {
+            if !(limits.wait && gen.pending() != Pending::Nothing) || limits.until.is_some_and(|t| Instant::now() >= t)
+            {
                 break;
             }
             gen.wait(WAIT);

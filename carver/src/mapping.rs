@@ -30,6 +30,7 @@ pub fn map(unit: &Unit, input: &[u8]) -> Vec<Param> {
                 encoding: Encoding::Decimal,
                 occurrences: occ,
                 original: text,
+                excluded: Vec::new(),
             });
         }
     }
@@ -54,6 +55,7 @@ pub fn map(unit: &Unit, input: &[u8]) -> Vec<Param> {
                         encoding: Encoding::Raw,
                         occurrences: occ,
                         original: bytes.clone(),
+                        excluded: Vec::new(),
                     });
                 }
             }
@@ -75,6 +77,7 @@ pub fn map(unit: &Unit, input: &[u8]) -> Vec<Param> {
                         encoding: Encoding::Raw,
                         occurrences: occ,
                         original: text.to_vec(),
+                        excluded: Vec::new(),
                     });
                 }
             }
@@ -103,6 +106,7 @@ fn string_param(object: u32, start: usize, bytes: &[u8], input: &[u8]) -> Option
         encoding: Encoding::Raw,
         occurrences: occ,
         original: text.to_vec(),
+        excluded: Vec::new(),
     })
 }
 

@@ -55,6 +55,53 @@ pub fn lift_all(input: &[u8], values: &[(&Param, &Value)]) -> Vec<u8> {
     out
 }
 
+/// The bytes a new value of `param` cannot hold and be lifted, when the
+/// test's first line is the program's command line (`--args-in-input`):
+/// a newline anywhere in it, and at each occurrence in it what would end
+/// or change the shell word it sits in (a blank, quote, backslash or `#`
+/// outside quotes; the closing quote inside quotes).
+pub fn unliftable_bytes(input: &[u8], param: &Param) -> Vec<u8> {
+    let line = input.iter().position(|&b| b == b'\n').unwrap_or(input.len());
+    let mut out = Vec::new();
+    for &(at, _) in &param.occurrences {
+        let at = at as usize;
+        if at >= line {
+            continue;
+        }
+        let extra: &[u8] = match quoting_at(&input[..at]) {
+            Quote::None => b"\n \t'\"\\#",
+            Quote::Single => b"\n'",
+            Quote::Double => b"\n\"\\$`",
+        };
+        out.extend_from_slice(extra);
+    }
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+enum Quote {
+    None,
+    Single,
+    Double,
+}
+
+/// The shell quoting in force after `line`.
+fn quoting_at(line: &[u8]) -> Quote {
+    let (mut q, mut i) = (Quote::None, 0);
+    while i < line.len() {
+        match (&q, line[i]) {
+            (Quote::None | Quote::Double, b'\\') => i += 1,
+            (Quote::None, b'\'') => q = Quote::Single,
+            (Quote::None, b'"') => q = Quote::Double,
+            (Quote::Single, b'\'') | (Quote::Double, b'"') => q = Quote::None,
+            _ => {}
+        }
+        i += 1;
+    }
+    q
+}
+
 /// Runs `lifted` through `system` and classifies it against `cov`, the
 /// system-level coverage so far (which it updates).
 pub fn check(system: &mut ForkServer, cov: &mut Coverage, lifted: &[u8]) -> Result<(Class, Outcome), exec::Error> {
@@ -80,6 +127,7 @@ mod tests {
             encoding: Encoding::Decimal,
             occurrences: vec![(4, 2), (10, 2)],
             original: b"12".to_vec(),
+            excluded: Vec::new(),
         };
         assert_eq!(lift(b"len 12\nn  12\n", &p, &Value::Int(i32::MIN as i64)), b"len -2147483648\nn  -2147483648\n");
         let s = Param {
@@ -87,11 +135,29 @@ mod tests {
             encoding: Encoding::Raw,
             occurrences: vec![(0, 3)],
             original: b"abc".to_vec(),
+            excluded: Vec::new(),
         };
         assert_eq!(lift(b"abc!", &s, &Value::Bytes(b"xy\0z".to_vec())), b"xy!", "a string ends at its NUL");
         let n = Param { occurrences: vec![(4, 2)], ..p.clone() };
         let w = Param { occurrences: vec![(7, 3)], ..s.clone() };
         let both = lift_all(b"len 12\nabc!", &[(&n, &Value::Int(7)), (&w, &Value::Bytes(b"q".to_vec()))]);
         assert_eq!(both, b"len 7\nq!", "each at its own occurrences");
+    }
+
+    #[test]
+    fn command_line_values_keep_their_shell_word() {
+        let input = b"-e 's/a/b/' -n x \"y\\\"z\"\nbody s/a/b/\n";
+        let at = |frag: &[u8]| input.windows(frag.len()).position(|w| w == frag).unwrap() as u64;
+        let p = |occurrences: Vec<(u64, u64)>| Param {
+            site: Site::Stream { object: 0 },
+            encoding: Encoding::Raw,
+            occurrences,
+            original: Vec::new(),
+            excluded: Vec::new(),
+        };
+        assert_eq!(unliftable_bytes(input, &p(vec![(at(b"s/a"), 5)])), b"\n'");
+        assert_eq!(unliftable_bytes(input, &p(vec![(at(b"x "), 1)])), b"\t\n \"#'\\");
+        assert_eq!(unliftable_bytes(input, &p(vec![(at(b"z\""), 1)])), b"\n\"$\\`");
+        assert!(unliftable_bytes(input, &p(vec![(at(b"body") + 5, 5)])).is_empty(), "the content is free");
     }
 }

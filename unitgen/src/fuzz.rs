@@ -101,6 +101,7 @@ mod tests {
             encoding: Encoding::Decimal,
             occurrences: vec![(0, 2)],
             original: b"12".to_vec(),
+            excluded: Vec::new(),
         }
     }
 
@@ -110,6 +111,7 @@ mod tests {
             encoding: Encoding::Raw,
             occurrences: vec![(0, 3)],
             original: b"abc".to_vec(),
+            excluded: Vec::new(),
         }
     }
 

@@ -20,9 +20,12 @@ use unitgen::{Pending, UnitGenerator};
 
 /// System fuzzing between two unit rounds, and the most a round takes.
 const PERIOD: Duration = Duration::from_secs(5);
-/// System fuzzing before a round that picks up candidates the generator
-/// has ready (solved while the system fuzzer ran).
+/// System fuzzing between two rounds when the generator is not working
+/// on its own (solving, while the system fuzzer runs), or has candidates
+/// ready; the share below bounds the rounds' time.
 const QUICK: Duration = Duration::from_millis(500);
+/// Units of one carved entry kept for the rounds to come.
+const POOL: usize = 8;
 /// The most of a campaign's time that unit rounds take.
 const MAX_SHARE: f64 = 0.5;
 /// Values tried per unit, over the rounds that explore it.
@@ -54,6 +57,8 @@ pub struct UnitWork {
     alarms: BTreeSet<(String, usize, String)>,
     last: Instant,
     current: Option<Current>,
+    /// Units carved from the last entry, not yet explored.
+    pool: Vec<Current>,
 }
 
 impl UnitWork {
@@ -69,6 +74,7 @@ impl UnitWork {
             alarms: BTreeSet::new(),
             last: Instant::now(),
             current: None,
+            pool: Vec::new(),
         })
     }
 }
@@ -77,8 +83,7 @@ impl Campaign {
     /// A unit round, when one is due.
     pub(super) fn unit_round(&mut self) -> anyhow::Result<()> {
         let Some(mut uw) = self.units.take() else { return Ok(()) };
-        let ready = uw.current.is_some() && uw.generator.pending() == Pending::Ready;
-        let due = if ready { QUICK } else { PERIOD };
+        let due = if uw.generator.pending() == Pending::Working { PERIOD } else { QUICK };
         if uw.last.elapsed() < due || self.file.stats.unit_seconds > MAX_SHARE * self.elapsed() {
             self.units = Some(uw);
             return Ok(());
@@ -110,36 +115,61 @@ impl Campaign {
                 return r;
             }
         }
+        if uw.pool.is_empty() {
+            self.fill_pool(uw)?;
+        }
+        // The unit whose function has the most uncovered branch outcomes,
+        // less what earlier rounds spent on it.
+        let score = |c: &Current| {
+            let f = &uw.functions[&c.unit.meta.function];
+            let open =
+                (f.first_branch..f.first_branch + f.branches).filter(|&s| !self.cov.is_covered(s as usize)).count();
+            open as f64 / f64::from(1 + uw.analysed.get(&c.unit.meta.function).copied().unwrap_or(0))
+        };
+        let replayable =
+            |c: &Current| uw.unreplayable.get(&c.unit.meta.function).copied().unwrap_or(0) < MAX_UNREPLAYABLE;
+        let best = (0..uw.pool.len())
+            .filter(|&i| replayable(&uw.pool[i]))
+            .max_by(|&i, &j| score(&uw.pool[i]).total_cmp(&score(&uw.pool[j])));
+        let Some(best) = best else {
+            uw.pool.clear();
+            return Ok(());
+        };
+        let mut cur = uw.pool.swap_remove(best);
+        let unit = &cur.unit;
+        *uw.analysed.entry(unit.meta.function.clone()).or_default() += 1;
+        self.file.stats.units_analysed += 1;
+        let r = self.explore_unit(uw, &mut cur, Explore::Start);
+        uw.current = Some(cur);
+        r
+    }
+
+    /// Carves the next queue entry; its units with parameters (the best
+    /// few, by uncovered branch outcomes of their function) wait in the
+    /// pool for the rounds to come.
+    fn fill_pool(&mut self, uw: &mut UnitWork) -> anyhow::Result<()> {
         let k = uw.next_entry % self.corpus.len();
         uw.next_entry += 1;
         let (entry, input) = (self.corpus[k].id, self.corpus[k].data.clone());
         let caps = Caps { functions: Vec::new(), max_per_function: 1, budget: 256 << 10 };
+        let args_in_input = self.fs.target().args_in_input;
         let (_, carved) = carve_run(self.fs.target().clone(), &uw.program, &input, &caps)?;
-        // The unit whose function has the most uncovered branch outcomes.
         self.file.stats.units_carved += carved.units.len() as u64;
-        let best = carved
-            .units
-            .into_iter()
-            .filter_map(|u| {
-                let params = carver::mapping::map(&u, &input);
-                self.file.stats.units_with_params += u64::from(!params.is_empty());
-                let f = uw.functions.get(&u.meta.function)?;
-                let open =
-                    (f.first_branch..f.first_branch + f.branches).filter(|&s| !self.cov.is_covered(s as usize)).count();
-                let spent = uw.analysed.get(&u.meta.function).copied().unwrap_or(0);
-                if uw.unreplayable.get(&u.meta.function).copied().unwrap_or(0) >= MAX_UNREPLAYABLE {
-                    return None;
-                }
-                (!params.is_empty()).then_some((open as f64 / f64::from(1 + spent), u, params))
-            })
-            .max_by(|a, b| a.0.total_cmp(&b.0));
-        let Some((_, unit, params)) = best else { return Ok(()) };
-        *uw.analysed.entry(unit.meta.function.clone()).or_default() += 1;
-        self.file.stats.units_analysed += 1;
-        let mut cur = Current { unit, params, entry, input, tries: 0 };
-        let r = self.explore_unit(uw, &mut cur, Explore::Start);
-        uw.current = Some(cur);
-        r
+        let mut pool: Vec<(usize, Current)> = Vec::new();
+        for u in carved.units {
+            let params = crate::unit_loop::liftable(carver::mapping::map(&u, &input), &input, args_in_input);
+            self.file.stats.units_with_params += u64::from(!params.is_empty());
+            let Some(f) = uw.functions.get(&u.meta.function) else { continue };
+            if params.is_empty() {
+                continue;
+            }
+            let open =
+                (f.first_branch..f.first_branch + f.branches).filter(|&s| !self.cov.is_covered(s as usize)).count();
+            pool.push((open, Current { unit: u, params, entry, input: input.clone(), tries: 0 }));
+        }
+        pool.sort_by_key(|p| std::cmp::Reverse(p.0));
+        uw.pool = pool.into_iter().take(POOL).map(|p| p.1).collect();
+        Ok(())
     }
 
     /// Explores the round's unit until its generator has nothing ready,

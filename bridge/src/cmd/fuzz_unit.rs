@@ -98,6 +98,7 @@ fn run_with(args: FuzzUnitArgs, make: &dyn Fn(u64) -> Box<dyn unitgen::UnitGener
         let input = unit.meta.system_input.clone();
         let params =
             if unit.meta.params.is_empty() { carver::mapping::map(&unit, &input) } else { unit.meta.params.clone() };
+        let params = unit_loop::liftable(params, &input, system.target().args_in_input);
         // The original system test's coverage is the bar lifts must pass.
         system.run(&input)?;
         sys_cov.add(system.map());

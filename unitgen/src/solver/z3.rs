@@ -6,9 +6,11 @@ use super::{Answer, Cond, Query, Solver, Stats};
 use model::trace::*;
 use std::collections::HashMap;
 use std::io::Write;
+use std::sync::mpsc::RecvTimeoutError;
+use std::time::Duration;
 use std::time::Instant;
 use z3::ast::{Array, Bool, BV};
-use z3::{Params, SatResult, Sort};
+use z3::{SatResult, Sort};
 
 pub struct Z3 {
     timeout_ms: u32,
@@ -148,13 +150,32 @@ impl Terms<'_> {
     }
 }
 
+impl Z3 {
+    /// Checks, interrupted after the timeout by a watchdog thread. (z3's
+    /// own `timeout` parameter starts timer threads that, in z3 4.8.12,
+    /// race when the solver runs off the main thread.)
+    fn check_within(&self, solver: &z3::Solver) -> SatResult {
+        let ctx = z3::Context::thread_local();
+        let handle = &ctx.handle();
+        let limit = Duration::from_millis(u64::from(self.timeout_ms));
+        let (done, finished) = std::sync::mpsc::channel::<()>();
+        std::thread::scope(|s| {
+            s.spawn(move || {
+                if finished.recv_timeout(limit) == Err(RecvTimeoutError::Timeout) {
+                    handle.interrupt();
+                }
+            });
+            let result = solver.check();
+            drop(done);
+            result
+        })
+    }
+}
+
 impl Solver for Z3 {
     fn solve(&mut self, q: &Query<'_>) -> Answer {
         let started = Instant::now();
         let solver = z3::Solver::new();
-        let mut params = Params::new();
-        params.set_u32("timeout", self.timeout_ms);
-        solver.set_params(&params);
         let mut terms = Terms { q, bv: HashMap::new(), tables: HashMap::new() };
         for c in &q.conds {
             let b = terms.cond(c);
@@ -165,7 +186,7 @@ impl Solver for Z3 {
                 let _ = writeln!(f, "; query {}\n{}(check-sat)", self.stats.queries, solver);
             }
         }
-        let result = solver.check();
+        let result = self.check_within(&solver);
         self.stats.queries += 1;
         self.stats.solver_ms += started.elapsed().as_secs_f64() * 1e3;
         match result {

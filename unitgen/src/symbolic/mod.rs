@@ -53,6 +53,8 @@ pub struct Symbolic {
     slots: Vec<Slot>,
     inputs: Vec<SymInput>,
     base: Vec<u8>,
+    /// Symbolic bytes whose values a lift cannot carry.
+    guards: Arc<Vec<(u32, u32, Vec<u8>)>>,
     generation: u64,
     /// Candidates out for a run: their input and bound.
     out: HashMap<u64, (Vec<u8>, usize)>,
@@ -71,6 +73,7 @@ impl Symbolic {
             slots: Vec::new(),
             inputs: Vec::new(),
             base: Vec::new(),
+            guards: Arc::default(),
             generation: 0,
             out: HashMap::new(),
             next_tag: 1,
@@ -131,6 +134,7 @@ impl UnitGenerator for Symbolic {
         self.base.clear();
         self.out.clear();
         self.seeded = false;
+        let mut guards = Vec::new();
         for (k, p) in params.iter().enumerate() {
             let Some((bytes, arg)) = current_bytes(p) else { continue };
             let first = self.base.len() as u32;
@@ -141,8 +145,12 @@ impl UnitGenerator for Symbolic {
             };
             self.inputs.push(SymInput { object, offset, len: bytes.len() as u32, first });
             self.slots.push(Slot { param: k, first, len: bytes.len() as u32, arg });
+            if !arg && !p.excluded.is_empty() {
+                guards.push((first, first + bytes.len() as u32, p.excluded.clone()));
+            }
             self.base.extend_from_slice(&bytes);
         }
+        self.guards = Arc::new(guards);
         let mut s = self.link.lock();
         s.generation += 1;
         self.generation = s.generation;
@@ -197,7 +205,7 @@ impl UnitGenerator for Symbolic {
             }
             s.pending += 1;
         }
-        let job = Job { generation: self.generation, id, trace: t, input, bound };
+        let job = Job { generation: self.generation, id, trace: t, input, bound, guards: self.guards.clone() };
         if self.jobs.send(job).is_err() {
             // The solver thread is gone: nothing more will come.
             let mut s = self.link.lock();
@@ -233,5 +241,65 @@ impl Drop for Symbolic {
         // The solver thread stops at its next query; the channel closes
         // with `jobs`.
         self.link.lock().closed = true;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use model::symtrace::PathEntry;
+    use model::trace::Node;
+    use model::unit::Encoding;
+
+    fn node(op: u8, width: u8, a: u32, b: u32, val: u64) -> Node {
+        Node { op, width, a, b, c: 0, val }
+    }
+
+    /// A unit that switches on its string parameter's first byte: cases
+    /// '\n', 'q' and 'x'. The seed takes 'x'.
+    fn switch_trace() -> Trace {
+        let nodes = vec![node(OP_CONST, 8, 0, 0, 0), node(OP_INPUT, 8, 0, 0, 0)];
+        let path =
+            vec![PathEntry { kind: PATH_SWITCH, site: 7, node: 1, taken: u64::from(b'x'), cases: vec![10, 113, 120] }];
+        Trace { flags: 0, nodes, path, tables: Vec::new() }
+    }
+
+    fn explore(excluded: &[u8]) -> Vec<Vec<u8>> {
+        let p = Param {
+            site: Site::Bytes { object: 1, offset: 0, len: 2, nul: false },
+            encoding: Encoding::Raw,
+            occurrences: vec![(0, 2)],
+            original: b"xy".to_vec(),
+            excluded: excluded.to_vec(),
+        };
+        let mut g = Symbolic::new(2000, None);
+        g.start(std::slice::from_ref(&p));
+        let seed = g.next(std::slice::from_ref(&p), 4);
+        assert_eq!(seed.len(), 1);
+        assert_eq!(g.pending(), Pending::Nothing);
+        g.observe(&seed[0], Some(switch_trace()));
+        let mut found = Vec::new();
+        while g.pending() != Pending::Nothing {
+            g.wait(std::time::Duration::from_millis(50));
+            for c in g.next(std::slice::from_ref(&p), 4) {
+                found.extend(c.values.iter().map(|(_, v)| v.text()));
+            }
+        }
+        found.sort();
+        found
+    }
+
+    #[test]
+    fn every_case_of_a_switch_is_solved_on_the_solver_thread() {
+        let found = explore(&[]);
+        assert_eq!(found.len(), 3, "{found:?}");
+        assert!(found.iter().any(|v| v[0] == b'q') && found.iter().any(|v| v[0] == b'\n'), "{found:?}");
+    }
+
+    #[test]
+    fn bytes_a_lift_cannot_carry_are_never_solved_for() {
+        let found = explore(b"\n");
+        assert_eq!(found.len(), 2, "the '\\n' case is left: {found:?}");
+        assert!(found.iter().all(|v| !v.contains(&b'\n')), "{found:?}");
     }
 }

@@ -27,6 +27,8 @@ pub(super) struct Job {
     pub trace: Trace,
     pub input: Vec<u8>,
     pub bound: usize,
+    /// Symbolic bytes (first, end) and the values they must not take.
+    pub guards: Arc<Vec<(u32, u32, Vec<u8>)>>,
 }
 
 /// A solved input, with its bound moved past the negated entry.
@@ -73,6 +75,8 @@ impl Link {
 pub(super) fn spawn(link: Arc<Link>, jobs: Receiver<Job>, timeout_ms: u32, smt_log: Option<std::path::PathBuf>) {
     std::thread::Builder::new()
         .name("carve-solver".into())
+        // z3 recurses over deep terms (long chains of byte operations).
+        .stack_size(256 << 20)
         .spawn(move || {
             let mut solver = solver::chain(timeout_ms, smt_log);
             for job in jobs {
@@ -129,7 +133,20 @@ fn negate(solver: &mut dyn Solver, link: &Link, job: &Job) {
     let t = &job.trace;
     let mut asked = HashSet::new();
     let started = Instant::now();
-    let mut prefix: Vec<Cond> = t.path[..job.bound.min(t.path.len())].iter().map(held).collect();
+    // Input bytes that must keep values a lift can carry: every query
+    // holds them (slicing drops those a query does not involve).
+    let guards: Vec<Cond> = t
+        .nodes
+        .iter()
+        .enumerate()
+        .filter(|(_, n)| n.op == OP_INPUT)
+        .filter_map(|(i, n)| {
+            let g = job.guards.iter().find(|g| (u64::from(g.0)..u64::from(g.1)).contains(&n.val))?;
+            Some(Cond::NotAny(i as u32, g.2.iter().map(|&b| u64::from(b)).collect()))
+        })
+        .collect();
+    let mut prefix: Vec<Cond> = guards;
+    prefix.extend(t.path[..job.bound.min(t.path.len())].iter().map(held));
     for (i, e) in t.path.iter().enumerate().skip(job.bound) {
         for (dir, cond) in alternatives(e) {
             if asked.len() >= MAX_QUERIES || started.elapsed() >= MAX_SOLVING {
