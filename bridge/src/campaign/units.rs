@@ -1,10 +1,13 @@
-//! The bridge inside a campaign (`--unit fuzz`): every few seconds of
-//! system fuzzing, a unit round. The next queue entry is carved; of its
-//! units with mapped parameters, the one whose function has the most branch
-//! outcomes not yet covered at system level (less what earlier rounds
-//! spent on it) is fuzzed; interesting values are lifted and re-run through
-//! the whole program: true alarms go to `alarms/`, coverage lifts join the
-//! queue, false alarms are counted.
+//! The bridge inside a campaign (`--unit fuzz|symbolic`): unit rounds
+//! between system batches. A queue entry is carved; its units with mapped
+//! parameters wait in a pool, and each round explores the one whose
+//! function has the most branch outcomes not yet covered at system level
+//! (less what earlier rounds spent on it). A generator that works on its
+//! own (the symbolic explorer's solver thread) has its unit picked up
+//! again while it has candidates coming; a new unit is taken when it is
+//! idle. Values that fail or reach edges no system run covered are lifted
+//! and re-run through the whole program: true alarms go to `alarms/`,
+//! coverage lifts join the queue, false alarms are counted.
 
 use super::outdir::sanitize;
 use super::Campaign;

@@ -1,8 +1,9 @@
 //! `bridge fuzz-unit`: the bridge at work on carved units. Each unit's
 //! parameters are mapped to its system input; a unit generator proposes
 //! values, tried in the unit's context through a replay fork server; values
-//! that make the unit fail or reach new unit-level code are lifted into the
-//! system input and run through the whole program; only what reproduces
+//! that make the unit fail, or reach new unit-level edges that no system
+//! run covered, are lifted into the system input and run through the
+//! whole program; only what reproduces
 //! there is kept (true alarms, coverage lifts); false alarms are counted.
 
 use super::units::{read_unit, unit_files};
