@@ -124,9 +124,7 @@ impl Campaign {
         // The unit whose function has the most uncovered branch outcomes,
         // less what earlier rounds spent on it.
         let score = |c: &Current| {
-            let f = &uw.functions[&c.unit.meta.function];
-            let open =
-                (f.first_branch..f.first_branch + f.branches).filter(|&s| !self.cov.is_covered(s as usize)).count();
+            let open = open_outcomes(&uw.functions[&c.unit.meta.function], &self.cov);
             open as f64 / f64::from(1 + uw.analysed.get(&c.unit.meta.function).copied().unwrap_or(0))
         };
         let replayable =
@@ -166,9 +164,10 @@ impl Campaign {
             if params.is_empty() {
                 continue;
             }
-            let open =
-                (f.first_branch..f.first_branch + f.branches).filter(|&s| !self.cov.is_covered(s as usize)).count();
-            pool.push((open, Current { unit: u, params, entry, input: input.clone(), tries: 0 }));
+            pool.push((
+                open_outcomes(f, &self.cov),
+                Current { unit: u, params, entry, input: input.clone(), tries: 0 },
+            ));
         }
         pool.sort_by_key(|p| std::cmp::Reverse(p.0));
         uw.pool = pool.into_iter().take(POOL).map(|p| p.1).collect();
@@ -266,6 +265,11 @@ impl Campaign {
         }
         Ok(())
     }
+}
+
+/// Branch outcomes of `f` that no system run has covered.
+fn open_outcomes(f: &FunctionInfo, cov: &::exec::Coverage) -> usize {
+    (f.first_branch..f.first_branch + f.branches).filter(|&s| !cov.is_covered(s as usize)).count()
 }
 
 /// Alarms already in a resumed campaign's directory, so they are not saved twice.
