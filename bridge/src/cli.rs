@@ -193,7 +193,8 @@ pub struct FuzzUnitArgs {
     /// Seed of the unit generator.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
-    /// Where true alarms go (`OUT/alarms/<id>/`).
+    /// Where true alarms go (`OUT/alarms/<id>/`), and the system tests
+    /// of coverage lifts (`OUT/lifts/`).
     #[arg(short = 'o', long = "output", value_name = "DIR")]
     pub output: Option<PathBuf>,
     /// Print the results as JSON.
@@ -221,7 +222,8 @@ pub struct ExploreArgs {
     /// Append every solver query to this file, as SMT-LIB.
     #[arg(long, value_name = "FILE")]
     pub smt_log: Option<PathBuf>,
-    /// Where true alarms go (`OUT/alarms/<id>/`).
+    /// Where true alarms go (`OUT/alarms/<id>/`), and the system tests
+    /// of coverage lifts (`OUT/lifts/`).
     #[arg(short = 'o', long = "output", value_name = "DIR")]
     pub output: Option<PathBuf>,
     /// Print the results as JSON.

@@ -28,6 +28,9 @@ const SAVE_EVERY: Duration = Duration::from_secs(5);
 pub(crate) struct Entry {
     id: u64,
     data: Vec<u8>,
+    /// The branch-outcome slots its run hit, sorted: which functions it
+    /// reaches, for the unit rounds to choose what to carve.
+    hits: Vec<u32>,
 }
 
 pub struct Campaign {
@@ -81,7 +84,8 @@ impl Campaign {
             c.cov.add(c.fs.map());
             c.file.stats.execs += 1;
             c.record_failure(outcome, &data, id, "seed")?;
-            c.corpus.push(Entry { id, data });
+            let hits = c.hits();
+            c.corpus.push(Entry { id, data, hits });
         }
         anyhow::ensure!(!c.corpus.is_empty(), "no readable seed in {}", c.file.config.input_dir.display());
         c.save()?;
@@ -103,7 +107,8 @@ impl Campaign {
             c.fs.run(&s.data)?;
             c.cov.add(c.fs.map());
             c.next_id = c.next_id.max(s.id + 1);
-            c.corpus.push(Entry { id: s.id, data: s.data });
+            let hits = c.hits();
+            c.corpus.push(Entry { id: s.id, data: s.data, hits });
         }
         anyhow::ensure!(!c.corpus.is_empty(), "the queue of {} is empty: nothing to resume", c.out.root().display());
         for (dir, which) in [("crashes", 0), ("hangs", 1)] {
@@ -203,10 +208,11 @@ impl Campaign {
             self.next_id += 1;
             let name = format!("queue/id:{id:06},src:{:06},op:{}", case.parent, sanitize(&case.op));
             self.out.write(&name, &case.data)?;
-            self.corpus.push(Entry { id, data: case.data.clone() });
+            let hits = self.hits();
+            self.corpus.push(Entry { id, data: case.data.clone(), hits });
             if newness == Newness::NewEdges {
                 self.refresh_stats();
-                self.out.append_csv(&self.csv_row())?;
+                self.out.append_line("coverage.csv", outdir::CSV_HEADER, &self.csv_row())?;
             }
         }
         self.generator.feedback(&case, interesting);
@@ -247,6 +253,12 @@ impl Campaign {
         }
     }
 
+    /// The branch-outcome slots the last run hit.
+    fn hits(&self) -> Vec<u32> {
+        let map = self.fs.map();
+        self.branch_slots.iter().filter(|&&s| map[s] != 0).map(|&s| s as u32).collect()
+    }
+
     fn refresh_stats(&mut self) {
         let elapsed = self.elapsed();
         let s = &mut self.file.stats;
@@ -277,7 +289,7 @@ impl Campaign {
     /// A row of `coverage.csv` and a fresh `campaign.json`.
     fn save(&mut self) -> anyhow::Result<()> {
         self.refresh_stats();
-        self.out.append_csv(&self.csv_row())?;
+        self.out.append_line("coverage.csv", outdir::CSV_HEADER, &self.csv_row())?;
         self.out.write("campaign.json", serde_json::to_string_pretty(&self.file)?.as_bytes())
     }
 }

@@ -69,11 +69,14 @@ impl OutDir {
         Ok(())
     }
 
-    /// Appends one row to `coverage.csv` (one `write`: whole or not at all).
-    pub fn append_csv(&self, row: &str) -> anyhow::Result<()> {
-        let path = self.root.join("coverage.csv");
+    /// Appends a line to `rel` (`coverage.csv`, `units.csv`), after
+    /// `header` when the file is new.
+    pub fn append_line(&self, rel: &str, header: &str, row: &str) -> anyhow::Result<()> {
+        let path = self.root.join(rel);
+        let fresh = !path.exists();
         let mut f = std::fs::OpenOptions::new().append(true).create(true).open(&path)?;
-        f.write_all(format!("{row}\n").as_bytes()).with_context(|| format!("cannot append to {}", path.display()))?;
+        let text = if fresh { format!("{header}\n{row}\n") } else { format!("{row}\n") };
+        f.write_all(text.as_bytes()).with_context(|| format!("cannot append to {}", path.display()))?;
         Ok(())
     }
 

@@ -1,6 +1,7 @@
 //! The bridge inside a campaign (`--unit fuzz|symbolic`): unit rounds
-//! between system batches. A queue entry is carved; its units with mapped
-//! parameters wait in a pool, and each round explores the one whose
+//! between system batches. A queue entry that reaches a function system
+//! runs cover only in part is carved; its units with mapped parameters
+//! wait in a pool, and each round explores the one whose
 //! function has the most branch outcomes not yet covered at system level
 //! (less what earlier rounds spent on it). A generator that works on its
 //! own (the symbolic explorer's solver thread) has its unit picked up
@@ -36,6 +37,11 @@ const TRIES: usize = 300;
 /// Units of one function that could not be replayed, after which the
 /// function is no longer chosen (its context is not in its snapshots).
 const MAX_UNREPLAYABLE: u32 = 2;
+/// Carvings for a function that gave it no unit with parameters, after
+/// which no more entries are carved for it.
+const MAX_BARREN: u32 = 2;
+/// The columns of `units.csv`: one row per unit round.
+const UNITS_CSV_HEADER: &str = "seconds,function,entry,round,tries,lifted,coverage_lifts,true_alarms";
 /// Unit-round errors printed before they are only counted.
 const MAX_REPORTED_ERRORS: u64 = 5;
 
@@ -54,6 +60,10 @@ pub struct UnitWork {
     functions: BTreeMap<String, FunctionInfo>,
     generator: Box<dyn UnitGenerator>,
     next_entry: usize,
+    /// Queue entries carved for a function (chosen because they reach it).
+    carves: BTreeMap<String, u32>,
+    /// Carvings for a function that gave it no unit with parameters.
+    barren: BTreeMap<String, u32>,
     analysed: BTreeMap<String, u32>,
     /// Units per function whose replay, as carved, crashed or hung.
     unreplayable: BTreeMap<String, u32>,
@@ -72,6 +82,8 @@ impl UnitWork {
             functions,
             generator,
             next_entry: 0,
+            carves: BTreeMap::new(),
+            barren: BTreeMap::new(),
             analysed: BTreeMap::new(),
             unreplayable: BTreeMap::new(),
             alarms: BTreeSet::new(),
@@ -145,12 +157,12 @@ impl Campaign {
         r
     }
 
-    /// Carves the next queue entry; its units with parameters (the best
-    /// few, by uncovered branch outcomes of their function) wait in the
-    /// pool for the rounds to come.
+    /// Carves a queue entry that reaches the function most worth a unit
+    /// (see [`Campaign::entry_to_carve`]); its units with parameters (the
+    /// best few, by uncovered branch outcomes of their function) wait in
+    /// the pool for the rounds to come.
     fn fill_pool(&mut self, uw: &mut UnitWork) -> anyhow::Result<()> {
-        let k = uw.next_entry % self.corpus.len();
-        uw.next_entry += 1;
+        let (k, target) = self.entry_to_carve(uw);
         let (entry, input) = (self.corpus[k].id, self.corpus[k].data.clone());
         let caps = Caps { functions: Vec::new(), max_per_function: 1, budget: 256 << 10 };
         let args_in_input = self.fs.target().args_in_input;
@@ -169,9 +181,46 @@ impl Campaign {
                 Current { unit: u, params, entry, input: input.clone(), tries: 0 },
             ));
         }
+        if let Some(t) = target {
+            if !pool.iter().any(|(_, c)| c.unit.meta.function == t) {
+                *uw.barren.entry(t.clone()).or_default() += 1;
+            }
+            *uw.carves.entry(t).or_default() += 1;
+        }
         pool.sort_by_key(|p| std::cmp::Reverse(p.0));
         uw.pool = pool.into_iter().take(POOL).map(|p| p.1).collect();
         Ok(())
+    }
+
+    /// The queue entry to carve next, and the function it was chosen for.
+    /// Among the functions that system runs reach but do not cover fully,
+    /// the one with the most uncovered branch outcomes (less the entries
+    /// already carved for it); its reaching entries are taken in turn.
+    /// When none is left (every such function gave no unit with
+    /// parameters, or could not be replayed), the entries in queue order.
+    fn entry_to_carve(&self, uw: &mut UnitWork) -> (usize, Option<String>) {
+        let count = |m: &BTreeMap<String, u32>, f: &str| m.get(f).copied().unwrap_or(0);
+        let mut targets: Vec<(f64, &FunctionInfo)> = uw
+            .functions
+            .values()
+            .filter(|f| count(&uw.barren, &f.name) < MAX_BARREN && count(&uw.unreplayable, &f.name) < MAX_UNREPLAYABLE)
+            .filter_map(|f| {
+                let open = open_outcomes(f, &self.cov);
+                (open > 0 && (open as u32) < f.branches)
+                    .then(|| (open as f64 / f64::from(1 + count(&uw.carves, &f.name)), f))
+            })
+            .collect();
+        targets.sort_by(|a, b| b.0.total_cmp(&a.0));
+        for (_, f) in targets {
+            let reaching = reaching(self.corpus.iter().map(|e| e.hits.as_slice()), f);
+            if !reaching.is_empty() {
+                let k = reaching[count(&uw.carves, &f.name) as usize % reaching.len()];
+                return (k, Some(f.name.clone()));
+            }
+        }
+        let k = uw.next_entry % self.corpus.len();
+        uw.next_entry += 1;
+        (k, None)
     }
 
     /// Explores the round's unit until its generator has nothing ready,
@@ -186,12 +235,26 @@ impl Campaign {
             restore: Restore::Once,
             wait: false,
         };
+        let before = (self.file.stats.lifted, self.file.stats.coverage_lifts, self.file.stats.true_alarms);
         let (program, alarms) = (uw.program.clone(), &mut uw.alarms);
         let (unit, params) = (&cur.unit, &cur.params);
         let (first, done) = explore(&program, unit, params, uw.generator.as_mut(), how, &limits, |t| {
             self.unit_try(alarms, cur.entry, &cur.input, unit, params, t)
         })?;
         cur.tries += done.tries as usize;
+        let s = &self.file.stats;
+        let row = format!(
+            "{:.3},{},{},{},{},{},{},{}",
+            self.elapsed(),
+            unit.meta.function,
+            cur.entry,
+            if how == Explore::Start { "start" } else { "resume" },
+            done.tries,
+            s.lifted - before.0,
+            s.coverage_lifts - before.1,
+            s.true_alarms - before.2
+        );
+        self.out.append_line("units.csv", UNITS_CSV_HEADER, &row)?;
         if done.given_up || matches!(first, Outcome::Crash(_) | Outcome::Timeout) {
             cur.tries = TRIES;
         }
@@ -259,7 +322,8 @@ impl Campaign {
                 let id = self.next_id;
                 self.next_id += 1;
                 self.out.write(&format!("queue/id:{id:06},src:{entry:06},op:lift_{}", sanitize(&function)), &lifted)?;
-                self.corpus.push(super::Entry { id, data: lifted });
+                let hits = self.hits();
+                self.corpus.push(super::Entry { id, data: lifted, hits });
             }
             Class::FalseAlarm => self.file.stats.false_alarms += u64::from(failed),
         }
@@ -270,6 +334,19 @@ impl Campaign {
 /// Branch outcomes of `f` that no system run has covered.
 fn open_outcomes(f: &FunctionInfo, cov: &::exec::Coverage) -> usize {
     (f.first_branch..f.first_branch + f.branches).filter(|&s| !cov.is_covered(s as usize)).count()
+}
+
+/// The entries (their positions) whose runs hit a branch outcome of `f`,
+/// given each entry's sorted hits.
+fn reaching<'a>(hits: impl Iterator<Item = &'a [u32]>, f: &FunctionInfo) -> Vec<usize> {
+    let (lo, hi) = (f.first_branch, f.first_branch + f.branches);
+    hits.enumerate()
+        .filter(|(_, h)| {
+            let i = h.partition_point(|&s| s < lo);
+            i < h.len() && h[i] < hi
+        })
+        .map(|(k, _)| k)
+        .collect()
 }
 
 /// Alarms already in a resumed campaign's directory, so they are not saved twice.
@@ -290,5 +367,19 @@ pub fn known_alarms(root: &std::path::Path) -> BTreeSet<(String, usize, String)>
 impl UnitWork {
     pub fn remember(&mut self, alarms: BTreeSet<(String, usize, String)>) {
         self.alarms = alarms;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entries_reach_the_functions_whose_outcomes_they_hit() {
+        let f = FunctionInfo { first_branch: 10, branches: 4, name: "f".into() };
+        let hits: [&[u32]; 5] = [&[1, 9, 14], &[10], &[13, 20], &[], &[2, 11, 12]];
+        assert_eq!(reaching(hits.iter().copied(), &f), [1, 2, 4]);
+        let empty = FunctionInfo { first_branch: 10, branches: 0, name: "g".into() };
+        assert!(reaching(hits.iter().copied(), &empty).is_empty());
     }
 }

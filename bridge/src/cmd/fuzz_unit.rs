@@ -144,7 +144,15 @@ fn run_with(args: FuzzUnitArgs, make: &dyn Fn(u64) -> Box<dyn unitgen::UnitGener
                         sum.alarms.push(alarm);
                     }
                 }
-                Class::CoverageLift => sum.coverage_lifts += 1,
+                Class::CoverageLift => {
+                    if let Some(out) = &args.output {
+                        let dir = out.join("lifts");
+                        std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+                        let name = format!("{:06},{},{}", sum.coverage_lifts, unit.meta.function, t.candidate.op);
+                        super::carve::write_atomic(&dir.join(crate::campaign::outdir::sanitize(&name)), &lifted)?;
+                    }
+                    sum.coverage_lifts += 1;
+                }
                 Class::FalseAlarm => sum.false_alarms += u64::from(failed),
             }
             Ok(())

@@ -37,6 +37,9 @@ fn explore_solves_what_mutation_does_not_and_the_alarms_reproduce() {
     let queries: u64 =
         sum["generator"].as_array().unwrap().iter().map(|g| g["stats"]["solver"]["queries"].as_u64().unwrap()).sum();
     assert!(queries > 0, "{sum}");
+    // Each coverage lift's system test is kept.
+    let lifts = std::fs::read_dir(out.join("lifts")).map(|d| d.count()).unwrap_or(0);
+    assert!(lifts >= 1 && lifts as u64 == sum["coverage_lifts"].as_u64().unwrap(), "{lifts} files: {sum}");
     for a in std::fs::read_dir(out.join("alarms")).unwrap() {
         let a = a.unwrap().path();
         let st = std::process::Command::new(&prog).arg(a.join("input")).output().unwrap().status;
@@ -83,6 +86,15 @@ fn a_campaign_with_the_symbolic_explorer_lifts_true_alarms() {
     let j: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("campaign.json")).unwrap()).unwrap();
     let s = &j["stats"];
     assert!(s["unique_true_alarms"].as_u64().unwrap() >= 1, "{s}");
+    // One row per unit round; their lifts add up to the campaign's.
+    let csv = std::fs::read_to_string(out.join("units.csv")).unwrap();
+    let mut rows = csv.lines();
+    assert_eq!(rows.next(), Some("seconds,function,entry,round,tries,lifted,coverage_lifts,true_alarms"));
+    let rows: Vec<Vec<&str>> = rows.map(|r| r.split(',').collect()).collect();
+    let sum = |col: usize| rows.iter().map(|r| r[col].parse::<u64>().unwrap()).sum::<u64>();
+    assert!(rows.iter().filter(|r| r[3] == "start").count() as u64 <= s["units_analysed"].as_u64().unwrap());
+    assert_eq!(sum(4), s["unit_tries"].as_u64().unwrap(), "{csv}");
+    assert_eq!(sum(7), s["true_alarms"].as_u64().unwrap(), "{csv}");
     for a in std::fs::read_dir(out.join("alarms")).unwrap() {
         let a = a.unwrap().path();
         let st = std::process::Command::new(&prog).arg(a.join("input")).output().unwrap().status;
