@@ -64,8 +64,10 @@ pub trait UnitGenerator {
 /// The generators there are.
 pub const NAMES: &[&str] = &["fuzz", "symbolic"];
 
-/// Solver timeout per query of the `symbolic` generator, in milliseconds.
-pub const SOLVER_TIMEOUT_MS: u32 = 2000;
+/// Solver timeout per query of the `symbolic` generator, in milliseconds:
+/// an eighth of the solving time one trace gets, so that a few hard
+/// queries leave time for the others (most take a few milliseconds).
+pub const SOLVER_TIMEOUT_MS: u32 = 250;
 
 /// The generator called `name`, seeded with `seed`.
 pub fn by_name(name: &str, seed: u64) -> Option<Box<dyn UnitGenerator>> {
