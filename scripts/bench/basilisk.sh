@@ -6,13 +6,15 @@
 # tries, lifted values and effective lifts (Table 5), the time of a unit
 # run against a system run, and the symbolic explorer's solver statistics.
 # `--configs` picks among none (radamsa-like alone), fuzz and symbolic.
-#   scripts/bench/basilisk.sh [--cache DIR] [--subjects cut,...] [--time 2m] [--seeds N] [--configs none,fuzz,symbolic] [--out DIR]
+# `--seeds N` runs seeds 1..N, `--seed-from K` starts them at K instead.
+#   scripts/bench/basilisk.sh [--cache DIR] [--subjects cut,...] [--time 2m] [--seeds N] [--seed-from K] [--configs none,fuzz,symbolic] [--out DIR]
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 cache=${CARVE_CACHE:-$HOME/.cache/carve-bridge}/subjects
 subjects=cut,paste,tac,b2sum,sed,dc
 budget=2m
 seeds=1
+first=1
 configs=none,fuzz,symbolic
 out=""
 while [ $# -gt 0 ]; do
@@ -21,6 +23,7 @@ while [ $# -gt 0 ]; do
     --subjects) subjects=$2; shift 2 ;;
     --time) budget=$2; shift 2 ;;
     --seeds) seeds=$2; shift 2 ;;
+    --seed-from) first=$2; shift 2 ;;
     --configs) configs=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     *) echo "basilisk.sh: unknown option $1" >&2; exit 2 ;;
@@ -43,7 +46,7 @@ for s in "${list[@]}"; do
   bin="$cache/bin-carve/$s"
   [ -x "$bin" ] || { echo "basilisk.sh: $bin missing: run scripts/subjects.sh" >&2; exit 1; }
   d=$(seed_dir "$s" "$out")
-  for seed in $(seq 1 "$seeds"); do
+  for seed in $(seq "$first" $((first + seeds - 1))); do
     for unit in ${configs//,/ }; do
       o="$out/$s/$seed/$unit"
       rm -rf "$o"; mkdir -p "$(dirname "$o")"
