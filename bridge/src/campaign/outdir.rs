@@ -33,7 +33,6 @@ impl OutDir {
             std::fs::create_dir_all(root.join(d))
                 .with_context(|| format!("cannot create {}", root.join(d).display()))?;
         }
-        out.write("coverage.csv", format!("{CSV_HEADER}\n").as_bytes())?;
         Ok(out)
     }
 
@@ -129,5 +128,14 @@ mod tests {
         assert_eq!(out.saved("queue").unwrap()[0].data, b"abc");
         assert!(OutDir::create(&dir.path().join("out")).is_err());
         assert!(OutDir::open(&dir.path().join("out")).is_err(), "no campaign.json yet");
+    }
+
+    #[test]
+    fn appended_files_get_their_header_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = OutDir::create(&dir.path().join("out")).unwrap();
+        out.append_line("units.csv", "a,b", "1,2").unwrap();
+        out.append_line("units.csv", "a,b", "3,4").unwrap();
+        assert_eq!(out.read("units.csv").unwrap(), b"a,b\n1,2\n3,4\n");
     }
 }
