@@ -9,6 +9,10 @@ use model::unit::{Encoding, Param, Site, Unit};
 
 /// Shortest string worth mapping: shorter ones match anywhere by chance.
 const MIN_STRING: usize = 2;
+/// Bytes an argv word that stands in the test's command line may grow by
+/// (a whole object the program sizes by its NUL only): room for a long
+/// option such as `--help`.
+const ARGV_ROOM: u32 = 8;
 /// Most parameters kept per unit.
 const MAX_PARAMS: usize = 32;
 
@@ -31,6 +35,7 @@ pub fn map(unit: &Unit, input: &[u8]) -> Vec<Param> {
                 occurrences: occ,
                 original: text,
                 excluded: Vec::new(),
+                room: 0,
             });
         }
     }
@@ -56,8 +61,20 @@ pub fn map(unit: &Unit, input: &[u8]) -> Vec<Param> {
                         occurrences: occ,
                         original: bytes.clone(),
                         excluded: Vec::new(),
+                        room: 0,
                     });
                 }
+            }
+            OBJ_ARGV if !bytes.is_empty() && command_word(bytes, input).is_some() => {
+                let (text, occ) = command_word(bytes, input).expect("just checked");
+                out.push(Param {
+                    site: Site::Bytes { object: o as u32, offset: 0, len: text.len() as u64, nul: true },
+                    encoding: Encoding::Raw,
+                    occurrences: occ,
+                    original: text.to_vec(),
+                    excluded: Vec::new(),
+                    room: ARGV_ROOM,
+                });
             }
             OBJ_HEAP | OBJ_STACK | OBJ_ARGV | OBJ_GLOBAL if !bytes.is_empty() => {
                 let (len, nul) = match bytes.iter().position(|&b| b == 0) {
@@ -78,6 +95,7 @@ pub fn map(unit: &Unit, input: &[u8]) -> Vec<Param> {
                         occurrences: occ,
                         original: text.to_vec(),
                         excluded: Vec::new(),
+                        room: 0,
                     });
                 }
             }
@@ -107,6 +125,7 @@ fn string_param(object: u32, start: usize, bytes: &[u8], input: &[u8]) -> Option
         occurrences: occ,
         original: text.to_vec(),
         excluded: Vec::new(),
+        room: 0,
     })
 }
 
@@ -118,6 +137,25 @@ pub fn signed(v: u64, size: u8) -> i64 {
         _ => v as i64,
     }
 }
+
+/// An argv word that is a whole word of the input's first line (the test
+/// carries its command line): its text and those occurrences only. Any
+/// length will do: a word is found where it stands, not by chance.
+fn command_word<'a>(bytes: &'a [u8], input: &[u8]) -> Option<(&'a [u8], Occurrences)> {
+    let text = &bytes[..bytes.iter().position(|&b| b == 0)?];
+    let line = &input[..input.iter().position(|&b| b == b'\n').unwrap_or(input.len())];
+    let occ: Vec<(u64, u64)> = find_all(line, text)
+        .into_iter()
+        .filter(|&(at, len)| {
+            let (at, end) = (at as usize, (at + len) as usize);
+            (at == 0 || line[at - 1] == b' ') && (end == line.len() || line[end] == b' ')
+        })
+        .collect();
+    (!text.is_empty() && !occ.is_empty()).then_some((text, occ))
+}
+
+/// Where a value occurs in the input: (offset, length) pairs.
+type Occurrences = Vec<(u64, u64)>;
 
 /// Non-overlapping occurrences of `needle` in `hay`.
 fn find_all(hay: &[u8], needle: &[u8]) -> Vec<(u64, u64)> {
@@ -186,13 +224,29 @@ mod tests {
                 (head(OBJ_ARGV, 4), b"-f2\0".to_vec()),
                 (head(OBJ_STREAM, 4), b"b,c\n".to_vec()),
                 (head(OBJ_HEAP, 2), vec![1, 2]),
+                (head(OBJ_HEAP, 4), b"a,b\0".to_vec()),
             ],
         );
         let p = map(&u, b"-d , -f2\na,b,c\n");
-        assert_eq!(p.len(), 2, "{p:?}");
+        assert_eq!(p.len(), 3, "{p:?}");
         assert_eq!(p[0].site, Site::Bytes { object: 0, offset: 0, len: 3, nul: true });
         assert_eq!(p[0].occurrences, vec![(5, 3)]);
         assert_eq!(p[1].site, Site::Stream { object: 1 });
         assert_eq!(p[1].occurrences, vec![(11, 4)]);
+        // An argv word may grow; a heap string keeps its size.
+        assert_eq!((p[0].room, p[2].room), (ARGV_ROOM, 0), "{p:?}");
+    }
+
+    #[test]
+    fn argv_words_map_to_their_place_in_the_command_line_whatever_their_length() {
+        let head = |size| ObjectHead { kind: OBJ_ARGV, global: NO_GLOBAL, addr: 0x1000, size, len: size };
+        let u = unit(vec![], vec![(head(2), b",\0".to_vec()), (head(2), b"a\0".to_vec()), (head(3), b"-d\0".to_vec())]);
+        let p = map(&u, b"-d , -f2 x-d\na,b,c -d\n");
+        // "," is the second word (not the commas of the content); "a" is
+        // no word of the command line, and too short to look for; "-d" is
+        // the first word only.
+        assert_eq!(p.len(), 2, "{p:?}");
+        assert_eq!((&p[0].original[..], &p[0].occurrences[..], p[0].room), (&b","[..], &[(3, 1)][..], ARGV_ROOM));
+        assert_eq!((&p[1].original[..], &p[1].occurrences[..]), (&b"-d"[..], &[(0, 2)][..]));
     }
 }

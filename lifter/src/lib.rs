@@ -128,6 +128,7 @@ mod tests {
             occurrences: vec![(4, 2), (10, 2)],
             original: b"12".to_vec(),
             excluded: Vec::new(),
+            room: 0,
         };
         assert_eq!(lift(b"len 12\nn  12\n", &p, &Value::Int(i32::MIN as i64)), b"len -2147483648\nn  -2147483648\n");
         let s = Param {
@@ -136,6 +137,7 @@ mod tests {
             occurrences: vec![(0, 3)],
             original: b"abc".to_vec(),
             excluded: Vec::new(),
+            room: 0,
         };
         assert_eq!(lift(b"abc!", &s, &Value::Bytes(b"xy\0z".to_vec())), b"xy!", "a string ends at its NUL");
         let n = Param { occurrences: vec![(4, 2)], ..p.clone() };
@@ -154,6 +156,7 @@ mod tests {
             occurrences,
             original: Vec::new(),
             excluded: Vec::new(),
+            room: 0,
         };
         assert_eq!(unliftable_bytes(input, &p(vec![(at(b"s/a"), 5)])), b"\n'");
         assert_eq!(unliftable_bytes(input, &p(vec![(at(b"x "), 1)])), b"\t\n \"#'\\");

@@ -104,6 +104,15 @@ pub struct Param {
     /// `lifter::unliftable_bytes`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub excluded: Vec<u8>,
+    /// Bytes past a string's NUL that a new value may grow into: an argv
+    /// word, whose size the program never sees, can get longer (`-v` can
+    /// become `--help`). 0 for everything else.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub room: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 /// A unit test: a snapshot, its recorded outcome (when the call returned)
@@ -322,6 +331,7 @@ mod tests {
                     occurrences: vec![(0, 1)],
                     original: b"7".to_vec(),
                     excluded: Vec::new(),
+                    room: 0,
                 }],
             },
         }

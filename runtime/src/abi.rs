@@ -90,6 +90,8 @@ pub unsafe extern "C" fn __carve_register_module(
     });
 }
 
+static MAIN_ENTERED: core::sync::atomic::AtomicBool = core::sync::atomic::AtomicBool::new(false);
+
 /// Called first thing in `main` with the addresses of `main`'s `argc` and
 /// `argv` (null when `main` takes none): starts the fork server when
 /// `bridge` asked for one (`CARVE_FORKSRV=1`); in each run, replaces the
@@ -101,6 +103,10 @@ pub unsafe extern "C" fn __carve_register_module(
 /// `argc` and `argv` are null or point to `main`'s argument slots.
 #[no_mangle]
 pub unsafe extern "C" fn __carve_main_entry(argc: *mut c_int, argv: *mut *mut *mut c_char) {
+    // Once per process: a replayed `main` meets this hook again.
+    if MAIN_ENTERED.swap(true, core::sync::atomic::Ordering::Relaxed) {
+        return;
+    }
     forkserver::start_if_asked();
     if !argc.is_null() && !argv.is_null() {
         args::replace_if_asked(argc, argv);

@@ -93,8 +93,7 @@ fn carve(st: &mut State, function: u32, args: &[u64], kinds: &[u8]) -> Option<Ca
     let cfg = st.config.as_ref()?;
     // SAFETY: names are the pass's NUL-terminated constants, alive for good.
     let name: &'static [u8] = st.tables.function(function).map(|f| unsafe { CStr::from_ptr(f.name) }.to_bytes())?;
-    // `main` is the program, not a unit (and replay starts in its hook).
-    if name == b"main" || !cfg.selects(name) {
+    if !cfg.selects(name) {
         return None;
     }
     let n = st.carved.entry(function).or_insert(0);

@@ -99,20 +99,33 @@ fn symbolic(cx: &mut Context, spec: &[u8]) -> ! {
     });
     let s = crate::sym::activate();
     for i in inputs {
-        let Some(p) = cx.place_of(i.object, i.offset, i.len) else {
+        let Some((p, there)) = cx.place_of(i.object, i.offset, i.len) else {
             sys::complain(b"replay: a symbolic input has no place in this unit");
             exit(REPLAY_EXIT_MALFORMED);
         };
-        for k in 0..i.len {
+        for k in 0..there {
             let n = s.node(OP_INPUT, 8, 0, 0, 0, u64::from(i.first + k));
             s.set_byte(p as usize + k as usize, n);
         }
     }
+    // A function that ends the program (`exit` in `main`, `usage`) still
+    // leaves its trace.
+    // SAFETY: registering a handler that takes no arguments.
+    unsafe { libc::atexit(trace_at_exit) };
     call(tramp, &mut cx.words);
+    write_trace();
+    exit(0)
+}
+
+extern "C" fn trace_at_exit() {
+    write_trace();
+}
+
+/// Writes the trace once (the shadow stops with it).
+fn write_trace() {
     if let (Some(trace), Some(out)) = (crate::sym::finish(), sys::getenv(sys::SYM_OUT)) {
         sys::write_file(out, &trace);
     }
-    exit(0)
 }
 
 fn parse_sym_in(bytes: &[u8]) -> Option<Vec<SymInput>> {

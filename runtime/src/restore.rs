@@ -22,6 +22,8 @@ pub struct Context {
     /// Where each object of the unit lives now (0 for descriptors and the
     /// locale).
     places: Vec<usize>,
+    /// Each object's size (a symbolic input must lie inside it).
+    sizes: Vec<u64>,
     /// Descriptors reopened, with the offset each must start at: a forked
     /// try shares the descriptor's offset with the fork server, so each
     /// try seeks back.
@@ -64,7 +66,7 @@ pub fn restore(st: &mut State, bytes: &[u8]) -> Result<Context, i32> {
     let tramp: Tramp = unsafe { core::mem::transmute(f.tramp) };
     // SAFETY: likewise, for the function's symbolic clone.
     let sym_tramp = (!f.sym_tramp.is_null()).then(|| unsafe { core::mem::transmute::<*const u8, Tramp>(f.sym_tramp) });
-    let mut cx = Context { tramp, sym_tramp, words, places: Vec::new(), fds: Vec::new() };
+    let mut cx = Context { tramp, sym_tramp, words, places: Vec::new(), sizes: Vec::new(), fds: Vec::new() };
     let nobj = r.u32().map_err(|_| bad(b"replay: malformed snapshot"))? as usize;
     cx.places.reserve(nobj.min(1 << 16));
     for _ in 0..nobj {
@@ -72,6 +74,7 @@ pub fn restore(st: &mut State, bytes: &[u8]) -> Result<Context, i32> {
         let data = r.take(h.len as usize).map_err(|_| bad(b"replay: truncated object"))?;
         let place = cx.place(st, &h, data)?;
         cx.places.push(place);
+        cx.sizes.push(h.size);
     }
     cx.relocate(st, &mut r)?;
     Ok(cx)
@@ -103,19 +106,24 @@ impl Context {
                 return Err(bad(b"replay: the patch changes no object"));
             }
             self.places[i] = self.place(st, &h, data)?;
+            self.sizes[i] = h.size;
         }
         self.relocate(st, &mut r)
     }
 
     /// Where the bytes of a symbolic input are: an argument word or bytes
-    /// of an object (`None`: no such place).
-    pub fn place_of(&mut self, object: u32, offset: u64, len: u32) -> Option<*mut u8> {
+    /// of an object, and how many of its `len` bytes are there (a string's
+    /// room past its NUL is there once a patch gave it; `None`: no such
+    /// place).
+    pub fn place_of(&mut self, object: u32, offset: u64, len: u32) -> Option<(*mut u8, u32)> {
         if object == RELOC_IN_ARG {
             let w = self.words.get_mut(offset as usize)?;
-            return (len <= 8).then_some((w as *mut u64).cast());
+            return (len <= 8).then_some(((w as *mut u64).cast(), len));
         }
         let &p = self.places.get(object as usize)?;
-        (p != 0).then_some((p + offset as usize) as *mut u8)
+        let size = self.sizes[object as usize];
+        let there = size.checked_sub(offset).filter(|&n| n > 0)?.min(u64::from(len)) as u32;
+        (p != 0).then_some(((p + offset as usize) as *mut u8, there))
     }
 
     /// Puts the descriptors back at their carved offsets (a forked try

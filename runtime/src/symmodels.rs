@@ -14,7 +14,7 @@ fn with<R: Default>(f: impl FnOnce(&mut Sym) -> R) -> R {
     sym::get().map(f).unwrap_or_default()
 }
 
-fn byte_expr(s: &mut Sym, p: usize) -> u32 {
+pub(crate) fn byte_expr(s: &mut Sym, p: usize) -> u32 {
     let b = s.byte(p);
     if b != 0 {
         return b;
@@ -25,7 +25,7 @@ fn byte_expr(s: &mut Sym, p: usize) -> u32 {
 }
 
 /// Length of the string at `p`, at most `max`.
-fn strnlen(p: usize, max: usize) -> usize {
+pub(crate) fn strnlen(p: usize, max: usize) -> usize {
     // SAFETY: a string the program passed to the real call.
     unsafe { libc::strnlen(p as *const libc::c_char, max) }
 }

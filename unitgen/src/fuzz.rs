@@ -102,6 +102,7 @@ mod tests {
             occurrences: vec![(0, 2)],
             original: b"12".to_vec(),
             excluded: Vec::new(),
+            room: 0,
         }
     }
 
@@ -112,6 +113,7 @@ mod tests {
             occurrences: vec![(0, 3)],
             original: b"abc".to_vec(),
             excluded: Vec::new(),
+            room: 0,
         }
     }
 

@@ -132,7 +132,7 @@ fn faulty_units_are_classified_and_stop_nothing() {
     let sum: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     // wait_token hangs and peek crashes on every try, as carved too: both
     // are skipped, with a word each on stderr.
-    assert_eq!(sum["units"], 4, "{sum}");
+    assert_eq!(sum["units"], 5, "four functions and main: {sum}");
     assert_eq!(sum["units_unreplayable"], 2, "{sum}");
     let err = stderr(&o);
     assert!(err.contains("wait_token") && err.contains("timeout"), "{err}");

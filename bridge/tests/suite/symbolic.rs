@@ -135,3 +135,64 @@ fn symbolic_work_without_end_is_bounded_and_reported() {
     assert!(g["truncated"].as_u64().unwrap() >= 1, "{sum}");
     assert!(g["path_entries"].as_u64().unwrap() <= 2 * 65537, "{sum}");
 }
+
+#[test]
+fn main_is_carved_and_its_options_are_solved_to_a_long_option_no_seed_has() {
+    let dir = tempfile::tempdir().unwrap();
+    let prog = example("options", dir.path());
+    let p = prog.to_str().unwrap();
+    let units = dir.path().join("units");
+    let seed = std::fs::read(repo().join("examples/options/seeds/fields")).unwrap();
+    let o = bridge(
+        &["carve", "--args-in-input", "-o", units.to_str().unwrap(), "--functions", "^main$", "--", p, "@@"],
+        &seed,
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let unit = units.join("main.0.unit");
+    assert!(unit.exists(), "main is carved: {}", stderr(&o));
+    // As carved, the unit replays main on the carved command line.
+    let o = bridge(&["replay", "--json", unit.to_str().unwrap()], b"");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let r: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(r[0]["faithful"], true, "{r}");
+
+    let out = dir.path().join("out");
+    let o = bridge(
+        &[
+            "explore",
+            unit.to_str().unwrap(),
+            "--args-in-input",
+            "--tries",
+            "60",
+            "--json",
+            "-o",
+            out.to_str().unwrap(),
+            "--",
+            p,
+            "@@",
+        ],
+        b"",
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let sum: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    // `-d` grew into `--deb` (the getopt_long model, a word's room): the
+    // crash behind `--debug`, lifted to a command line that reproduces it.
+    assert_eq!(sum["unique_true_alarms"].as_u64(), Some(1), "{sum}");
+    let input = std::fs::read(out.join("alarms/000000/input")).unwrap();
+    let line = String::from_utf8_lossy(input.split(|&b| b == b'\n').next().unwrap()).into_owned();
+    assert!(line.split(' ').any(|w| "--debug".starts_with(w) && w.len() >= 5), "{line}");
+    let file = dir.path().join("file");
+    std::fs::write(&file, &input[line.len() + 1..]).unwrap();
+    let words: Vec<&str> = line.split(' ').collect();
+    let st = std::process::Command::new(&prog).args(&words).arg(&file).output().unwrap().status;
+    assert_eq!(st.signal(), Some(11), "{line} does not reproduce");
+    // `--help` and `--version` end the program early: their paths are
+    // coverage lifts.
+    let lifts: Vec<String> = std::fs::read_dir(out.join("lifts"))
+        .unwrap()
+        .map(|e| String::from_utf8_lossy(&std::fs::read(e.unwrap().path()).unwrap()).into_owned())
+        .collect();
+    for opt in ["--h", "--v"] {
+        assert!(lifts.iter().any(|l| l.starts_with(opt)), "{opt}: {lifts:?}");
+    }
+}

@@ -31,6 +31,8 @@ pub struct Abi<'ctx> {
     pub model_strcpy: FunctionValue<'ctx>,
     pub model_char: FunctionValue<'ctx>,
     pub model_atoi: FunctionValue<'ctx>,
+    pub model_getopt_pre: FunctionValue<'ctx>,
+    pub model_getopt: FunctionValue<'ctx>,
 }
 
 impl<'ctx> Abi<'ctx> {
@@ -62,6 +64,8 @@ impl<'ctx> Abi<'ctx> {
             model_strcpy: f("__sym_model_strcpy", v.fn_type(&[q, q], false)),
             model_char: f("__sym_model_char", i32t.fn_type(&[i, i], false)),
             model_atoi: f("__sym_model_atoi", i32t.fn_type(&[q, i, i], false)),
+            model_getopt_pre: f("__sym_model_getopt_pre", v.fn_type(&[i, q], false)),
+            model_getopt: f("__sym_model_getopt", i32t.fn_type(&[q, q, l], false)),
         }
     }
 }

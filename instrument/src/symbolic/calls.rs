@@ -1,6 +1,7 @@
 //! Calls in a symbolic clone: shadows of arguments and results passed
 //! between clones; models for the libc functions that matter; memory
-//! intrinsics; and, for any other call, symbolic integer arguments
+//! intrinsics; `getopt` and its long forms (`runtime/src/symgetopt.rs`);
+//! and, for any other call, symbolic integer arguments
 //! pinned to their values (the callee ran concretely).
 
 use super::shadow::{int_width, operand, Shadower};
@@ -193,6 +194,24 @@ impl<'ctx> Shadower<'_, 'ctx> {
                 self.after(i);
                 let site = self.site();
                 self.call(self.abi.model_atoi, &[args[0], self.i32c(site.into()).into(), self.i32c(w.into()).into()])?
+            }
+            "getopt" | "getopt_long" | "getopt_long_only"
+                if args.len() >= 3
+                    && args[0].is_int_value()
+                    && args[0].into_int_value().get_type().get_bit_width() == 32
+                    && int_width(i.get_type()) == Some(32) =>
+            {
+                self.b.position_before(&i);
+                self.call(self.abi.model_getopt_pre, &[args[0], args[1]])?;
+                self.after(i);
+                let r: BasicValueEnum<'ctx> =
+                    i.as_any_value_enum().try_into().map_err(|_| Error::Verify("getopt".into()))?;
+                let r = self.wide(r, true)?;
+                let longopts = match args.get(3) {
+                    Some(&l) => l,
+                    None => self.ctx.ptr_type(inkwell::AddressSpace::default()).const_null().into(),
+                };
+                self.call(self.abi.model_getopt, &[args[2], longopts, r.into()])?
             }
             _ => match char_kind(name) {
                 Some(kind) if shadowed && args.len() == 1 => {

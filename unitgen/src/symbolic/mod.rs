@@ -45,6 +45,9 @@ struct Slot {
     first: u32,
     len: u32,
     arg: bool,
+    /// A string with room past its NUL: its value always goes in the
+    /// patch, which gives the object that room.
+    room: bool,
 }
 
 pub struct Symbolic {
@@ -89,7 +92,7 @@ impl Symbolic {
         let mut values = Vec::new();
         for s in &self.slots {
             let (a, b) = (s.first as usize, (s.first + s.len) as usize);
-            if input[a..b] == self.base[a..b] {
+            if input[a..b] == self.base[a..b] && !s.room {
                 continue;
             }
             let bytes = &input[a..b];
@@ -111,14 +114,18 @@ impl Symbolic {
 }
 
 /// The parameter's current bytes: an integer's little-endian bytes, a
-/// string's bytes.
+/// string's bytes (and the zeros of its room, see `Param::room`).
 fn current_bytes(p: &Param) -> Option<(Vec<u8>, bool)> {
     match p.site {
         Site::Arg { size, .. } => {
             let v: i64 = std::str::from_utf8(&p.original).ok()?.trim().parse().ok()?;
             Some((v.to_le_bytes()[..size.clamp(1, 8) as usize].to_vec(), true))
         }
-        Site::Bytes { len, .. } if len as usize == p.original.len() && len > 0 => Some((p.original.clone(), false)),
+        Site::Bytes { len, nul, .. } if len as usize == p.original.len() && len > 0 => {
+            // Room past the NUL: zeros, so the seed is the string as carved.
+            let room = if nul { p.room as usize } else { 0 };
+            Some(([&p.original[..], &vec![0; room]].concat(), false))
+        }
         _ => None,
     }
 }
@@ -144,7 +151,8 @@ impl UnitGenerator for Symbolic {
                 Site::Stream { .. } => continue,
             };
             self.inputs.push(SymInput { object, offset, len: bytes.len() as u32, first });
-            self.slots.push(Slot { param: k, first, len: bytes.len() as u32, arg });
+            let room = !arg && bytes.len() > p.original.len();
+            self.slots.push(Slot { param: k, first, len: bytes.len() as u32, arg, room });
             if !arg && !p.excluded.is_empty() {
                 guards.push((first, first + bytes.len() as u32, p.excluded.clone()));
             }
@@ -271,6 +279,7 @@ mod tests {
             occurrences: vec![(0, 2)],
             original: b"xy".to_vec(),
             excluded: excluded.to_vec(),
+            room: 0,
         };
         let mut g = Symbolic::new(2000, None);
         g.start(std::slice::from_ref(&p));
@@ -294,6 +303,26 @@ mod tests {
         let found = explore(&[]);
         assert_eq!(found.len(), 3, "{found:?}");
         assert!(found.iter().any(|v| v[0] == b'q') && found.iter().any(|v| v[0] == b'\n'), "{found:?}");
+    }
+
+    #[test]
+    fn a_string_with_room_is_symbolic_past_its_nul_and_starts_as_carved() {
+        let p = Param {
+            site: Site::Bytes { object: 2, offset: 0, len: 2, nul: true },
+            encoding: Encoding::Raw,
+            occurrences: vec![(0, 2)],
+            original: b"-d".to_vec(),
+            excluded: Vec::new(),
+            room: 3,
+        };
+        let mut g = Symbolic::new(2000, None);
+        g.start(std::slice::from_ref(&p));
+        let inputs = g.symbolic_inputs().unwrap();
+        assert_eq!((inputs.len(), inputs[0].object, inputs[0].len), (1, 2, 5), "{inputs:?}");
+        // The seed's value gives the object its room, and lifts as carved.
+        let seed = g.next(std::slice::from_ref(&p), 1);
+        assert_eq!(seed[0].values, vec![(0, Value::Bytes(b"-d\0\0\0".to_vec()))]);
+        assert_eq!(seed[0].values[0].1.text(), b"-d");
     }
 
     #[test]
