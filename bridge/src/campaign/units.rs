@@ -3,7 +3,8 @@
 //! runs cover only in part is carved; its units with mapped parameters
 //! wait in a pool, and each round explores the one whose
 //! function has the most branch outcomes not yet covered at system level
-//! (less what earlier rounds spent on it). A generator that works on its
+//! (less what earlier rounds spent on it); a unit of `main` goes first,
+//! once. A generator that works on its
 //! own (the symbolic explorer's solver thread) has its unit picked up
 //! again while it has candidates coming; a new unit is taken when it is
 //! idle. Values that fail or reach edges no system run covered are lifted
@@ -133,11 +134,18 @@ impl Campaign {
         if uw.pool.is_empty() {
             self.fill_pool(uw)?;
         }
-        // The unit whose function has the most uncovered branch outcomes,
-        // less what earlier rounds spent on it.
+        // `main`, once: its parameters are the command line, whose options
+        // system mutation rarely spells. Then the unit whose function has
+        // the most uncovered branch outcomes, less what earlier rounds
+        // spent on it.
         let score = |c: &Current| {
-            let open = open_outcomes(&uw.functions[&c.unit.meta.function], &self.cov);
-            open as f64 / f64::from(1 + uw.analysed.get(&c.unit.meta.function).copied().unwrap_or(0))
+            let f = &c.unit.meta.function;
+            let analysed = uw.analysed.get(f).copied().unwrap_or(0);
+            let open = open_outcomes(&uw.functions[f], &self.cov);
+            if f == "main" && analysed == 0 && open > 0 {
+                return f64::INFINITY;
+            }
+            open as f64 / f64::from(1 + analysed)
         };
         let replayable =
             |c: &Current| uw.unreplayable.get(&c.unit.meta.function).copied().unwrap_or(0) < MAX_UNREPLAYABLE;
@@ -187,7 +195,7 @@ impl Campaign {
             }
             *uw.carves.entry(t).or_default() += 1;
         }
-        pool.sort_by_key(|p| std::cmp::Reverse(p.0));
+        pool.sort_by_key(|p| (p.1.unit.meta.function != "main", std::cmp::Reverse(p.0)));
         uw.pool = pool.into_iter().take(POOL).map(|p| p.1).collect();
         Ok(())
     }
