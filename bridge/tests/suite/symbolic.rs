@@ -175,6 +175,10 @@ fn main_is_carved_and_its_options_are_solved_to_a_long_option_no_seed_has() {
     );
     assert!(o.status.success(), "{}", stderr(&o));
     let sum: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    // Every run that did not crash left a trace, those that ended in
+    // `exit` (`usage`) too.
+    let traces = sum["generator"][0]["stats"]["traces"].as_u64().unwrap();
+    assert_eq!(traces, sum["tries"].as_u64().unwrap() - sum["unit_failures"].as_u64().unwrap(), "{sum}");
     // `-d` grew into `--deb` (the getopt_long model, a word's room): the
     // crash behind `--debug`, lifted to a command line that reproduces it.
     assert_eq!(sum["unique_true_alarms"].as_u64(), Some(1), "{sum}");
