@@ -51,6 +51,18 @@ pub fn map(unit: &Unit, input: &[u8]) -> Vec<Param> {
     }
     // Strings: every recorded object's leading text; streams: their rest.
     for (o, (h, bytes)) in s.objects.iter().enumerate() {
+        // An argv word of the test's command line: where it stands.
+        if let Some((text, occ)) = (h.kind == OBJ_ARGV).then(|| command_word(bytes, input)).flatten() {
+            out.push(Param {
+                site: Site::Bytes { object: o as u32, offset: 0, len: text.len() as u64, nul: true },
+                encoding: Encoding::Raw,
+                occurrences: occ,
+                original: text.to_vec(),
+                excluded: Vec::new(),
+                room: ARGV_ROOM,
+            });
+            continue;
+        }
         match h.kind {
             OBJ_STREAM if !bytes.is_empty() => {
                 let occ = find_all(input, bytes);
@@ -64,17 +76,6 @@ pub fn map(unit: &Unit, input: &[u8]) -> Vec<Param> {
                         room: 0,
                     });
                 }
-            }
-            OBJ_ARGV if !bytes.is_empty() && command_word(bytes, input).is_some() => {
-                let (text, occ) = command_word(bytes, input).expect("just checked");
-                out.push(Param {
-                    site: Site::Bytes { object: o as u32, offset: 0, len: text.len() as u64, nul: true },
-                    encoding: Encoding::Raw,
-                    occurrences: occ,
-                    original: text.to_vec(),
-                    excluded: Vec::new(),
-                    room: ARGV_ROOM,
-                });
             }
             OBJ_HEAP | OBJ_STACK | OBJ_ARGV | OBJ_GLOBAL if !bytes.is_empty() => {
                 let (len, nul) = match bytes.iter().position(|&b| b == 0) {

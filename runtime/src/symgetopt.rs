@@ -80,6 +80,14 @@ struct Opt {
     value: i64,
 }
 
+impl Opt {
+    /// `-c`: it holds at the start of a word, whatever follows (a cluster,
+    /// an attached value).
+    fn short(&self) -> bool {
+        self.text.len() == 2 && self.text[1] != b'-'
+    }
+}
+
 /// After the real call returned `ret`: its shadow (0 when the model does
 /// not apply).
 ///
@@ -159,9 +167,7 @@ pub unsafe extern "C" fn __sym_model_getopt(optstring: *const c_char, longopts: 
 /// Whether the concrete word (with its NUL) holds the option.
 fn holds(o: &Opt, bytes: &[u8]) -> bool {
     let n = o.text.len();
-    bytes.len() > n
-        && bytes[..n] == o.text[..]
-        && (bytes[n] == 0 || (o.equals && bytes[n] == b'=') || o.text.len() == 2 && o.text[1] != b'-')
+    bytes.len() > n && bytes[..n] == o.text[..] && (o.short() || bytes[n] == 0 || (o.equals && bytes[n] == b'='))
 }
 
 /// The word at `w` (`n` bytes) holds the option.
@@ -175,8 +181,7 @@ fn condition(s: &mut Sym, o: &Opt, w: usize, n: usize) -> u32 {
         let e = s.node(OP_EQ, 1, x, k, 0, 0);
         and(s, e);
     }
-    let short = o.text.len() == 2 && o.text[1] != b'-';
-    if !short && o.text.len() < n {
+    if !o.short() && o.text.len() < n {
         let x = byte_expr(s, w + o.text.len());
         let nul = s.constant(0, 8);
         let mut e = s.node(OP_EQ, 1, x, nul, 0, 0);
