@@ -219,10 +219,58 @@ impl<'ctx> Shadower<'_, 'ctx> {
                     self.after(i);
                     self.call(self.abi.model_char, &[self.i32c(kind).into(), s.into()])?
                 }
-                _ => return self.pin_all(i, args),
+                _ => return self.extern_call(i, name, args),
             },
         };
         if let (Some(s), Some(_)) = (result, int_width(i.get_type())) {
+            self.map.insert(i.as_value_ref(), s);
+        }
+        Ok(())
+    }
+
+    /// A call to a function no model knows, defined in another module:
+    /// its clone when that module has one (a weak reference, null when the
+    /// function comes from a library or a module built without clones),
+    /// else the function itself with symbolic arguments pinned.
+    fn extern_call(
+        &mut self,
+        i: InstructionValue<'ctx>,
+        name: &str,
+        args: &[BasicValueEnum<'ctx>],
+    ) -> Result<(), Error> {
+        use inkwell::module::Linkage;
+        let Some(f) = self.module.get_function(name) else { return self.pin_all(i, args) };
+        if matches!(f.get_linkage(), Linkage::Internal | Linkage::Private) {
+            return self.pin_all(i, args);
+        }
+        // Called even when no argument is symbolic: its loads may be.
+        let shadowed: Vec<_> = args.iter().take(super::MAX_PARAMS).map(|&a| self.shadow(a)).collect();
+        let sym_name = format!("{name}{}", super::clone::SUFFIX);
+        let sym = self.module.get_function(&sym_name).unwrap_or_else(|| {
+            let d = self.module.add_function(&sym_name, f.get_type(), Some(Linkage::ExternalWeak));
+            d.as_global_value().set_visibility(inkwell::GlobalVisibility::Hidden);
+            d
+        });
+        self.b.position_before(&i);
+        let (sp, fp) = (sym.as_global_value().as_pointer_value(), f.as_global_value().as_pointer_value());
+        let has = self.b.build_is_not_null(sp, "")?;
+        let callee = self.b.build_select(has, sp, fp, "")?;
+        let n = i.get_num_operands();
+        // SAFETY: the last operand of a call is its callee; a pointer
+        // replaces a pointer.
+        unsafe { inkwell::llvm_sys::core::LLVMSetOperand(i.as_value_ref(), n - 1, callee.as_value_ref()) };
+        let zero = self.zero();
+        for (k, (a, s)) in args.iter().zip(shadowed).enumerate() {
+            let Some(s) = s else { continue };
+            let to_clone = self.b.build_select(has, s, zero, "")?.into_int_value();
+            self.call(self.abi.set_param, &[self.i32c(k as u64).into(), to_clone.into()])?;
+            let pinned = self.b.build_select(has, zero, s, "")?.into_int_value();
+            let v = self.wide(*a, false)?;
+            self.call(self.abi.pin, &[pinned.into(), v.into()])?;
+        }
+        if int_width(i.get_type()).is_some() {
+            self.after(i);
+            let s = self.call(self.abi.get_ret, &[])?.expect("i32");
             self.map.insert(i.as_value_ref(), s);
         }
         Ok(())

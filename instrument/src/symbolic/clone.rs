@@ -1,9 +1,11 @@
 //! The symbolic clones: a copy of the module in which every defined
-//! function `F` becomes the internal `F.sym`, linked back into the module.
-//! The copy shares the module's globals (its own become declarations of
-//! them) and calls the clones among themselves; a `.sym` function's
-//! address never escapes (non-call uses are pointed back at `F`), so
-//! function pointers compare as in the original program.
+//! function `F` becomes `F.sym`, linked back into the module. The copy
+//! shares the module's globals (its own become declarations of them) and
+//! calls the clones among themselves; a `.sym` function's address never
+//! escapes (non-call uses are pointed back at `F`), so function pointers
+//! compare as in the original program. `F.sym` is internal when `F` is; a
+//! function other modules may call keeps a hidden clone they call too
+//! (`calls.rs`), so symbolic replay crosses files as the program does.
 
 use crate::{ir, Error};
 use inkwell::llvm_sys::core as llvm;
@@ -72,13 +74,14 @@ pub fn clone_functions<'ctx>(
         let name = f.get_name().to_string_lossy().into_owned();
         if ir::is_instrumentable(f) || keep(&name) {
             let sym = format!("{name}{SUFFIX}");
+            let linkage = clone_linkage(f.get_linkage());
             f.as_global_value().set_name(&sym);
             // External while linking (the linker drops unreferenced
-            // internal functions), internal after.
+            // internal functions); after, as `clone_linkage` says.
             f.set_linkage(Linkage::External);
-            // SAFETY: an internal function belongs to no comdat.
+            // SAFETY: a clone belongs to no comdat.
             unsafe { inkwell::llvm_sys::comdat::LLVMSetComdat(f.as_value_ref(), std::ptr::null_mut()) };
-            clones.push((name, sym));
+            clones.push((name, sym, linkage));
         } else {
             // Bound to the module's own definition.
             for bb in f.get_basic_blocks() {
@@ -103,13 +106,28 @@ pub fn clone_functions<'ctx>(
             }
         }
     }
-    for (name, sym) in &clones {
+    for (name, sym, linkage) in &clones {
         if let (Some(f), Some(s)) = (module.get_function(name), module.get_function(sym)) {
-            s.set_linkage(Linkage::Internal);
+            s.set_linkage(*linkage);
+            if *linkage != Linkage::Internal {
+                s.as_global_value().set_visibility(inkwell::GlobalVisibility::Hidden);
+            }
             point_back(f, s);
         }
     }
-    Ok(clones)
+    Ok(clones.into_iter().map(|(name, sym, _)| (name, sym)).collect())
+}
+
+/// The linkage of a function's clone: a function other modules may call
+/// has a clone they may call too (`calls.rs` refers to it weakly, so a
+/// module built without clones still links); the rest are internal.
+fn clone_linkage(original: Linkage) -> Linkage {
+    match original {
+        Linkage::External => Linkage::External,
+        Linkage::WeakAny | Linkage::LinkOnceAny => Linkage::WeakAny,
+        Linkage::WeakODR | Linkage::LinkOnceODR => Linkage::WeakODR,
+        _ => Linkage::Internal,
+    }
 }
 
 /// Uses of `sym` other than calling it now use `f`.
