@@ -9,8 +9,8 @@ use std::io::Write;
 use std::sync::mpsc::RecvTimeoutError;
 use std::time::Duration;
 use std::time::Instant;
-use z3::ast::{Array, Bool, BV};
-use z3::{SatResult, Sort};
+use z3::ast::{Bool, BV};
+use z3::SatResult;
 
 pub struct Z3 {
     timeout_ms: u32,
@@ -28,7 +28,21 @@ impl Z3 {
 struct Terms<'a> {
     q: &'a Query<'a>,
     bv: HashMap<u32, BV>,
-    tables: HashMap<(u64, u32), Array>,
+}
+
+/// A table read `entries[index]` (a byte index) as a tree of choices on
+/// the index's bits, from the highest: plain bit-vector terms, which the
+/// solver takes apart far faster than a 256-store array. A range whose
+/// entries are all equal is that constant.
+fn mux(at: &dyn Fn(usize) -> u64, lo: usize, len: usize, index: &BV, w: u32) -> BV {
+    let v = at(lo);
+    if (lo..lo + len).all(|i| at(i) == v) {
+        return BV::from_u64(v, w);
+    }
+    let half = len / 2;
+    let bit = half.trailing_zeros();
+    let (low, high) = (mux(at, lo, half, index, w), mux(at, lo + half, half, index, w));
+    index.extract(bit, bit).eq(BV::from_u64(1, 1)).ite(&high, &low)
 }
 
 fn bit(b: &Bool) -> BV {
@@ -86,7 +100,9 @@ impl Terms<'_> {
             }
             OP_TABLE => {
                 let index = g(x.a);
-                self.table(x.val, w).select(&index).as_bv().expect("a bit-vector table")
+                let entries = self.q.trace.tables.get(x.val as usize).map_or(&[][..], |t| &t[..]);
+                let at = |i: usize| entries.get(i).copied().unwrap_or(0);
+                mux(&at, 0, 1 << index.get_size().min(8), &index, w)
             }
             op => {
                 let (a, b) = (g(x.a), g(x.b));
@@ -120,20 +136,6 @@ impl Terms<'_> {
                 }
             }
         }
-    }
-
-    fn table(&mut self, id: u64, w: u32) -> Array {
-        if let Some(a) = self.tables.get(&(id, w)) {
-            return a.clone();
-        }
-        let mut a = Array::const_array(&Sort::bitvector(8), &BV::from_u64(0, w));
-        if let Some(entries) = self.q.trace.tables.get(id as usize) {
-            for (i, &v) in entries.iter().enumerate() {
-                a = a.store(&BV::from_u64(i as u64, 8), &BV::from_u64(v, w));
-            }
-        }
-        self.tables.insert((id, w), a.clone());
-        a
     }
 
     fn cond(&mut self, c: &Cond) -> Bool {
@@ -176,7 +178,7 @@ impl Solver for Z3 {
     fn solve(&mut self, q: &Query<'_>) -> Answer {
         let started = Instant::now();
         let solver = z3::Solver::new();
-        let mut terms = Terms { q, bv: HashMap::new(), tables: HashMap::new() };
+        let mut terms = Terms { q, bv: HashMap::new() };
         for c in &q.conds {
             let b = terms.cond(c);
             solver.assert(&b);

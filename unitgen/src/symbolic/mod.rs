@@ -272,7 +272,31 @@ mod tests {
         Trace { flags: 0, nodes, path, tables: Vec::new() }
     }
 
+    /// The switch's default taken ('k'), then a branch on a class table
+    /// of the same byte (`isupper`: bit 8 of its entry) not taken.
+    fn default_then_table_trace() -> Trace {
+        let upper: Vec<u64> = (0..256u64).map(|c| if (65..91).contains(&c) { 0x100 } else { 0 }).collect();
+        let nodes = vec![
+            node(OP_CONST, 8, 0, 0, 0),
+            node(OP_INPUT, 8, 0, 0, 0),
+            node(OP_TABLE, 16, 1, 0, 0),
+            node(OP_CONST, 16, 0, 0, 0x100),
+            node(OP_AND, 16, 2, 3, 0),
+            node(OP_CONST, 16, 0, 0, 0),
+            node(OP_NE, 1, 4, 5, 0),
+        ];
+        let path = vec![
+            PathEntry { kind: PATH_SWITCH, site: 7, node: 1, taken: u64::from(b'k'), cases: vec![10, 113, 120] },
+            PathEntry { kind: PATH_BRANCH, site: 8, node: 6, taken: 0, cases: Vec::new() },
+        ];
+        Trace { flags: 0, nodes, path, tables: vec![upper] }
+    }
+
     fn explore(excluded: &[u8]) -> Vec<Vec<u8>> {
+        explore_trace(excluded, switch_trace())
+    }
+
+    fn explore_trace(excluded: &[u8], trace: Trace) -> Vec<Vec<u8>> {
         let p = Param {
             site: Site::Bytes { object: 1, offset: 0, len: 2, nul: false },
             encoding: Encoding::Raw,
@@ -286,7 +310,7 @@ mod tests {
         let seed = g.next(std::slice::from_ref(&p), 4);
         assert_eq!(seed.len(), 1);
         assert_eq!(g.pending(), Pending::Nothing);
-        g.observe(&seed[0], Some(switch_trace()));
+        g.observe(&seed[0], Some(trace));
         let mut found = Vec::new();
         while g.pending() != Pending::Nothing {
             g.wait(std::time::Duration::from_millis(50));
@@ -303,6 +327,16 @@ mod tests {
         let found = explore(&[]);
         assert_eq!(found.len(), 3, "{found:?}");
         assert!(found.iter().any(|v| v[0] == b'q') && found.iter().any(|v| v[0] == b'\n'), "{found:?}");
+    }
+
+    #[test]
+    fn a_value_past_a_switch_default_is_free_but_for_the_cases() {
+        let found = explore_trace(&[], default_then_table_trace());
+        // The cases but 'x' (the seed's own byte, already tried), and a
+        // capital: the table's branch, solvable only if the default holds
+        // the byte to none of the cases rather than to 'k'.
+        assert_eq!(found.len(), 3, "{found:?}");
+        assert!(found.iter().any(|v| v[0].is_ascii_uppercase()), "{found:?}");
     }
 
     #[test]

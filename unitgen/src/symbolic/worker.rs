@@ -97,6 +97,9 @@ pub(super) fn spawn(link: Arc<Link>, jobs: Receiver<Job>, timeout_ms: u32, smt_l
 /// The condition an entry's direction puts on the path.
 fn held(e: &PathEntry) -> Cond {
     match e.kind {
+        // The default: any value no case names (pinning the value taken
+        // would make every later branch on it unsolvable).
+        PATH_SWITCH if !e.cases.contains(&e.taken) => Cond::NotAny(e.node, e.cases.clone()),
         PATH_SWITCH => Cond::Is(e.node, e.taken),
         _ => Cond::Bit(e.node, e.taken != 0),
     }
