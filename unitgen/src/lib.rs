@@ -23,6 +23,16 @@ pub struct Candidate {
     pub tag: u64,
 }
 
+impl Candidate {
+    /// The value a report names: the first that differs from what its
+    /// parameter was carved with (a solver's candidate holds every
+    /// parameter), else the first. `None` for the unit as carved.
+    pub fn changed(&self, params: &[Param]) -> Option<&(usize, Value)> {
+        let differs = |(k, v): &&(usize, Value)| params.get(*k).is_some_and(|p| v.text() != p.original);
+        self.values.iter().find(differs).or(self.values.first())
+    }
+}
+
 /// Candidates a generator has in store for its current unit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Pending {

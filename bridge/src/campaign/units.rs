@@ -299,9 +299,9 @@ impl Campaign {
         self.file.stats.execs += 1;
         self.file.stats.lifted += 1;
         let function = unit.meta.function.clone();
-        let (k, value) = &c.values[0];
-        match class {
-            Class::TrueAlarm => {
+        match (class, c.changed(params)) {
+            (Class::TrueAlarm, None) => self.file.stats.true_alarms += 1,
+            (Class::TrueAlarm, Some((k, value))) => {
                 self.file.stats.true_alarms += 1;
                 if alarms.insert((function.clone(), *k, sys.to_string())) {
                     let id = self.file.stats.unique_true_alarms;
@@ -325,7 +325,7 @@ impl Campaign {
                     self.out.write(&format!("{dir}/report.json"), serde_json::to_string_pretty(&report)?.as_bytes())?;
                 }
             }
-            Class::CoverageLift => {
+            (Class::CoverageLift, _) => {
                 self.file.stats.coverage_lifts += 1;
                 let id = self.next_id;
                 self.next_id += 1;
@@ -333,7 +333,7 @@ impl Campaign {
                 let hits = self.hits();
                 self.corpus.push(super::Entry { id, data: lifted, hits });
             }
-            Class::FalseAlarm => self.file.stats.false_alarms += u64::from(failed),
+            (Class::FalseAlarm, _) => self.file.stats.false_alarms += u64::from(failed),
         }
         Ok(())
     }

@@ -122,9 +122,9 @@ fn run_with(args: FuzzUnitArgs, make: &dyn Fn(u64) -> Box<dyn unitgen::UnitGener
             let lifted = lifter::lift_all(&input, &subs);
             let (class, sys_outcome) = lifter::check(&mut system, &mut sys_cov, &lifted)?;
             sum.lifted += 1;
-            let (k, v) = &t.candidate.values[0];
-            match class {
-                Class::TrueAlarm => {
+            match (class, t.candidate.changed(&params)) {
+                (Class::TrueAlarm, None) => sum.true_alarms += 1,
+                (Class::TrueAlarm, Some((k, v))) => {
                     sum.true_alarms += 1;
                     if seen.insert((unit.meta.function.clone(), *k, sys_outcome.to_string())) {
                         let alarm = Alarm {
@@ -144,7 +144,7 @@ fn run_with(args: FuzzUnitArgs, make: &dyn Fn(u64) -> Box<dyn unitgen::UnitGener
                         sum.alarms.push(alarm);
                     }
                 }
-                Class::CoverageLift => {
+                (Class::CoverageLift, _) => {
                     if let Some(out) = &args.output {
                         let dir = out.join("lifts");
                         std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
@@ -153,7 +153,7 @@ fn run_with(args: FuzzUnitArgs, make: &dyn Fn(u64) -> Box<dyn unitgen::UnitGener
                     }
                     sum.coverage_lifts += 1;
                 }
-                Class::FalseAlarm => sum.false_alarms += u64::from(failed),
+                (Class::FalseAlarm, _) => sum.false_alarms += u64::from(failed),
             }
             Ok(())
         });
