@@ -4,4 +4,5 @@ mod bridging;
 mod campaign;
 mod carving;
 mod commands;
+mod modules;
 mod symbolic;

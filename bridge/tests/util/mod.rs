@@ -33,6 +33,36 @@ pub fn example(name: &str, dir: &Path) -> PathBuf {
     carve_compile(&repo().join("examples").join(name).join(format!("{name}.c")), dir)
 }
 
+/// An example of several files (examples/NAME/*.c) built as a make-based
+/// build does: each file compiled on its own (with carve-clang, or with
+/// plain clang-19 for those named in `plain`), then linked by carve-clang.
+pub fn example_by_parts(name: &str, dir: &Path, plain: &[&str]) -> PathBuf {
+    let cc = tools_dir().join("carve-clang");
+    let src = repo().join("examples").join(name);
+    let mut objects = Vec::new();
+    for e in std::fs::read_dir(&src).unwrap() {
+        let c = e.unwrap().path();
+        if c.extension().is_none_or(|x| x != "c") {
+            continue;
+        }
+        let file = c.file_name().unwrap().to_str().unwrap().to_string();
+        let o = dir.join(c.with_extension("o").file_name().unwrap());
+        let compiler = if plain.contains(&file.as_str()) { PathBuf::from("clang-19") } else { cc.clone() };
+        let out = Command::new(&compiler).args(["-O2", "-c", "-o"]).arg(&o).arg(&c).output().unwrap();
+        assert!(
+            out.status.success(),
+            "{} failed on {file}: {}",
+            compiler.display(),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        objects.push(o);
+    }
+    let prog = dir.join(name);
+    let out = Command::new(&cc).arg("-o").arg(&prog).args(&objects).output().unwrap();
+    assert!(out.status.success(), "linking {name}: {}", String::from_utf8_lossy(&out.stderr));
+    prog
+}
+
 /// A fixture (bridge/tests/fixtures/NAME.c) built with carve-clang.
 pub fn fixture(name: &str, dir: &Path) -> PathBuf {
     carve_compile(&repo().join("bridge/tests/fixtures").join(format!("{name}.c")), dir)

@@ -1,0 +1,58 @@
+//! Programs of several modules, compiled one file at a time: symbolic
+//! replay follows a call into another module's clone, and falls back to
+//! the concrete function when that module was built without carve-clang.
+
+use crate::util::*;
+use std::os::unix::process::ExitStatusExt;
+use std::path::Path;
+
+/// Carves `script`'s main from its seed and explores it; the summary.
+fn explore_main(prog: &Path, dir: &Path) -> serde_json::Value {
+    let p = prog.to_str().unwrap();
+    let units = dir.join("units");
+    let seed = std::fs::read(repo().join("examples/script/seeds/upper")).unwrap();
+    let o = bridge(
+        &["carve", "--args-in-input", "-o", units.to_str().unwrap(), "--functions", "^main$", "--", p, "@@"],
+        &seed,
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let unit = units.join("main.0.unit");
+    let out = dir.join("out");
+    let (u, o) = (unit.to_str().unwrap(), out.to_str().unwrap());
+    let args = ["explore", u, "--args-in-input", "--tries", "60", "--json", "-o", o, "--", p, "@@"];
+    let o = bridge(&args, b"");
+    assert!(o.status.success(), "{}", stderr(&o));
+    serde_json::from_slice(&o.stdout).unwrap()
+}
+
+#[test]
+fn main_reaches_the_interpreter_in_another_module_and_its_alarm_reproduces() {
+    let dir = tempfile::tempdir().unwrap();
+    let prog = example_by_parts("script", dir.path(), &[]);
+    let sum = explore_main(&prog, dir.path());
+    // The script word (main's parameter) steers compile() in commands.c:
+    // past the command switch's default, a doubled capital crashes.
+    assert_eq!(sum["unique_true_alarms"].as_u64(), Some(1), "{sum}");
+    let alarm = &sum["alarms"][0];
+    assert_eq!(alarm["original"], "p;u;k", "{alarm}");
+    let value = alarm["value"].as_str().unwrap().as_bytes().to_vec();
+    assert!(value.windows(2).any(|w| w[0].is_ascii_uppercase() && w[0] == w[1]), "{alarm}");
+    let input = std::fs::read(dir.path().join("out/alarms/000000/input")).unwrap();
+    let line = String::from_utf8_lossy(input.split(|&b| b == b'\n').next().unwrap()).into_owned();
+    let file = dir.path().join("file");
+    std::fs::write(&file, &input[line.len() + 1..]).unwrap();
+    let st = std::process::Command::new(&prog).args(line.split(' ')).arg(&file).output().unwrap().status;
+    assert_eq!(st.signal(), Some(11), "{line} does not reproduce");
+}
+
+#[test]
+fn a_module_built_without_carve_clang_runs_concretely_under_symbolic_replay() {
+    let dir = tempfile::tempdir().unwrap();
+    let prog = example_by_parts("script", dir.path(), &["commands.c"]);
+    let sum = explore_main(&prog, dir.path());
+    // Links, replays and explores main's options; the interpreter's
+    // branches are out of sight, so its crash is not found.
+    assert!(sum["tries"].as_u64().unwrap() >= 2, "{sum}");
+    assert_eq!(sum["unit_failures"].as_u64(), Some(0), "{sum}");
+    assert_eq!(sum["unique_true_alarms"].as_u64(), Some(0), "{sum}");
+}
