@@ -3,6 +3,7 @@
 mod campaign;
 mod cli;
 mod cmd;
+mod input_file;
 mod unit_loop;
 mod unit_runner;
 

@@ -2,7 +2,9 @@
 //! unit fork server on the unit's program, which restores the carved
 //! context once (before it serves) and forks a try per value; each try
 //! applies a patch of the parameter bytes only (`CARVE_REPLAY_PATCH`,
-//! rewritten before each try, readable by the target's user). Also the
+//! rewritten before each try, readable by the target's user). The carving
+//! run's input is there again: its `@@` file where it was, its content on
+//! each try's stdin, so a replayed `main` reads what it read. Also the
 //! unit-level coverage reached so far.
 
 use ::exec::{Coverage, ForkServer, Outcome, Target};
@@ -40,6 +42,9 @@ pub struct UnitRunner {
     hangs_in_a_row: u32,
     /// Where symbolic tries leave their traces.
     trace: Option<PathBuf>,
+    /// What the carving run's `@@` file (or stdin) held: each try's stdin.
+    content: Vec<u8>,
+    _input: crate::input_file::InputFile,
     _dir: tempfile::TempDir,
 }
 
@@ -94,6 +99,8 @@ impl UnitRunner {
             first: Outcome::Exit(0),
             hangs_in_a_row: 0,
             trace: symbolic.map(|_| trace),
+            content: unit.meta.input_content.clone(),
+            _input: crate::input_file::InputFile::recreate(&unit.meta),
             _dir: dir,
         };
         let first = r.run(&if restore == Restore::Once { Vec::new() } else { unit.encode() })?;
@@ -149,6 +156,6 @@ impl UnitRunner {
         // Written in place: the file is only read by the forked try (with
         // `Once`, the fork server read its unit before serving).
         std::fs::write(&self.patch, patch)?;
-        Ok(self.fs.run(b"")?)
+        Ok(self.fs.run(&self.content)?)
     }
 }
