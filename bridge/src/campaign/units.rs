@@ -7,7 +7,8 @@
 //! once. A generator that works on its
 //! own (the symbolic explorer's solver thread) has its unit picked up
 //! again while it has candidates coming; a new unit is taken when it is
-//! idle. Values that fail or reach edges no system run covered are lifted
+//! idle, and a round goes on to the next unit while the generator stays
+//! idle (a unit that gives nothing more costs no wait). Values that fail or reach edges no system run covered are lifted
 //! and re-run through the whole program: true alarms go to `alarms/`,
 //! coverage lifts join the queue, false alarms are counted.
 
@@ -23,12 +24,15 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 use unitgen::{Pending, UnitGenerator};
 
-/// System fuzzing between two unit rounds, and the most a round takes.
+/// The most one unit's exploration takes in a round.
 const PERIOD: Duration = Duration::from_secs(5);
-/// System fuzzing between two rounds when the generator is not working
-/// on its own (solving, while the system fuzzer runs), or has candidates
-/// ready; the share below bounds the rounds' time.
+/// System fuzzing between two rounds; a round is skipped while the
+/// generator works on its own (solving, while the system fuzzer runs) and
+/// has nothing ready. The share below bounds the rounds' time.
 const QUICK: Duration = Duration::from_millis(500);
+/// A round goes on to the next unit while its generator is idle (the last
+/// unit gave nothing more to try) for up to this long.
+const ROUND: Duration = Duration::from_secs(1);
 /// Units of one carved entry kept for the rounds to come.
 const POOL: usize = 8;
 /// The most of a campaign's time that unit rounds take.
@@ -99,13 +103,15 @@ impl Campaign {
     /// A unit round, when one is due.
     pub(super) fn unit_round(&mut self) -> anyhow::Result<()> {
         let Some(mut uw) = self.units.take() else { return Ok(()) };
-        let due = if uw.generator.pending() == Pending::Working { PERIOD } else { QUICK };
-        if uw.last.elapsed() < due || self.file.stats.unit_seconds > MAX_SHARE * self.elapsed() {
+        if uw.last.elapsed() < QUICK
+            || uw.generator.pending() == Pending::Working
+            || self.file.stats.unit_seconds > MAX_SHARE * self.elapsed()
+        {
             self.units = Some(uw);
             return Ok(());
         }
         let started = Instant::now();
-        let result = self.round(&mut uw);
+        let result = self.rounds(&mut uw, started);
         self.file.stats.unit_seconds += started.elapsed().as_secs_f64();
         uw.last = Instant::now();
         self.units = Some(uw);
@@ -119,6 +125,20 @@ impl Campaign {
             }
         }
         Ok(())
+    }
+
+    /// Rounds, one unit each, while the generator is idle after one (its
+    /// unit gave nothing more), for up to [`ROUND`].
+    fn rounds(&mut self, uw: &mut UnitWork, started: Instant) -> anyhow::Result<()> {
+        loop {
+            self.round(uw)?;
+            if uw.generator.pending() != Pending::Nothing
+                || started.elapsed() >= ROUND
+                || self.elapsed() >= self.file.config.time_budget_s
+            {
+                return Ok(());
+            }
+        }
     }
 
     fn round(&mut self, uw: &mut UnitWork) -> anyhow::Result<()> {
