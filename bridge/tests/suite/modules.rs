@@ -1,6 +1,7 @@
-//! Programs of several modules, compiled one file at a time: symbolic
-//! replay follows a call into another module's clone, and falls back to
-//! the concrete function when that module was built without carve-clang.
+//! `examples/script`, a program of two modules compiled one file at a
+//! time: symbolic replay follows a call into another module's clone, and
+//! falls back to the concrete function when that module was built without
+//! carve-clang; a replayed `main` reads the file the carving run read.
 
 use crate::util::*;
 use std::os::unix::process::ExitStatusExt;
@@ -31,18 +32,48 @@ fn main_reaches_the_interpreter_in_another_module_and_its_alarm_reproduces() {
     let prog = example_by_parts("script", dir.path(), &[]);
     let sum = explore_main(&prog, dir.path());
     // The script word (main's parameter) steers compile() in commands.c:
-    // past the command switch's default, a doubled capital crashes.
-    assert_eq!(sum["unique_true_alarms"].as_u64(), Some(1), "{sum}");
-    let alarm = &sum["alarms"][0];
-    assert_eq!(alarm["original"], "p;u;k", "{alarm}");
-    let value = alarm["value"].as_str().unwrap().as_bytes().to_vec();
-    assert!(value.windows(2).any(|w| w[0].is_ascii_uppercase() && w[0] == w[1]), "{alarm}");
-    let input = std::fs::read(dir.path().join("out/alarms/000000/input")).unwrap();
-    let line = String::from_utf8_lossy(input.split(|&b| b == b'\n').next().unwrap()).into_owned();
-    let file = dir.path().join("file");
-    std::fs::write(&file, &input[line.len() + 1..]).unwrap();
-    let st = std::process::Command::new(&prog).args(line.split(' ')).arg(&file).output().unwrap().status;
-    assert_eq!(st.signal(), Some(11), "{line} does not reproduce");
+    // past the command switch's default, a doubled capital crashes; `x`
+    // aborts when run() meets it on a line.
+    assert_eq!(sum["unique_true_alarms"].as_u64(), Some(2), "{sum}");
+    for k in 0..2 {
+        let alarm = &sum["alarms"][k];
+        assert_eq!(alarm["original"], "p;u;k", "{alarm}");
+        let value = alarm["value"].as_str().unwrap().as_bytes().to_vec();
+        let signal = if value.contains(&b'x') {
+            6
+        } else {
+            assert!(value.windows(2).any(|w| w[0].is_ascii_uppercase() && w[0] == w[1]), "{alarm}");
+            11
+        };
+        let input = std::fs::read(dir.path().join(format!("out/alarms/{k:06}/input"))).unwrap();
+        let line = String::from_utf8_lossy(input.split(|&b| b == b'\n').next().unwrap()).into_owned();
+        let file = dir.path().join("file");
+        std::fs::write(&file, &input[line.len() + 1..]).unwrap();
+        let st = std::process::Command::new(&prog).args(line.split(' ')).arg(&file).output().unwrap().status;
+        assert_eq!(st.signal(), Some(signal), "{line} does not reproduce");
+    }
+}
+
+#[test]
+fn a_replayed_main_reads_the_file_the_carving_run_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let prog = example_by_parts("script", dir.path(), &[]);
+    let p = prog.to_str().unwrap();
+    let units = dir.path().join("units");
+    // `x` aborts on the file's first line: the carving run aborts there,
+    // after main's snapshot.
+    let o = bridge(&["carve", "--args-in-input", "-o", units.to_str().unwrap(), "--", p, "@@"], b"-e x\nhello\n");
+    assert!(stderr(&o).contains("SIGABRT"), "{}", stderr(&o));
+    // The carving run's file went with its run; the unit runner puts it
+    // back, so main replayed as carved aborts as it did (without the
+    // file it would end early, "cannot read"): reported, not explored.
+    let unit = units.join("main.0.unit");
+    let o =
+        bridge(&["fuzz-unit", unit.to_str().unwrap(), "--args-in-input", "--tries", "5", "--json", "--", p, "@@"], b"");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let sum: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(sum["units_unreplayable"].as_u64(), Some(1), "{sum}");
+    assert!(stderr(&o).contains("ends in crash (signal 6, SIGABRT)"), "{}", stderr(&o));
 }
 
 #[test]
@@ -51,7 +82,7 @@ fn a_module_built_without_carve_clang_runs_concretely_under_symbolic_replay() {
     let prog = example_by_parts("script", dir.path(), &["commands.c"]);
     let sum = explore_main(&prog, dir.path());
     // Links, replays and explores main's options; the interpreter's
-    // branches are out of sight, so its crash is not found.
+    // branches are out of sight, so neither of its crashes is found.
     assert!(sum["tries"].as_u64().unwrap() >= 2, "{sum}");
     assert_eq!(sum["unit_failures"].as_u64(), Some(0), "{sum}");
     assert_eq!(sum["unique_true_alarms"].as_u64(), Some(0), "{sum}");
