@@ -3,8 +3,8 @@
 //! context once (before it serves) and forks a try per value; each try
 //! applies a patch of the parameter bytes only (`CARVE_REPLAY_PATCH`,
 //! rewritten before each try, readable by the target's user). The carving
-//! run's input is there again: its `@@` file where it was, its content on
-//! each try's stdin, so a replayed `main` reads what it read. Also the
+//! run's input is there again: its `@@` file where it was, or its content
+//! on each try's stdin, so a replayed `main` reads what it read. Also the
 //! unit-level coverage reached so far.
 
 use ::exec::{Coverage, ForkServer, Outcome, Target};
@@ -42,7 +42,8 @@ pub struct UnitRunner {
     hangs_in_a_row: u32,
     /// Where symbolic tries leave their traces.
     trace: Option<PathBuf>,
-    /// What the carving run's `@@` file (or stdin) held: each try's stdin.
+    /// Each try's stdin: what the carving run's was (its input, or nothing
+    /// when the input was the `@@` file).
     content: Vec<u8>,
     _input: crate::input_file::InputFile,
     _dir: tempfile::TempDir,
@@ -99,7 +100,7 @@ impl UnitRunner {
             first: Outcome::Exit(0),
             hangs_in_a_row: 0,
             trace: symbolic.map(|_| trace),
-            content: unit.meta.input_content.clone(),
+            content: if unit.meta.input_on_stdin { unit.meta.input_content.clone() } else { Vec::new() },
             _input: crate::input_file::InputFile::recreate(&unit.meta),
             _dir: dir,
         };

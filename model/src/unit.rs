@@ -46,6 +46,10 @@ pub struct Meta {
     pub input_path: String,
     #[serde(default)]
     pub input_content: Vec<u8>,
+    /// The content was the carving run's stdin (no `@@`); otherwise stdin
+    /// was empty.
+    #[serde(default)]
+    pub input_on_stdin: bool,
     /// The parameters found by mapping: parts of the call whose values
     /// occur in the system input.
     #[serde(default)]

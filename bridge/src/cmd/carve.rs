@@ -84,6 +84,7 @@ pub fn carve_run(
     target.env.push((env::CARVE_MAX.into(), caps.max_per_function.to_string()));
     target.env.push((env::CARVE_BYTES.into(), caps.budget.to_string()));
     let args_in_input = target.args_in_input;
+    let input_on_stdin = target.input_mode() == ::exec::InputMode::Stdin;
     let mut fs = ::exec::ForkServer::start(target)?;
     let outcome = fs.run(input)?;
     let input_path = fs.input_path().display().to_string();
@@ -102,6 +103,7 @@ pub fn carve_run(
             call_index: k as u32,
             input_path: input_path.clone(),
             input_content: input_content.clone(),
+            input_on_stdin,
             ..Meta::default()
         };
         match carver::unit_from_snapshot(&raw, meta) {
