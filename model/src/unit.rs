@@ -329,6 +329,7 @@ mod tests {
                 call_index: 0,
                 input_path: "/tmp/x/input".into(),
                 input_content: b"in".to_vec(),
+                input_on_stdin: true,
                 params: vec![Param {
                     site: Site::Arg { index: 1, size: 4 },
                     encoding: Encoding::Decimal,
