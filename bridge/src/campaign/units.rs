@@ -45,6 +45,11 @@ const MAX_UNREPLAYABLE: u32 = 2;
 /// Carvings for a function that gave it no unit with parameters, after
 /// which no more entries are carved for it.
 const MAX_BARREN: u32 = 2;
+/// Lifts in a row from one function that reproduced nothing at system
+/// level, after which its values are no longer lifted and it is no longer
+/// chosen (its parameters are coincidences: `version_etc_arn`'s count of
+/// authors mapped to a `2` of the input).
+const MAX_FRUITLESS: u32 = 8;
 /// The columns of `units.csv`: one row per unit round.
 const UNITS_CSV_HEADER: &str = "seconds,function,entry,round,tries,lifted,coverage_lifts,true_alarms";
 /// Unit-round errors printed before they are only counted.
@@ -70,6 +75,9 @@ pub struct UnitWork {
     /// Carvings for a function that gave it no unit with parameters.
     barren: BTreeMap<String, u32>,
     analysed: BTreeMap<String, u32>,
+    /// Lifts in a row per function that were neither coverage lifts nor
+    /// true alarms.
+    fruitless: BTreeMap<String, u32>,
     /// Units per function whose replay, as carved, crashed or hung.
     unreplayable: BTreeMap<String, u32>,
     alarms: BTreeSet<(String, usize, String)>,
@@ -90,6 +98,7 @@ impl UnitWork {
             carves: BTreeMap::new(),
             barren: BTreeMap::new(),
             analysed: BTreeMap::new(),
+            fruitless: BTreeMap::new(),
             unreplayable: BTreeMap::new(),
             alarms: BTreeSet::new(),
             last: Instant::now(),
@@ -167,8 +176,11 @@ impl Campaign {
             }
             open as f64 / f64::from(1 + analysed)
         };
-        let replayable =
-            |c: &Current| uw.unreplayable.get(&c.unit.meta.function).copied().unwrap_or(0) < MAX_UNREPLAYABLE;
+        let replayable = |c: &Current| {
+            let f = &c.unit.meta.function;
+            uw.unreplayable.get(f).copied().unwrap_or(0) < MAX_UNREPLAYABLE
+                && uw.fruitless.get(f).copied().unwrap_or(0) < MAX_FRUITLESS
+        };
         let best = (0..uw.pool.len())
             .filter(|&i| replayable(&uw.pool[i]))
             .max_by(|&i, &j| score(&uw.pool[i]).total_cmp(&score(&uw.pool[j])));
@@ -231,7 +243,11 @@ impl Campaign {
         let mut targets: Vec<(f64, &FunctionInfo)> = uw
             .functions
             .values()
-            .filter(|f| count(&uw.barren, &f.name) < MAX_BARREN && count(&uw.unreplayable, &f.name) < MAX_UNREPLAYABLE)
+            .filter(|f| {
+                count(&uw.barren, &f.name) < MAX_BARREN
+                    && count(&uw.unreplayable, &f.name) < MAX_UNREPLAYABLE
+                    && count(&uw.fruitless, &f.name) < MAX_FRUITLESS
+            })
             .filter_map(|f| {
                 let open = open_outcomes(f, &self.cov);
                 (open > 0 && (open as u32) < f.branches)
@@ -264,10 +280,11 @@ impl Campaign {
             wait: false,
         };
         let before = (self.file.stats.lifted, self.file.stats.coverage_lifts, self.file.stats.true_alarms);
-        let (program, alarms) = (uw.program.clone(), &mut uw.alarms);
+        let (program, alarms, fruitless) = (uw.program.clone(), &mut uw.alarms, &mut uw.fruitless);
         let (unit, params) = (&cur.unit, &cur.params);
         let (first, done) = explore(&program, unit, params, uw.generator.as_mut(), how, &limits, |t| {
-            self.unit_try(alarms, cur.entry, &cur.input, unit, params, t)
+            let fruitless = fruitless.entry(unit.meta.function.clone()).or_default();
+            self.unit_try(alarms, fruitless, cur, t)
         })?;
         cur.tries += done.tries as usize;
         let s = &self.file.stats;
@@ -300,16 +317,15 @@ impl Campaign {
     fn unit_try(
         &mut self,
         alarms: &mut BTreeSet<(String, usize, String)>,
-        entry: u64,
-        input: &[u8],
-        unit: &model::unit::Unit,
-        params: &[model::unit::Param],
+        fruitless: &mut u32,
+        cur: &Current,
         t: Try<'_>,
     ) -> anyhow::Result<()> {
+        let (entry, input, unit, params) = (cur.entry, &cur.input[..], &cur.unit, &cur.params[..]);
         self.file.stats.unit_tries += 1;
         let failed = t.failed();
         self.file.stats.unit_failures += u64::from(failed);
-        if !t.worth_lifting(&self.cov) {
+        if !t.worth_lifting(&self.cov) || *fruitless >= MAX_FRUITLESS {
             return Ok(());
         }
         let c = t.candidate;
@@ -319,6 +335,7 @@ impl Campaign {
         self.file.stats.execs += 1;
         self.file.stats.lifted += 1;
         let function = unit.meta.function.clone();
+        *fruitless = if class == Class::FalseAlarm { *fruitless + 1 } else { 0 };
         match (class, c.changed(params)) {
             (Class::TrueAlarm, None) => self.file.stats.true_alarms += 1,
             (Class::TrueAlarm, Some((k, value))) => {
