@@ -8,9 +8,11 @@
 //! own (the symbolic explorer's solver thread) has its unit picked up
 //! again while it has candidates coming; a new unit is taken when it is
 //! idle, and a round goes on to the next unit while the generator stays
-//! idle (a unit that gives nothing more costs no wait). Values that fail or reach edges no system run covered are lifted
-//! and re-run through the whole program: true alarms go to `alarms/`,
-//! coverage lifts join the queue, false alarms are counted.
+//! idle (a unit that gives nothing more costs no wait). Values that fail
+//! or reach edges no system run covered are lifted and re-run through the
+//! whole program: true alarms go to `alarms/`, coverage lifts join the
+//! queue, false alarms are counted; a function whose lifts keep
+//! reproducing nothing is dropped.
 
 use super::outdir::sanitize;
 use super::Campaign;

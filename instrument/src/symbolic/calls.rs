@@ -260,11 +260,19 @@ impl<'ctx> Shadower<'_, 'ctx> {
         // replaces a pointer.
         unsafe { inkwell::llvm_sys::core::LLVMSetOperand(i.as_value_ref(), n - 1, callee.as_value_ref()) };
         let zero = self.zero();
+        // The clone reads its declared parameters only: the variadic rest
+        // is pinned either way (a shadow left in the table would be read
+        // by the next clone called).
+        let declared = f.count_params() as usize;
         for (k, (a, s)) in args.iter().zip(shadowed).enumerate() {
             let Some(s) = s else { continue };
-            let to_clone = self.b.build_select(has, s, zero, "")?.into_int_value();
-            self.call(self.abi.set_param, &[self.i32c(k as u64).into(), to_clone.into()])?;
-            let pinned = self.b.build_select(has, zero, s, "")?.into_int_value();
+            let pinned = if k < declared {
+                let to_clone = self.b.build_select(has, s, zero, "")?.into_int_value();
+                self.call(self.abi.set_param, &[self.i32c(k as u64).into(), to_clone.into()])?;
+                self.b.build_select(has, zero, s, "")?.into_int_value()
+            } else {
+                s
+            };
             let v = self.wide(*a, false)?;
             self.call(self.abi.pin, &[pinned.into(), v.into()])?;
         }
