@@ -10,14 +10,7 @@ use std::path::Path;
 /// Carves `script`'s main from its seed and explores it; the summary.
 fn explore_main(prog: &Path, dir: &Path) -> serde_json::Value {
     let p = prog.to_str().unwrap();
-    let units = dir.join("units");
-    let seed = std::fs::read(repo().join("examples/script/seeds/upper")).unwrap();
-    let o = bridge(
-        &["carve", "--args-in-input", "-o", units.to_str().unwrap(), "--functions", "^main$", "--", p, "@@"],
-        &seed,
-    );
-    assert!(o.status.success(), "{}", stderr(&o));
-    let unit = units.join("main.0.unit");
+    let unit = carve_main(prog, "examples/script/seeds/upper", dir);
     let out = dir.join("out");
     let (u, o) = (unit.to_str().unwrap(), out.to_str().unwrap());
     let args = ["explore", u, "--args-in-input", "--tries", "60", "--json", "-o", o, "--", p, "@@"];

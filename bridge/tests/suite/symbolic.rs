@@ -141,15 +141,7 @@ fn main_is_carved_and_its_options_are_solved_to_a_long_option_no_seed_has() {
     let dir = tempfile::tempdir().unwrap();
     let prog = example("options", dir.path());
     let p = prog.to_str().unwrap();
-    let units = dir.path().join("units");
-    let seed = std::fs::read(repo().join("examples/options/seeds/fields")).unwrap();
-    let o = bridge(
-        &["carve", "--args-in-input", "-o", units.to_str().unwrap(), "--functions", "^main$", "--", p, "@@"],
-        &seed,
-    );
-    assert!(o.status.success(), "{}", stderr(&o));
-    let unit = units.join("main.0.unit");
-    assert!(unit.exists(), "main is carved: {}", stderr(&o));
+    let unit = carve_main(&prog, "examples/options/seeds/fields", dir.path());
     // As carved, the unit replays main on the carved command line.
     let o = bridge(&["replay", "--json", unit.to_str().unwrap()], b"");
     assert!(o.status.success(), "{}", stderr(&o));

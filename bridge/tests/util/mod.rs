@@ -63,6 +63,19 @@ pub fn example_by_parts(name: &str, dir: &Path, plain: &[&str]) -> PathBuf {
     prog
 }
 
+/// Carves `main` alone from a run of `prog` on `seed` (an example's seed
+/// file, its first line the command line) into `dir/units`; the unit.
+pub fn carve_main(prog: &Path, seed: &str, dir: &Path) -> PathBuf {
+    let units = dir.join("units");
+    let (u, p) = (units.to_str().unwrap(), prog.to_str().unwrap());
+    let seed = std::fs::read(repo().join(seed)).unwrap();
+    let o = bridge(&["carve", "--args-in-input", "-o", u, "--functions", "^main$", "--", p, "@@"], &seed);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let unit = units.join("main.0.unit");
+    assert!(unit.exists(), "main is carved: {}", String::from_utf8_lossy(&o.stderr));
+    unit
+}
+
 /// A fixture (bridge/tests/fixtures/NAME.c) built with carve-clang.
 pub fn fixture(name: &str, dir: &Path) -> PathBuf {
     carve_compile(&repo().join("bridge/tests/fixtures").join(format!("{name}.c")), dir)
