@@ -34,6 +34,14 @@ impl InputFile {
     }
 }
 
+impl InputFile {
+    /// Puts `bytes` in the file when this replay made it (a file that was
+    /// there already is left as it is): false when it could not.
+    pub fn rewrite(&self, bytes: &[u8]) -> bool {
+        self.file.as_ref().is_some_and(|f| std::fs::write(f, bytes).is_ok())
+    }
+}
+
 impl Drop for InputFile {
     fn drop(&mut self) {
         if let Some(f) = &self.file {

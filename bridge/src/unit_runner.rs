@@ -4,14 +4,15 @@
 //! applies a patch of the parameter bytes only (`CARVE_REPLAY_PATCH`,
 //! rewritten before each try, readable by the target's user). The carving
 //! run's input is there again: its `@@` file where it was, or its content
-//! on each try's stdin, so a replayed `main` reads what it read. Also the
-//! unit-level coverage reached so far.
+//! on each try's stdin, so a replayed `main` reads what it read (or the
+//! try's new content: `Site::InputFile`). Also the unit-level coverage
+//! reached so far.
 
 use ::exec::{Coverage, ForkServer, Outcome, Target};
 use anyhow::Context;
 use model::env;
 use model::symtrace::{encode_sym_in, Trace};
-use model::trace::SymInput;
+use model::trace::{SymInput, SYM_IN_FILE};
 use model::unit::Unit;
 use model::{REPLAY_EXIT_MALFORMED, REPLAY_EXIT_NOT_REPLAYABLE, REPLAY_EXIT_UNREADABLE};
 use std::os::unix::fs::PermissionsExt;
@@ -45,7 +46,9 @@ pub struct UnitRunner {
     /// Each try's stdin: what the carving run's was (its input, or nothing
     /// when the input was the `@@` file).
     content: Vec<u8>,
-    _input: crate::input_file::InputFile,
+    /// The input file's content as the last try had it.
+    file_content: Vec<u8>,
+    input: crate::input_file::InputFile,
     _dir: tempfile::TempDir,
 }
 
@@ -81,6 +84,10 @@ impl UnitRunner {
             std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o777))?;
             t.env.push((env::SYM_IN.into(), spec.display().to_string()));
             t.env.push((env::SYM_OUT.into(), trace.display().to_string()));
+            if inputs.iter().any(|i| i.object == SYM_IN_FILE) {
+                let file = if unit.meta.input_on_stdin { "-".to_string() } else { unit.meta.input_path.clone() };
+                t.env.push((env::SYM_FILE.into(), file));
+            }
         }
         t.env.push((env::REPLAY.into(), path.display().to_string()));
         let patch = match restore {
@@ -101,7 +108,8 @@ impl UnitRunner {
             hangs_in_a_row: 0,
             trace: symbolic.map(|_| trace),
             content: if unit.meta.input_on_stdin { unit.meta.input_content.clone() } else { Vec::new() },
-            _input: crate::input_file::InputFile::recreate(&unit.meta),
+            file_content: unit.meta.input_content.clone(),
+            input: crate::input_file::InputFile::recreate(&unit.meta),
             _dir: dir,
         };
         let first = r.run(&if restore == Restore::Once { Vec::new() } else { unit.encode() })?;
@@ -129,6 +137,14 @@ impl UnitRunner {
                 .context("a try must be the started unit with other parameter values")?,
             Restore::EachTry => unit.encode(),
         };
+        if unit.meta.input_content != self.file_content {
+            self.file_content = unit.meta.input_content.clone();
+            if unit.meta.input_on_stdin {
+                self.content = self.file_content.clone();
+            } else if !self.input.rewrite(&self.file_content) {
+                anyhow::bail!("cannot give the input file {} its new content", unit.meta.input_path);
+            }
+        }
         let outcome = self.run(&patch)?;
         self.hangs_in_a_row = if outcome == Outcome::Timeout { self.hangs_in_a_row + 1 } else { 0 };
         let new = self.cov.new_edges(self.fs.map());

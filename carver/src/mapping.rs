@@ -2,7 +2,8 @@
 //! occur in the system input become parameters, with every offset where
 //! they occur. Integer arguments are looked for as decimal text (at number
 //! boundaries), strings reachable from the arguments as bytes (up to their
-//! NUL or the object's end), streams as the text left to read.
+//! NUL or the object's end), streams as the text left to read; for `main`,
+//! also the run's input file, which it has yet to open and read.
 
 use model::snapshot::*;
 use model::unit::{Encoding, Param, Site, Unit};
@@ -15,6 +16,8 @@ const MIN_STRING: usize = 2;
 const ARGV_ROOM: u32 = 8;
 /// Most parameters kept per unit.
 const MAX_PARAMS: usize = 32;
+/// Largest input file taken as a parameter of `main`.
+const MAX_FILE: usize = 64 << 10;
 
 /// The parameters of `unit` against the system `input` (the test's bytes,
 /// command line included when it carries one).
@@ -103,8 +106,28 @@ pub fn map(unit: &Unit, input: &[u8]) -> Vec<Param> {
             _ => {}
         }
     }
+    if let Some(p) = input_file_param(unit, input) {
+        out.insert(0, p);
+    }
     out.truncate(MAX_PARAMS);
     out
+}
+
+/// `main`'s input file: the carving run's `@@` file or stdin, which is the
+/// end of the system input (all of it, or what follows the command line).
+fn input_file_param(unit: &Unit, input: &[u8]) -> Option<Param> {
+    let content = &unit.meta.input_content;
+    if unit.meta.function != "main" || content.is_empty() || content.len() > MAX_FILE || !input.ends_with(content) {
+        return None;
+    }
+    Some(Param {
+        site: Site::InputFile,
+        encoding: Encoding::Raw,
+        occurrences: vec![((input.len() - content.len()) as u64, content.len() as u64)],
+        original: content.clone(),
+        excluded: Vec::new(),
+        room: 0,
+    })
 }
 
 /// The text at `start` of an object's bytes (up to NUL or the end), as a
@@ -236,6 +259,24 @@ mod tests {
         assert_eq!(p[1].occurrences, vec![(11, 4)]);
         // An argv word may grow; a heap string keeps its size.
         assert_eq!((p[0].room, p[2].room), (ARGV_ROOM, 0), "{p:?}");
+    }
+
+    #[test]
+    fn main_s_input_file_is_its_first_parameter_and_the_end_of_the_input() {
+        let mut u = unit(vec![Arg { kind: ARG_INT, size: 4, value: 2 }], vec![]);
+        u.meta.input_content = b"x\ny\n".to_vec();
+        let input = b"-f 2 @@\nx\ny\n";
+        // Not main: no file parameter.
+        assert_eq!(map(&u, input).len(), 1);
+        u.meta.function = "main".into();
+        let p = map(&u, input);
+        assert_eq!(p.len(), 2, "{p:?}");
+        assert_eq!(
+            (&p[0].site, &p[0].occurrences, &p[0].original[..]),
+            (&Site::InputFile, &vec![(8, 4)], &b"x\ny\n"[..])
+        );
+        // A file that is not the input's end (another run's) is no parameter.
+        assert_eq!(map(&u, b"-f 2 @@\nother\n").len(), 1);
     }
 
     #[test]

@@ -16,6 +16,7 @@ pub fn apply(unit: &Unit, site: &Site, value: &Value) -> Option<Unit> {
             let mask = if *size >= 8 { u64::MAX } else { (1u64 << (8 * *size as u32)) - 1 };
             a.value = (*v as u64) & mask;
         }
+        (Site::InputFile, Value::Bytes(b)) => u.meta.input_content = b.clone(),
         (Site::Stream { object }, Value::Bytes(b)) => {
             let (h, bytes) = s.objects.get_mut(*object as usize)?;
             *bytes = b.clone();

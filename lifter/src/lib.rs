@@ -20,7 +20,7 @@ pub enum Class {
 /// `input` with every occurrence of `param` replaced by `value`'s text
 /// (lengths may change: later occurrences are replaced first).
 pub fn lift(input: &[u8], param: &Param, value: &Value) -> Vec<u8> {
-    let text = value.text();
+    let text = param.text(value);
     let mut out = input.to_vec();
     let mut occ = param.occurrences.clone();
     occ.sort_unstable();
@@ -39,7 +39,7 @@ pub fn lift_all(input: &[u8], values: &[(&Param, &Value)]) -> Vec<u8> {
     let mut subs: Vec<(usize, usize, Vec<u8>)> = values
         .iter()
         .flat_map(|(p, v)| {
-            let text = v.text();
+            let text = p.text(v);
             p.occurrences.iter().map(move |&(at, len)| (at as usize, (at + len) as usize, text.clone()))
         })
         .collect();

@@ -49,6 +49,11 @@ pub const ALL: &[EnvVar] = &[
         help: "symbolic parameter bytes: the replay runs the symbolic clone (set by bridge explore)",
     },
     EnvVar { name: SYM_OUT, reader: "runtime", help: "where a symbolic replay writes its trace" },
+    EnvVar {
+        name: SYM_FILE,
+        reader: "runtime",
+        help: "the input file whose bytes a symbolic replay reads as symbolic (`-`: stdin)",
+    },
     EnvVar { name: REPLAY_OUT, reader: "runtime", help: "where a replay writes the call's outcome" },
     EnvVar { name: LIST, reader: "runtime", help: "file to write the function table to, instead of running main" },
     EnvVar { name: RT_DEBUG, reader: "runtime", help: "1: the runtime reports what it does on stderr" },

@@ -50,3 +50,6 @@ pub const LIST: &str = "CARVE_LIST";
 pub const SYM_IN: &str = "CARVE_SYM_IN";
 /// Where a symbolic replay writes its trace (a `KIND_TRACE` record).
 pub const SYM_OUT: &str = "CARVE_SYM_OUT";
+/// The input file of a symbolic replay whose bytes are symbolic when read
+/// ([`crate::trace::SYM_IN_FILE`]): its path, or `-` for stdin.
+pub const SYM_FILE: &str = "CARVE_SYM_FILE";

@@ -22,6 +22,10 @@ pub const KIND_TRACE: u32 = 5;
 /// symbolic (`SymInput`s).
 pub const KIND_SYM_IN: u32 = 6;
 
+/// [`SymInput::object`] of the input file (`CARVE_SYM_FILE`): the bytes
+/// the program reads from it are symbolic.
+pub const SYM_IN_FILE: u32 = u32::MAX - 1;
+
 /// `val`: the input byte's index. 8 bits.
 pub const OP_INPUT: u8 = 0;
 /// `val`: the constant.
@@ -117,7 +121,9 @@ impl Node {
 /// input byte.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SymInput {
-    /// [`crate::snapshot::RELOC_IN_ARG`] for an argument, else the object.
+    /// [`crate::snapshot::RELOC_IN_ARG`] for an argument, [`SYM_IN_FILE`]
+    /// for the input file (`offset` 0; `len` bytes from its start), else
+    /// the object.
     pub object: u32,
     /// The argument's index, or the offset in the object.
     pub offset: u64,

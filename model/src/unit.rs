@@ -65,6 +65,9 @@ pub enum Site {
     Bytes { object: u32, offset: u64, len: u64, nul: bool },
     /// What was left to read from a stream object.
     Stream { object: u32 },
+    /// The carving run's input file (the `@@` file, or stdin): what a
+    /// replayed `main` reads. Its bytes are the value, NULs included.
+    InputFile,
 }
 
 /// A parameter's value, as a unit generator proposes it.
@@ -113,6 +116,17 @@ pub struct Param {
     /// become `--help`). 0 for everything else.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub room: u32,
+}
+
+impl Param {
+    /// How `value` stands in the system input here: the input file's
+    /// bytes whole, anything else as [`Value::text`].
+    pub fn text(&self, value: &Value) -> Vec<u8> {
+        match (&self.site, value) {
+            (Site::InputFile, Value::Bytes(b)) => b.clone(),
+            _ => value.text(),
+        }
+    }
 }
 
 fn is_zero(n: &u32) -> bool {

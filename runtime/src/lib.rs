@@ -24,6 +24,7 @@ mod restore;
 mod state;
 mod sym;
 pub mod symabi;
+mod symfile;
 mod symgetopt;
 mod symmodels;
 mod symtable;

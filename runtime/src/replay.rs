@@ -7,7 +7,7 @@
 //! `id first_branch branches name` lines).
 
 use crate::model::snapshot::*;
-use crate::model::trace::{SymInput, KIND_SYM_IN, OP_INPUT};
+use crate::model::trace::{SymInput, KIND_SYM_IN, OP_INPUT, SYM_IN_FILE};
 use crate::model::{REPLAY_EXIT_MALFORMED, REPLAY_EXIT_NOT_REPLAYABLE, REPLAY_EXIT_UNREADABLE};
 use crate::restore::{restore, Context, Tramp};
 use crate::state::State;
@@ -99,6 +99,12 @@ fn symbolic(cx: &mut Context, spec: &[u8]) -> ! {
     });
     let s = crate::sym::activate();
     for i in inputs {
+        if i.object == SYM_IN_FILE {
+            if !crate::symfile::register(i.first, i.len) {
+                sys::complain(b"replay: the symbolic input file (CARVE_SYM_FILE) is not there");
+            }
+            continue;
+        }
         let Some((p, there)) = cx.place_of(i.object, i.offset, i.len) else {
             sys::complain(b"replay: a symbolic input has no place in this unit");
             exit(REPLAY_EXIT_MALFORMED);

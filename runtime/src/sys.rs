@@ -105,6 +105,7 @@ pub const REPLAY_OUT: &CStr = c"CARVE_REPLAY_OUT";
 pub const REPLAY_PATCH: &CStr = c"CARVE_REPLAY_PATCH";
 pub const SYM_IN: &CStr = c"CARVE_SYM_IN";
 pub const SYM_OUT: &CStr = c"CARVE_SYM_OUT";
+pub const SYM_FILE: &CStr = c"CARVE_SYM_FILE";
 pub const LIST: &CStr = c"CARVE_LIST";
 const _: () = assert!(spells(CARVE_DIR, crate::model::env::CARVE_DIR));
 const _: () = assert!(spells(CARVE_FUNCS, crate::model::env::CARVE_FUNCS));
@@ -115,6 +116,7 @@ const _: () = assert!(spells(REPLAY_OUT, crate::model::env::REPLAY_OUT));
 const _: () = assert!(spells(REPLAY_PATCH, crate::model::env::REPLAY_PATCH));
 const _: () = assert!(spells(SYM_IN, crate::model::env::SYM_IN));
 const _: () = assert!(spells(SYM_OUT, crate::model::env::SYM_OUT));
+const _: () = assert!(spells(SYM_FILE, crate::model::env::SYM_FILE));
 const _: () = assert!(spells(LIST, crate::model::env::LIST));
 
 /// Appends `n` in decimal.

@@ -28,7 +28,7 @@ impl Candidate {
     /// parameter was carved with (a solver's candidate holds every
     /// parameter), else the first. `None` for the unit as carved.
     pub fn changed(&self, params: &[Param]) -> Option<&(usize, Value)> {
-        let differs = |(k, v): &&(usize, Value)| params.get(*k).is_some_and(|p| v.text() != p.original);
+        let differs = |(k, v): &&(usize, Value)| params.get(*k).is_some_and(|p| p.text(v) != p.original);
         self.values.iter().find(differs).or(self.values.first())
     }
 }

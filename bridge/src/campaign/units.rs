@@ -350,7 +350,7 @@ impl Campaign {
                         "parameter": k,
                         "site": format!("{:?}", params[*k].site),
                         "original_value": String::from_utf8_lossy(&params[*k].original),
-                        "new_value": String::from_utf8_lossy(&value.text()),
+                        "new_value": String::from_utf8_lossy(&params[*k].text(value)),
                         "parameters_changed": c.values.len(),
                         "unit_generator_op": c.op,
                         "system_outcome": sys.to_string(),

@@ -133,7 +133,7 @@ fn run_with(args: FuzzUnitArgs, make: &dyn Fn(u64) -> Box<dyn unitgen::UnitGener
                             param: *k,
                             op: t.candidate.op,
                             original: String::from_utf8_lossy(&params[*k].original).into_owned(),
-                            value: String::from_utf8_lossy(&v.text()).into_owned(),
+                            value: String::from_utf8_lossy(&params[*k].text(v)).into_owned(),
                             outcome: sys_outcome.to_string(),
                             unit: f.display().to_string(),
                         };

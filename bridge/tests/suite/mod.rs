@@ -4,5 +4,6 @@ mod bridging;
 mod campaign;
 mod carving;
 mod commands;
+mod input_file;
 mod modules;
 mod symbolic;

@@ -31,8 +31,14 @@ fn explore_solves_what_mutation_does_not_and_the_alarms_reproduce() {
     let o = bridge(&["explore", u, "--tries", "60", "--json", "-o", out.to_str().unwrap(), "--", p, "@@"], b"");
     assert!(o.status.success(), "{}", stderr(&o));
     let sum: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    // A 32-bit magic value, a strcmp keyword, a checksum, a switch.
-    assert_eq!(alarm_functions(&sum), ["check_magic", "check_sum", "check_word", "run_cmd"], "{sum}");
+    // A 32-bit magic value, a strcmp keyword, a checksum, a switch; and
+    // from main, whose input file is symbolic as it reads it, one of them
+    // in a file that is the seed but for the solved bytes.
+    assert_eq!(alarm_functions(&sum), ["check_magic", "check_sum", "check_word", "main", "run_cmd"], "{sum}");
+    let main = sum["alarms"].as_array().unwrap().iter().find(|a| a["function"] == "main").unwrap();
+    let seed = std::fs::read_to_string(repo().join("examples/puzzles/seeds/all")).unwrap();
+    assert_eq!(main["original"], seed.as_str(), "the file is main's parameter: {main}");
+    assert_ne!(main["value"], main["original"], "{main}");
     assert!(started.elapsed().as_secs() < 60, "within seconds, not minutes");
     let queries: u64 =
         sum["generator"].as_array().unwrap().iter().map(|g| g["stats"]["solver"]["queries"].as_u64().unwrap()).sum();

@@ -33,6 +33,11 @@ pub struct Abi<'ctx> {
     pub model_atoi: FunctionValue<'ctx>,
     pub model_getopt_pre: FunctionValue<'ctx>,
     pub model_getopt: FunctionValue<'ctx>,
+    pub model_read: FunctionValue<'ctx>,
+    pub model_fread: FunctionValue<'ctx>,
+    pub model_fgets: FunctionValue<'ctx>,
+    pub model_getline: FunctionValue<'ctx>,
+    pub model_getc: FunctionValue<'ctx>,
 }
 
 impl<'ctx> Abi<'ctx> {
@@ -66,6 +71,11 @@ impl<'ctx> Abi<'ctx> {
             model_atoi: f("__sym_model_atoi", i32t.fn_type(&[q, i, i], false)),
             model_getopt_pre: f("__sym_model_getopt_pre", v.fn_type(&[i, q], false)),
             model_getopt: f("__sym_model_getopt", i32t.fn_type(&[q, q, l], false)),
+            model_read: f("__sym_model_read", v.fn_type(&[i, q, l], false)),
+            model_fread: f("__sym_model_fread", v.fn_type(&[q, l, l, q], false)),
+            model_fgets: f("__sym_model_fgets", v.fn_type(&[q, q, q], false)),
+            model_getline: f("__sym_model_getline", v.fn_type(&[q, l, q], false)),
+            model_getc: f("__sym_model_getc", i32t.fn_type(&[q, l, i], false)),
         }
     }
 }

@@ -1,6 +1,7 @@
 //! Calls in a symbolic clone: shadows of arguments and results passed
 //! between clones; models for the libc functions that matter; memory
 //! intrinsics; `getopt` and its long forms (`runtime/src/symgetopt.rs`);
+//! reads from files ([`super::io`]);
 //! and, for any other call, symbolic integer arguments
 //! pinned to their values (the callee ran concretely).
 
@@ -219,7 +220,10 @@ impl<'ctx> Shadower<'_, 'ctx> {
                     self.after(i);
                     self.call(self.abi.model_char, &[self.i32c(kind).into(), s.into()])?
                 }
-                _ => return self.extern_call(i, name, args),
+                _ => match self.read_model(i, name, args)? {
+                    Some(s) => s,
+                    None => return self.extern_call(i, name, args),
+                },
             },
         };
         if let (Some(s), Some(_)) = (result, int_width(i.get_type())) {

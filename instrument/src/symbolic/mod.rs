@@ -9,6 +9,7 @@
 mod abi;
 mod calls;
 pub mod clone;
+mod io;
 mod shadow;
 
 use crate::Error;

@@ -5,7 +5,8 @@
 //! the solution queued as a new input with the bound moved past it.
 //! Solving happens on a thread of its own ([`worker`]), while tries run.
 //! String parameters are fixed-size symbolic buffers (a NUL may move in);
-//! integers are their bytes.
+//! integers are their bytes; `main`'s input file is symbolic as the
+//! program reads it (its first [`MAX_FILE_SYMBOLIC`] bytes, length fixed).
 
 pub mod dag;
 mod worker;
@@ -49,6 +50,9 @@ struct Slot {
     /// patch, which gives the object that room.
     room: bool,
 }
+
+/// Bytes of the input file that are symbolic when read.
+const MAX_FILE_SYMBOLIC: u32 = 4096;
 
 pub struct Symbolic {
     link: Arc<Link>,
@@ -126,6 +130,7 @@ fn current_bytes(p: &Param) -> Option<(Vec<u8>, bool)> {
             let room = if nul { p.room as usize } else { 0 };
             Some(([&p.original[..], &vec![0; room]].concat(), false))
         }
+        Site::InputFile => Some((p.original.clone(), false)),
         _ => None,
     }
 }
@@ -145,12 +150,13 @@ impl UnitGenerator for Symbolic {
         for (k, p) in params.iter().enumerate() {
             let Some((bytes, arg)) = current_bytes(p) else { continue };
             let first = self.base.len() as u32;
-            let (object, offset) = match p.site {
-                Site::Arg { index, .. } => (RELOC_IN_ARG, u64::from(index)),
-                Site::Bytes { object, offset, .. } => (object, offset),
+            let (object, offset, len) = match p.site {
+                Site::Arg { index, .. } => (RELOC_IN_ARG, u64::from(index), bytes.len() as u32),
+                Site::Bytes { object, offset, .. } => (object, offset, bytes.len() as u32),
+                Site::InputFile => (SYM_IN_FILE, 0, (bytes.len() as u32).min(MAX_FILE_SYMBOLIC)),
                 Site::Stream { .. } => continue,
             };
-            self.inputs.push(SymInput { object, offset, len: bytes.len() as u32, first });
+            self.inputs.push(SymInput { object, offset, len, first });
             let room = !arg && bytes.len() > p.original.len();
             self.slots.push(Slot { param: k, first, len: bytes.len() as u32, arg, room });
             if !arg && !p.excluded.is_empty() {

@@ -1,0 +1,75 @@
+//! `main`'s input file as a parameter (`examples/records`): in symbolic
+//! replay the bytes `main` reads from it (`fgets`, then `getc`) are
+//! symbolic, so the solver writes a file no seed or mutation has, and the
+//! lifter puts it back as the test's file part, or its stdin.
+
+use crate::util::*;
+use std::os::unix::process::ExitStatusExt;
+use std::path::Path;
+
+/// Explores `unit` of `prog` (its arguments after the command line's)
+/// with `generator` (`explore` or `fuzz-unit`); the summary.
+fn explore(generator: &str, unit: &Path, prog: &Path, args: &[&str], out: &Path) -> serde_json::Value {
+    let (u, p, o) = (unit.to_str().unwrap(), prog.to_str().unwrap(), out.to_str().unwrap());
+    let mut a = vec![generator, u, "--args-in-input", "--tries", "60", "--json", "-o", o, "--", p];
+    a.extend_from_slice(args);
+    let o = bridge(&a, b"");
+    assert!(o.status.success(), "{}", stderr(&o));
+    serde_json::from_slice(&o.stdout).unwrap()
+}
+
+/// The one alarm: a `halt` record whose value adds up to 500, in a file
+/// otherwise the seed's; its system test.
+fn the_halt_alarm(sum: &serde_json::Value, out: &Path) -> Vec<u8> {
+    assert_eq!(sum["unique_true_alarms"].as_u64(), Some(1), "{sum}");
+    let alarm = &sum["alarms"][0];
+    assert_eq!(alarm["original"], "records 1\nname=widget\nsize=12\n", "{alarm}");
+    assert_eq!(alarm["outcome"], "crash (signal 6, SIGABRT)", "{alarm}");
+    let input = std::fs::read(out.join("alarms/000000/input")).unwrap();
+    let halt = input.split(|&b| b == b'\n').find(|l| l.starts_with(b"halt=")).expect("a halt record");
+    assert_eq!(halt[5..].iter().map(|&b| u32::from(b)).sum::<u32>(), 500, "{input:?}");
+    input
+}
+
+#[test]
+fn bytes_main_reads_from_its_file_are_solved_into_a_file_that_aborts() {
+    let dir = tempfile::tempdir().unwrap();
+    let prog = example("records", dir.path());
+    let unit = carve_main(&prog, "examples/records/seeds/two", dir.path());
+    let out = dir.path().join("out");
+    let sum = explore("explore", &unit, &prog, &["@@"], &out);
+    let input = the_halt_alarm(&sum, &out);
+    // The system test reproduces from the command line: its file part is
+    // the solved file.
+    let file = dir.path().join("file");
+    std::fs::write(&file, &input[b"@@\n".len()..]).unwrap();
+    let st = std::process::Command::new(&prog).arg(&file).output().unwrap().status;
+    assert_eq!(st.signal(), Some(6), "{input:?}");
+    // The unit fuzzer, with the same tries, mutates the file blindly.
+    let fuzz = explore("fuzz-unit", &unit, &prog, &["@@"], &dir.path().join("fuzz"));
+    assert_eq!(fuzz["unique_true_alarms"].as_u64(), Some(0), "{fuzz}");
+}
+
+#[test]
+fn bytes_main_reads_from_stdin_are_solved_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let prog = example("records", dir.path());
+    let (units, p) = (dir.path().join("units"), prog.to_str().unwrap());
+    // No `@@`: the test's rest (after its empty command line) is stdin.
+    let seed = b"\nrecords 1\nname=widget\nsize=12\n";
+    let o =
+        bridge(&["carve", "--args-in-input", "-o", units.to_str().unwrap(), "--functions", "^main$", "--", p], seed);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = dir.path().join("out");
+    let sum = explore("explore", &units.join("main.0.unit"), &prog, &[], &out);
+    let input = the_halt_alarm(&sum, &out);
+    assert_eq!(input[0], b'\n', "the command line stays empty: {input:?}");
+    let mut child = std::process::Command::new(&prog)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child.stdin.take().unwrap().write_all(&input[1..]).unwrap();
+    assert_eq!(child.wait().unwrap().signal(), Some(6), "{input:?}");
+}
