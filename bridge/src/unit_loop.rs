@@ -28,12 +28,21 @@ pub struct Try<'a> {
     pub new: bool,
     /// Those edges (their coverage-map slots, the same as in system runs).
     pub new_edges: Vec<usize>,
+    /// A symbolic replay: slower than the program by a factor no limit
+    /// fits, so its timeouts say nothing.
+    pub symbolic: bool,
 }
 
 impl Try<'_> {
-    /// The unit crashed or hung.
+    /// The unit crashed or hung (a symbolic replay that ran out of time
+    /// did not: building expressions slows some runs down far more than
+    /// [`SYMBOLIC_SLOWDOWN`], and their lifts reproduced nothing).
     pub fn failed(&self) -> bool {
-        matches!(self.outcome, Outcome::Crash(_) | Outcome::Timeout)
+        match self.outcome {
+            Outcome::Crash(_) => true,
+            Outcome::Timeout => !self.symbolic,
+            _ => false,
+        }
     }
 
     /// Whether the values are worth a system run: they changed something
@@ -136,8 +145,31 @@ pub fn explore(
             done.seconds_in_tries += started.elapsed().as_secs_f64();
             done.tries += 1;
             gen.observe(c, trace);
-            each(Try { candidate: c, unit: patched, outcome, new: !new_edges.is_empty(), new_edges })?;
+            let symbolic = symbolic.is_some();
+            each(Try { candidate: c, unit: patched, outcome, new: !new_edges.is_empty(), new_edges, symbolic })?;
         }
     }
     Ok((first, done))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_symbolic_replay_that_runs_out_of_time_is_no_failure_a_crash_is() {
+        let c = Candidate { values: vec![(0, model::unit::Value::Int(1))], op: "solved", tag: 0 };
+        let t = |outcome, symbolic| Try {
+            candidate: &c,
+            unit: Unit::default(),
+            outcome,
+            new: false,
+            new_edges: Vec::new(),
+            symbolic,
+        };
+        assert!(t(Outcome::Timeout, false).failed());
+        assert!(!t(Outcome::Timeout, true).failed());
+        assert!(t(Outcome::Crash(11), true).failed());
+        assert!(!t(Outcome::Exit(0), false).failed());
+    }
 }

@@ -3,8 +3,9 @@
 //! runs cover only in part is carved; its units with mapped parameters
 //! wait in a pool, and each round explores the one whose
 //! function has the most branch outcomes not yet covered at system level
-//! (less what earlier rounds spent on it); a unit of `main` goes first,
-//! once. A generator that works on its
+//! (less what earlier rounds spent on it); every other round explores
+//! `main` of the next entry not explored for it (`main_rounds.rs`), the
+//! first round the first seed's. A generator that works on its
 //! own (the symbolic explorer's solver thread) has its unit picked up
 //! again while it has candidates coming; a new unit is taken when it is
 //! idle, and a round goes on to the next unit while the generator stays
@@ -13,6 +14,8 @@
 //! whole program: true alarms go to `alarms/`, coverage lifts join the
 //! queue, false alarms are counted; a function whose lifts keep
 //! reproducing nothing is dropped.
+
+mod main_rounds;
 
 use super::outdir::sanitize;
 use super::Campaign;
@@ -31,7 +34,7 @@ const PERIOD: Duration = Duration::from_secs(5);
 /// System fuzzing between two rounds; a round is skipped while the
 /// generator works on its own (solving, while the system fuzzer runs) and
 /// has nothing ready. The share below bounds the rounds' time.
-const QUICK: Duration = Duration::from_millis(500);
+const QUICK: Duration = Duration::from_millis(100);
 /// A round goes on to the next unit while its generator is idle (the last
 /// unit gave nothing more to try) for up to this long.
 const ROUND: Duration = Duration::from_secs(1);
@@ -87,6 +90,10 @@ pub struct UnitWork {
     current: Option<Current>,
     /// Units carved from the last entry, not yet explored.
     pool: Vec<Current>,
+    /// Entries whose `main` was explored, and whether this round is
+    /// `main`'s (see `main_rounds.rs`).
+    main_done: BTreeSet<u64>,
+    main_turn: bool,
 }
 
 impl UnitWork {
@@ -106,6 +113,8 @@ impl UnitWork {
             last: Instant::now(),
             current: None,
             pool: Vec::new(),
+            main_done: BTreeSet::new(),
+            main_turn: false,
         })
     }
 }
@@ -162,21 +171,18 @@ impl Campaign {
                 return r;
             }
         }
+        if let Some(cur) = self.main_turn(uw)? {
+            return self.start_unit(uw, cur);
+        }
         if uw.pool.is_empty() {
             self.fill_pool(uw)?;
         }
-        // `main`, once: its parameters are the command line, whose options
-        // system mutation rarely spells. Then the unit whose function has
-        // the most uncovered branch outcomes, less what earlier rounds
-        // spent on it.
+        // The unit whose function has the most uncovered branch outcomes,
+        // less what earlier rounds spent on it.
         let score = |c: &Current| {
             let f = &c.unit.meta.function;
             let analysed = uw.analysed.get(f).copied().unwrap_or(0);
-            let open = open_outcomes(&uw.functions[f], &self.cov);
-            if f == "main" && analysed == 0 && open > 0 {
-                return f64::INFINITY;
-            }
-            open as f64 / f64::from(1 + analysed)
+            open_outcomes(&uw.functions[f], &self.cov) as f64 / f64::from(1 + analysed)
         };
         let replayable = |c: &Current| {
             let f = &c.unit.meta.function;
@@ -190,9 +196,13 @@ impl Campaign {
             uw.pool.clear();
             return Ok(());
         };
-        let mut cur = uw.pool.swap_remove(best);
-        let unit = &cur.unit;
-        *uw.analysed.entry(unit.meta.function.clone()).or_default() += 1;
+        let cur = uw.pool.swap_remove(best);
+        self.start_unit(uw, cur)
+    }
+
+    /// Explores a unit from its start; it stays the current one.
+    fn start_unit(&mut self, uw: &mut UnitWork, mut cur: Current) -> anyhow::Result<()> {
+        *uw.analysed.entry(cur.unit.meta.function.clone()).or_default() += 1;
         self.file.stats.units_analysed += 1;
         let r = self.explore_unit(uw, &mut cur, Explore::Start);
         uw.current = Some(cur);
@@ -215,7 +225,8 @@ impl Campaign {
             let params = crate::unit_loop::liftable(carver::mapping::map(&u, &input), &input, args_in_input);
             self.file.stats.units_with_params += u64::from(!params.is_empty());
             let Some(f) = uw.functions.get(&u.meta.function) else { continue };
-            if params.is_empty() {
+            // `main` has rounds of its own.
+            if params.is_empty() || f.name == "main" {
                 continue;
             }
             pool.push((
@@ -229,7 +240,7 @@ impl Campaign {
             }
             *uw.carves.entry(t).or_default() += 1;
         }
-        pool.sort_by_key(|p| (p.1.unit.meta.function != "main", std::cmp::Reverse(p.0)));
+        pool.sort_by_key(|p| std::cmp::Reverse(p.0));
         uw.pool = pool.into_iter().take(POOL).map(|p| p.1).collect();
         Ok(())
     }

@@ -73,3 +73,42 @@ fn bytes_main_reads_from_stdin_are_solved_too() {
     child.stdin.take().unwrap().write_all(&input[1..]).unwrap();
     assert_eq!(child.wait().unwrap().signal(), Some(6), "{input:?}");
 }
+
+#[test]
+fn a_campaign_explores_main_of_entry_after_entry_and_lifts_the_file_alarm() {
+    let dir = tempfile::tempdir().unwrap();
+    let prog = example("records", dir.path());
+    let seeds = dir.path().join("seeds");
+    std::fs::create_dir_all(&seeds).unwrap();
+    std::fs::copy(repo().join("examples/records/seeds/two"), seeds.join("two")).unwrap();
+    let out = dir.path().join("out");
+    let (s, o, p) = (seeds.to_str().unwrap(), out.to_str().unwrap(), prog.to_str().unwrap());
+    let args = ["run", "--unit", "symbolic", "--args-in-input", "-i", s, "-o", o, "--time", "10s", "--", p, "@@"];
+    let r = bridge(&args, b"");
+    assert!(r.status.success(), "{}", stderr(&r));
+    // main's rounds start from one entry after another: the seed, then
+    // what the campaign found.
+    let csv = std::fs::read_to_string(out.join("units.csv")).unwrap();
+    let entries: std::collections::BTreeSet<&str> = csv
+        .lines()
+        .map(|l| l.split(',').collect::<Vec<_>>())
+        .filter(|r| r[1] == "main" && r[3] == "start")
+        .map(|r| r[2])
+        .collect();
+    assert!(entries.len() >= 2, "{csv}");
+    // The halt record, solved in main's file, is a true alarm of main.
+    let mut found = false;
+    for a in std::fs::read_dir(out.join("alarms")).unwrap() {
+        let a = a.unwrap().path();
+        let report: serde_json::Value = serde_json::from_slice(&std::fs::read(a.join("report.json")).unwrap()).unwrap();
+        if report["function"] == "main" && report["site"] == "InputFile" {
+            let input = std::fs::read(a.join("input")).unwrap();
+            let file = dir.path().join("file");
+            std::fs::write(&file, &input[b"@@\n".len()..]).unwrap();
+            let st = std::process::Command::new(&prog).arg(&file).output().unwrap().status;
+            assert_eq!(st.signal(), Some(6), "{input:?}");
+            found = true;
+        }
+    }
+    assert!(found, "{csv}");
+}

@@ -1,0 +1,39 @@
+//! Every other unit round explores `main` carved from the next corpus
+//! entry whose `main` was not explored yet (seeds first, then what the
+//! campaign found, lifts included). `main`'s parameters are the whole
+//! command line and input file, so its symbolic runs reach the whole
+//! program: each entry is a new starting point for concolic search, as a
+//! concolic fuzzer takes its queue.
+
+use super::{Current, UnitWork, MAX_FRUITLESS, MAX_UNREPLAYABLE};
+use crate::campaign::Campaign;
+use crate::cmd::carve::{carve_run, Caps};
+
+const MAIN: &str = "main";
+
+impl Campaign {
+    /// `main` of the next entry not explored for it, when this round is
+    /// its turn and `main` is still worth it; its turn passes either way.
+    pub(super) fn main_turn(&mut self, uw: &mut UnitWork) -> anyhow::Result<Option<Current>> {
+        uw.main_turn = !uw.main_turn;
+        let count = |m: &std::collections::BTreeMap<String, u32>| m.get(MAIN).copied().unwrap_or(0);
+        if !uw.main_turn
+            || !uw.functions.contains_key(MAIN)
+            || count(&uw.unreplayable) >= MAX_UNREPLAYABLE
+            || count(&uw.fruitless) >= MAX_FRUITLESS
+        {
+            return Ok(None);
+        }
+        let Some(k) = self.corpus.iter().position(|e| !uw.main_done.contains(&e.id)) else { return Ok(None) };
+        let (entry, input) = (self.corpus[k].id, self.corpus[k].data.clone());
+        uw.main_done.insert(entry);
+        let caps = Caps { functions: vec![MAIN.into()], max_per_function: 1, budget: 256 << 10 };
+        let (_, carved) = carve_run(self.fs.target().clone(), &uw.program, &input, &caps)?;
+        self.file.stats.units_carved += carved.units.len() as u64;
+        let Some(unit) = carved.units.into_iter().find(|u| u.meta.function == MAIN) else { return Ok(None) };
+        let args_in_input = self.fs.target().args_in_input;
+        let params = crate::unit_loop::liftable(carver::mapping::map(&unit, &input), &input, args_in_input);
+        self.file.stats.units_with_params += u64::from(!params.is_empty());
+        Ok((!params.is_empty()).then_some(Current { unit, params, entry, input, tries: 0 }))
+    }
+}
