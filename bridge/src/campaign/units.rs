@@ -215,24 +215,13 @@ impl Campaign {
     /// the pool for the rounds to come.
     fn fill_pool(&mut self, uw: &mut UnitWork) -> anyhow::Result<()> {
         let (k, target) = self.entry_to_carve(uw);
-        let (entry, input) = (self.corpus[k].id, self.corpus[k].data.clone());
-        let caps = Caps { functions: Vec::new(), max_per_function: 1, budget: 256 << 10 };
-        let args_in_input = self.fs.target().args_in_input;
-        let (_, carved) = carve_run(self.fs.target().clone(), &uw.program, &input, &caps)?;
-        self.file.stats.units_carved += carved.units.len() as u64;
         let mut pool: Vec<(usize, Current)> = Vec::new();
-        for u in carved.units {
-            let params = crate::unit_loop::liftable(carver::mapping::map(&u, &input), &input, args_in_input);
-            self.file.stats.units_with_params += u64::from(!params.is_empty());
-            let Some(f) = uw.functions.get(&u.meta.function) else { continue };
+        for c in self.carve_entry(&uw.program, k, Vec::new())? {
+            let Some(f) = uw.functions.get(&c.unit.meta.function) else { continue };
             // `main` has rounds of its own.
-            if params.is_empty() || f.name == "main" {
-                continue;
+            if f.name != "main" {
+                pool.push((open_outcomes(f, &self.cov), c));
             }
-            pool.push((
-                open_outcomes(f, &self.cov),
-                Current { unit: u, params, entry, input: input.clone(), tries: 0 },
-            ));
         }
         if let Some(t) = target {
             if !pool.iter().any(|(_, c)| c.unit.meta.function == t) {
@@ -243,6 +232,30 @@ impl Campaign {
         pool.sort_by_key(|p| std::cmp::Reverse(p.0));
         uw.pool = pool.into_iter().take(POOL).map(|p| p.1).collect();
         Ok(())
+    }
+
+    /// Carves corpus entry `k` (one call of each of `functions`, or of
+    /// every function): its units with parameters, counted.
+    fn carve_entry(
+        &mut self,
+        program: &std::path::Path,
+        k: usize,
+        functions: Vec<String>,
+    ) -> anyhow::Result<Vec<Current>> {
+        let (entry, input) = (self.corpus[k].id, self.corpus[k].data.clone());
+        let caps = Caps { functions, max_per_function: 1, budget: 256 << 10 };
+        let args_in_input = self.fs.target().args_in_input;
+        let (_, carved) = carve_run(self.fs.target().clone(), program, &input, &caps)?;
+        self.file.stats.units_carved += carved.units.len() as u64;
+        let mut out = Vec::new();
+        for unit in carved.units {
+            let params = crate::unit_loop::liftable(carver::mapping::map(&unit, &input), &input, args_in_input);
+            self.file.stats.units_with_params += u64::from(!params.is_empty());
+            if !params.is_empty() {
+                out.push(Current { unit, params, entry, input: input.clone(), tries: 0 });
+            }
+        }
+        Ok(out)
     }
 
     /// The queue entry to carve next, and the function it was chosen for.

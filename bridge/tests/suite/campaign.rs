@@ -5,16 +5,6 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-fn seeds_of(example: &str, dir: &Path) -> std::path::PathBuf {
-    let seeds = dir.join(format!("seeds-{example}"));
-    std::fs::create_dir_all(&seeds).unwrap();
-    for e in std::fs::read_dir(repo().join("examples").join(example).join("seeds")).unwrap() {
-        let p = e.unwrap().path();
-        std::fs::copy(&p, seeds.join(p.file_name().unwrap())).unwrap();
-    }
-    seeds
-}
-
 fn names(dir: &Path) -> Vec<String> {
     let mut v: Vec<String> =
         std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();

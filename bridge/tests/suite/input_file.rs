@@ -78,9 +78,7 @@ fn bytes_main_reads_from_stdin_are_solved_too() {
 fn a_campaign_explores_main_of_entry_after_entry_and_lifts_the_file_alarm() {
     let dir = tempfile::tempdir().unwrap();
     let prog = example("records", dir.path());
-    let seeds = dir.path().join("seeds");
-    std::fs::create_dir_all(&seeds).unwrap();
-    std::fs::copy(repo().join("examples/records/seeds/two"), seeds.join("two")).unwrap();
+    let seeds = seeds_of("records", dir.path());
     let out = dir.path().join("out");
     let (s, o, p) = (seeds.to_str().unwrap(), out.to_str().unwrap(), prog.to_str().unwrap());
     let args = ["run", "--unit", "symbolic", "--args-in-input", "-i", s, "-o", o, "--time", "10s", "--", p, "@@"];

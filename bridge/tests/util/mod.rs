@@ -76,6 +76,17 @@ pub fn carve_main(prog: &Path, seed: &str, dir: &Path) -> PathBuf {
     unit
 }
 
+/// A copy of an example's seeds (examples/NAME/seeds) in `dir`.
+pub fn seeds_of(example: &str, dir: &Path) -> PathBuf {
+    let seeds = dir.join(format!("seeds-{example}"));
+    std::fs::create_dir_all(&seeds).unwrap();
+    for e in std::fs::read_dir(repo().join("examples").join(example).join("seeds")).unwrap() {
+        let p = e.unwrap().path();
+        std::fs::copy(&p, seeds.join(p.file_name().unwrap())).unwrap();
+    }
+    seeds
+}
+
 /// A fixture (bridge/tests/fixtures/NAME.c) built with carve-clang.
 pub fn fixture(name: &str, dir: &Path) -> PathBuf {
     carve_compile(&repo().join("bridge/tests/fixtures").join(format!("{name}.c")), dir)

@@ -7,7 +7,6 @@
 
 use super::{Current, UnitWork, MAX_FRUITLESS, MAX_UNREPLAYABLE};
 use crate::campaign::Campaign;
-use crate::cmd::carve::{carve_run, Caps};
 
 const MAIN: &str = "main";
 
@@ -25,15 +24,7 @@ impl Campaign {
             return Ok(None);
         }
         let Some(k) = self.corpus.iter().position(|e| !uw.main_done.contains(&e.id)) else { return Ok(None) };
-        let (entry, input) = (self.corpus[k].id, self.corpus[k].data.clone());
-        uw.main_done.insert(entry);
-        let caps = Caps { functions: vec![MAIN.into()], max_per_function: 1, budget: 256 << 10 };
-        let (_, carved) = carve_run(self.fs.target().clone(), &uw.program, &input, &caps)?;
-        self.file.stats.units_carved += carved.units.len() as u64;
-        let Some(unit) = carved.units.into_iter().find(|u| u.meta.function == MAIN) else { return Ok(None) };
-        let args_in_input = self.fs.target().args_in_input;
-        let params = crate::unit_loop::liftable(carver::mapping::map(&unit, &input), &input, args_in_input);
-        self.file.stats.units_with_params += u64::from(!params.is_empty());
-        Ok((!params.is_empty()).then_some(Current { unit, params, entry, input, tries: 0 }))
+        uw.main_done.insert(self.corpus[k].id);
+        Ok(self.carve_entry(&uw.program, k, vec![MAIN.into()])?.into_iter().find(|c| c.unit.meta.function == MAIN))
     }
 }
