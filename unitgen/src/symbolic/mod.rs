@@ -2,7 +2,9 @@
 //! parameters. The unit runs with its parameter bytes symbolic; from each
 //! trace, every branch past the input's bound whose other direction no
 //! trace has taken yet is negated (its prefix kept, sliced), solved, and
-//! the solution queued as a new input with the bound moved past it.
+//! the solution queued as a new input with the bound moved past it; then,
+//! behind those, the directions that only a few traces took (reached from
+//! another path, what follows them may be new).
 //! Solving happens on a thread of its own ([`worker`]), while tries run.
 //! String parameters are fixed-size symbolic buffers (a NUL may move in);
 //! integers are their bytes; `main`'s input file is symbolic as the
@@ -170,6 +172,7 @@ impl UnitGenerator for Symbolic {
         self.generation = s.generation;
         s.pending = 0;
         s.queue.clear();
+        s.rare.clear();
         s.tried.clear();
         s.tried.insert(self.base.clone());
     }
@@ -188,8 +191,9 @@ impl UnitGenerator for Symbolic {
         {
             let mut s = self.link.lock();
             while items.len() + out.len() < n {
-                let Some(item) = s.queue.pop_front() else { break };
-                if s.covered.contains(&item.target) {
+                let Some(item) = s.queue.pop_front().or_else(|| s.rare.pop_front()) else { break };
+                let seen = s.seen.get(&item.target).copied().unwrap_or(0);
+                if seen >= if item.again { worker::RARE } else { 1 } {
                     s.stats.inputs_skipped += 1;
                     continue;
                 }
@@ -212,10 +216,10 @@ impl UnitGenerator for Symbolic {
             s.stats.traces += 1;
             s.stats.path_entries += t.path.len() as u64;
             s.stats.truncated += u64::from(t.flags != 0);
-            for e in &t.path {
-                if e.kind != PATH_PIN {
-                    s.covered.insert(direction(e));
-                }
+            let taken: std::collections::HashSet<_> =
+                t.path.iter().filter(|e| e.kind != PATH_PIN).map(direction).collect();
+            for d in taken {
+                *s.seen.entry(d).or_default() += 1;
             }
             s.pending += 1;
         }
@@ -229,7 +233,7 @@ impl UnitGenerator for Symbolic {
 
     fn pending(&self) -> Pending {
         let s = self.link.lock();
-        if !s.queue.is_empty() {
+        if !s.queue.is_empty() || !s.rare.is_empty() {
             Pending::Ready
         } else if s.pending > 0 {
             Pending::Working
@@ -240,7 +244,7 @@ impl UnitGenerator for Symbolic {
 
     fn wait(&self, limit: Duration) {
         let s = self.link.lock();
-        if s.pending > 0 && s.queue.is_empty() {
+        if s.pending > 0 && s.queue.is_empty() && s.rare.is_empty() {
             let _ = self.link.done.wait_timeout(s, limit);
         }
     }
@@ -296,6 +300,49 @@ mod tests {
             PathEntry { kind: PATH_BRANCH, site: 8, node: 6, taken: 0, cases: Vec::new() },
         ];
         Trace { flags: 0, nodes, path, tables: vec![upper] }
+    }
+
+    /// The values solved, in the order they come, from a trace of the
+    /// switch of [`switch_trace`] that took `taken`.
+    fn solved_from(g: &mut Symbolic, taken: u8) -> Vec<u8> {
+        let p = Param {
+            site: Site::Bytes { object: 1, offset: 0, len: 2, nul: false },
+            encoding: Encoding::Raw,
+            occurrences: vec![(0, 2)],
+            original: b"xy".to_vec(),
+            excluded: Vec::new(),
+            room: 0,
+        };
+        g.start(std::slice::from_ref(&p));
+        let seed = g.next(std::slice::from_ref(&p), 1);
+        let mut t = switch_trace();
+        t.path[0].taken = u64::from(taken);
+        g.observe(&seed[0], Some(t));
+        let mut found = Vec::new();
+        while g.pending() != Pending::Nothing {
+            g.wait(std::time::Duration::from_millis(50));
+            for c in g.next(std::slice::from_ref(&p), 1) {
+                found.extend(c.values.iter().map(|(_, v)| v.text()[0]));
+            }
+        }
+        found
+    }
+
+    #[test]
+    fn a_direction_few_traces_took_is_solved_again_after_the_new_ones() {
+        let mut g = Symbolic::new(2000, None);
+        for _ in 1..worker::RARE {
+            assert!(!solved_from(&mut g, b'q').contains(&b'q'));
+        }
+        // 'q' was taken by RARE - 1 traces: solved again, after the
+        // directions no trace took ('\n'; the default).
+        let found = solved_from(&mut g, b'x');
+        assert_eq!(found.len(), 3, "{found:?}");
+        assert_eq!(found[2], b'q', "{found:?}");
+        // Once RARE traces took it, it is not.
+        solved_from(&mut g, b'q');
+        let found = solved_from(&mut g, b'x');
+        assert!(!found.contains(&b'q'), "{found:?}");
     }
 
     fn explore(excluded: &[u8]) -> Vec<Vec<u8>> {

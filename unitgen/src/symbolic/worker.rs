@@ -8,7 +8,7 @@ use super::ExploreStats;
 use crate::solver::{self, Answer, Cond, Query, Solver};
 use model::symtrace::{PathEntry, Trace};
 use model::trace::*;
-use std::collections::{HashSet, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::panic::AssertUnwindSafe;
 use std::sync::mpsc::Receiver;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
@@ -19,6 +19,11 @@ const MAX_QUERIES: usize = 64;
 const MAX_SOLVING: Duration = Duration::from_secs(2);
 /// Direction of a switch's default.
 pub(super) const DEFAULT: u64 = u64::MAX;
+/// Traces that took a branch direction, below which it is solved for
+/// again from other traces (after the directions no trace took): a
+/// direction taken once, say the parser's `q` case, is reached again from
+/// other paths, where what follows it (running the `q`) is new.
+pub(super) const RARE: u32 = 4;
 
 /// A trace to solve from: the input that made it and its bound.
 pub(super) struct Job {
@@ -37,6 +42,8 @@ pub(super) struct Item {
     pub bound: usize,
     /// The branch direction it was solved for.
     pub target: (u32, u64),
+    /// Some trace took that direction already (see [`RARE`]).
+    pub again: bool,
 }
 
 /// What the explorer and its solver thread share.
@@ -46,11 +53,13 @@ pub(super) struct Shared {
     pub generation: u64,
     /// Jobs of this generation sent and not finished.
     pub pending: usize,
+    /// Inputs for directions no trace took, then for rare ones.
     pub queue: VecDeque<Item>,
+    pub rare: VecDeque<Item>,
     /// Inputs run or queued for the current unit.
     pub tried: HashSet<Vec<u8>>,
-    /// Branch directions some trace took (across units).
-    pub covered: HashSet<(u32, u64)>,
+    /// Branch directions and how many traces took each (across units).
+    pub seen: HashMap<(u32, u64), u32>,
     pub stats: ExploreStats,
     /// Set when the explorer is dropped.
     pub closed: bool,
@@ -131,7 +140,9 @@ fn alternatives(e: &PathEntry) -> Vec<((u32, u64), Cond)> {
 
 /// Negates every entry of the job's trace past its bound whose other
 /// direction no trace has taken, with the prefix kept, and queues what
-/// solves; stops early at the per-trace bounds or when the unit changed.
+/// solves; then, within the same bounds, those fewer than [`RARE`]
+/// traces took. Stops early at the per-trace bounds or when the unit
+/// changed.
 fn negate(solver: &mut dyn Solver, link: &Link, job: &Job) {
     let t = &job.trace;
     let mut asked = HashSet::new();
@@ -148,44 +159,52 @@ fn negate(solver: &mut dyn Solver, link: &Link, job: &Job) {
             Some(Cond::NotAny(i as u32, g.2.iter().map(|&b| u64::from(b)).collect()))
         })
         .collect();
-    let mut prefix: Vec<Cond> = guards;
-    prefix.extend(t.path[..job.bound.min(t.path.len())].iter().map(held));
-    for (i, e) in t.path.iter().enumerate().skip(job.bound) {
-        for (dir, cond) in alternatives(e) {
-            if asked.len() >= MAX_QUERIES || started.elapsed() >= MAX_SOLVING {
-                link.lock().stats.traces_cut_short += 1;
-                return;
-            }
-            {
-                let s = link.lock();
-                if s.closed || s.generation != job.generation {
+    for again in [false, true] {
+        let mut prefix: Vec<Cond> = guards.clone();
+        prefix.extend(t.path[..job.bound.min(t.path.len())].iter().map(held));
+        for (i, e) in t.path.iter().enumerate().skip(job.bound) {
+            for (dir, cond) in alternatives(e) {
+                if asked.len() >= MAX_QUERIES || started.elapsed() >= MAX_SOLVING {
+                    link.lock().stats.traces_cut_short += 1;
                     return;
                 }
-                if s.covered.contains(&dir) {
-                    continue;
-                }
-            }
-            if !asked.insert(dir) {
-                continue;
-            }
-            let mut conds = prefix.clone();
-            conds.push(cond);
-            if let Answer::Sat(assign) = solver.solve(&Query { id: job.id, trace: t, conds }) {
-                let mut child = job.input.clone();
-                for (k, v) in assign {
-                    if let Some(b) = child.get_mut(k as usize) {
-                        *b = v;
+                {
+                    let s = link.lock();
+                    if s.closed || s.generation != job.generation {
+                        return;
+                    }
+                    let seen = s.seen.get(&dir).copied().unwrap_or(0);
+                    if (!again && seen > 0) || seen >= RARE {
+                        continue;
                     }
                 }
-                let mut s = link.lock();
-                if s.generation == job.generation && s.tried.insert(child.clone()) {
-                    s.stats.inputs_queued += 1;
-                    s.queue.push_back(Item { input: child, bound: i + 1, target: dir });
-                    drop(s);
-                    link.done.notify_all();
+                if !asked.insert(dir) {
+                    continue;
+                }
+                let mut conds = prefix.clone();
+                conds.push(cond);
+                if let Answer::Sat(assign) = solver.solve(&Query { id: job.id, trace: t, conds }) {
+                    let mut child = job.input.clone();
+                    for (k, v) in assign {
+                        if let Some(b) = child.get_mut(k as usize) {
+                            *b = v;
+                        }
+                    }
+                    let mut s = link.lock();
+                    if s.generation == job.generation && s.tried.insert(child.clone()) {
+                        s.stats.inputs_queued += 1;
+                        let item = Item { input: child, bound: i + 1, target: dir, again };
+                        if again {
+                            s.rare.push_back(item);
+                        } else {
+                            s.queue.push_back(item);
+                        }
+                        drop(s);
+                        link.done.notify_all();
+                    }
                 }
             }
+            prefix.push(held(e));
         }
-        prefix.push(held(e));
     }
 }
