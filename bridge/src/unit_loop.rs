@@ -96,6 +96,9 @@ pub fn liftable(mut params: Vec<Param>, input: &[u8], args_in_input: bool) -> Ve
 
 /// Starts the unit (an error when it cannot be replayed at all) and
 /// returns how it ran as carved, then explores it unless that failed.
+/// The unit fork server stays in `runner`, where a resumed exploration
+/// finds it again (a started one replaces it).
+#[allow(clippy::too_many_arguments)]
 pub fn explore(
     program: &Path,
     unit: &Unit,
@@ -103,14 +106,19 @@ pub fn explore(
     gen: &mut dyn UnitGenerator,
     how: Explore,
     limits: &Limits,
+    runner: &mut Option<UnitRunner>,
     mut each: impl FnMut(Try<'_>) -> anyhow::Result<()>,
 ) -> anyhow::Result<(Outcome, Explored)> {
     if how == Explore::Start {
         gen.start(params);
     }
     let symbolic = gen.symbolic_inputs();
-    let timeout = if symbolic.is_some() { limits.timeout * SYMBOLIC_SLOWDOWN } else { limits.timeout };
-    let mut runner = UnitRunner::start(program, timeout, unit, limits.restore, symbolic.as_deref())?;
+    if how == Explore::Start || runner.is_none() {
+        *runner = None;
+        let timeout = if symbolic.is_some() { limits.timeout * SYMBOLIC_SLOWDOWN } else { limits.timeout };
+        *runner = Some(UnitRunner::start(program, timeout, unit, limits.restore, symbolic.as_deref())?);
+    }
+    let runner = runner.as_mut().expect("started above");
     let first = runner.first;
     let mut done = Explored::default();
     if matches!(first, Outcome::Crash(_) | Outcome::Timeout) {

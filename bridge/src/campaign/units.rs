@@ -68,6 +68,8 @@ struct Current {
     input: Vec<u8>,
     /// Values tried so far.
     tries: usize,
+    /// Its unit fork server, kept for the rounds that resume it.
+    runner: Option<crate::unit_runner::UnitRunner>,
 }
 
 pub struct UnitWork {
@@ -252,7 +254,7 @@ impl Campaign {
             let params = crate::unit_loop::liftable(carver::mapping::map(&unit, &input), &input, args_in_input);
             self.file.stats.units_with_params += u64::from(!params.is_empty());
             if !params.is_empty() {
-                out.push(Current { unit, params, entry, input: input.clone(), tries: 0 });
+                out.push(Current { unit, params, entry, input: input.clone(), tries: 0, runner: None });
             }
         }
         Ok(out)
@@ -307,11 +309,14 @@ impl Campaign {
         };
         let before = (self.file.stats.lifted, self.file.stats.coverage_lifts, self.file.stats.true_alarms);
         let (program, alarms, fruitless) = (uw.program.clone(), &mut uw.alarms, &mut uw.fruitless);
+        let mut runner = cur.runner.take();
         let (unit, params) = (&cur.unit, &cur.params);
-        let (first, done) = explore(&program, unit, params, uw.generator.as_mut(), how, &limits, |t| {
+        let result = explore(&program, unit, params, uw.generator.as_mut(), how, &limits, &mut runner, |t| {
             let fruitless = fruitless.entry(unit.meta.function.clone()).or_default();
             self.unit_try(alarms, fruitless, cur, t)
-        })?;
+        });
+        cur.runner = runner;
+        let (first, done) = result?;
         cur.tries += done.tries as usize;
         let s = &self.file.stats;
         let row = format!(

@@ -111,7 +111,7 @@ fn run_with(args: FuzzUnitArgs, make: &dyn Fn(u64) -> Box<dyn unitgen::UnitGener
         let limits = Limits { tries: args.tries, until: None, timeout: system.target().timeout, restore, wait: true };
         let program = Path::new(&unit.meta.program);
         let how = unit_loop::Explore::Start;
-        let result = unit_loop::explore(program, &unit, &params, gen.as_mut(), how, &limits, |t| {
+        let result = unit_loop::explore(program, &unit, &params, gen.as_mut(), how, &limits, &mut None, |t| {
             let failed = t.failed();
             sum.unit_failures += u64::from(failed);
             sum.unit_new_coverage += u64::from(t.new && !failed);
