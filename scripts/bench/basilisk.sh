@@ -82,7 +82,7 @@ if g.get("solver"):
     q = g["solver"]
     mean = q["solver_ms"] / max(q["queries"] - q["cache_hits"], 1)
     print(f"#  {s} seed {seed} solver: {q['queries']} queries, {q['cache_hits']} cache hits, {q['timeouts']} timeouts, "
-          f"{mean:.1f} ms per query; {g['traces']} traces ({g['truncated']} truncated), {g['inputs_queued']} inputs queued", file=sys.stderr)
+          f"{mean:.1f} ms per query; {g['traces']} traces ({g['truncated']} truncated), {g['inputs_queued']} inputs queued ({g.get('optimistic', 0)} optimistic)", file=sys.stderr)
 print(f"{s:<6} {seed:>4} {name:<8} {vs:>5} {d['branches']:9d} {pct:6.1f} {carved:7d} {params:7d} {parp:>6} {units:6d} {tries:7d} {lifted:7d} {eff:6d} {effp:>6} {ratio:>12}")
 PY
     done

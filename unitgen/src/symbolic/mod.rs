@@ -36,6 +36,9 @@ pub struct ExploreStats {
     /// Traces whose negations stopped at the query or time bound.
     pub traces_cut_short: u64,
     pub inputs_queued: u64,
+    /// Of those, inputs solved for a branch condition alone, its path
+    /// having no solution (they may leave the path early).
+    pub optimistic: u64,
     /// Queued inputs dropped because another input covered their target.
     pub inputs_skipped: u64,
     pub solver: solver::Stats,
@@ -350,6 +353,10 @@ mod tests {
     }
 
     fn explore_trace(excluded: &[u8], trace: Trace) -> Vec<Vec<u8>> {
+        explore_with_stats(excluded, trace).0
+    }
+
+    fn explore_with_stats(excluded: &[u8], trace: Trace) -> (Vec<Vec<u8>>, ExploreStats) {
         let p = Param {
             site: Site::Bytes { object: 1, offset: 0, len: 2, nul: false },
             encoding: Encoding::Raw,
@@ -372,7 +379,20 @@ mod tests {
             }
         }
         found.sort();
-        found
+        (found, g.explore_stats())
+    }
+
+    #[test]
+    fn a_case_the_path_rules_out_is_solved_for_alone_and_queued_behind() {
+        // The byte was tested for 'x' before the switch: under that path
+        // no other case has a solution; alone, each has.
+        let mut t = switch_trace();
+        t.nodes.push(node(OP_CONST, 8, 0, 0, u64::from(b'x')));
+        t.nodes.push(node(OP_EQ, 1, 1, 2, 0));
+        t.path.insert(0, PathEntry { kind: PATH_BRANCH, site: 5, node: 3, taken: 1, cases: Vec::new() });
+        let (found, stats) = explore_with_stats(&[], t);
+        assert!(found.iter().any(|v| v[0] == b'q') && found.iter().any(|v| v[0] == b'\n'), "{found:?}");
+        assert!(stats.optimistic >= 2, "{stats:?}");
     }
 
     #[test]

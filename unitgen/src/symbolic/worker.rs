@@ -53,7 +53,8 @@ pub(super) struct Shared {
     pub generation: u64,
     /// Jobs of this generation sent and not finished.
     pub pending: usize,
-    /// Inputs for directions no trace took, then for rare ones.
+    /// Inputs for directions no trace took, then for rare ones (and
+    /// those solved optimistically).
     pub queue: VecDeque<Item>,
     pub rare: VecDeque<Item>,
     /// Inputs run or queued for the current unit.
@@ -140,8 +141,8 @@ fn alternatives(e: &PathEntry) -> Vec<((u32, u64), Cond)> {
 
 /// Negates every entry of the job's trace past its bound whose other
 /// direction no trace has taken, with the prefix kept, and queues what
-/// solves; then, within the same bounds, those fewer than [`RARE`]
-/// traces took. Stops early at the per-trace bounds or when the unit
+/// solves (what does not, solved alone, is queued behind); then, within
+/// the same bounds, those fewer than [`RARE`] traces took. Stops early at the per-trace bounds or when the unit
 /// changed.
 fn negate(solver: &mut dyn Solver, link: &Link, job: &Job) {
     let t = &job.trace;
@@ -182,29 +183,55 @@ fn negate(solver: &mut dyn Solver, link: &Link, job: &Job) {
                     continue;
                 }
                 let mut conds = prefix.clone();
-                conds.push(cond);
-                if let Answer::Sat(assign) = solver.solve(&Query { id: job.id, trace: t, conds }) {
-                    let mut child = job.input.clone();
-                    for (k, v) in assign {
-                        if let Some(b) = child.get_mut(k as usize) {
-                            *b = v;
+                conds.push(cond.clone());
+                let found = match solver.solve(&Query { id: job.id, trace: t, conds }) {
+                    Answer::Sat(assign) => Some((assign, false)),
+                    // Optimistic, as QSYM: the condition alone (and the
+                    // guards), when the path with it has no solution.
+                    _ => {
+                        let mut conds = guards.clone();
+                        conds.push(cond);
+                        match solver.solve(&Query { id: job.id, trace: t, conds }) {
+                            Answer::Sat(assign) => Some((assign, true)),
+                            _ => None,
                         }
                     }
-                    let mut s = link.lock();
-                    if s.generation == job.generation && s.tried.insert(child.clone()) {
-                        s.stats.inputs_queued += 1;
-                        let item = Item { input: child, bound: i + 1, target: dir, again };
-                        if again {
-                            s.rare.push_back(item);
-                        } else {
-                            s.queue.push_back(item);
-                        }
-                        drop(s);
-                        link.done.notify_all();
-                    }
+                };
+                if let Some((assign, optimistic)) = found {
+                    let item = Item { input: child(&job.input, assign), bound: i + 1, target: dir, again };
+                    queue(link, job.generation, item, again || optimistic, optimistic);
                 }
             }
             prefix.push(held(e));
         }
     }
+}
+
+/// `input` with the solver's values put in.
+fn child(input: &[u8], assign: Vec<(u32, u8)>) -> Vec<u8> {
+    let mut child = input.to_vec();
+    for (k, v) in assign {
+        if let Some(b) = child.get_mut(k as usize) {
+            *b = v;
+        }
+    }
+    child
+}
+
+/// Queues a solved input not tried yet for the unit (behind the others
+/// when `behind`).
+fn queue(link: &Link, generation: u64, item: Item, behind: bool, optimistic: bool) {
+    let mut s = link.lock();
+    if s.generation != generation || !s.tried.insert(item.input.clone()) {
+        return;
+    }
+    s.stats.inputs_queued += 1;
+    s.stats.optimistic += u64::from(optimistic);
+    if behind {
+        s.rare.push_back(item);
+    } else {
+        s.queue.push_back(item);
+    }
+    drop(s);
+    link.done.notify_all();
 }
