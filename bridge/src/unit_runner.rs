@@ -21,6 +21,8 @@ use std::time::Duration;
 
 /// Tries timing out in a row after which a unit is given up.
 const MAX_HANGS: u32 = 5;
+/// The same for symbolic tries, whose time limit is several times longer.
+const MAX_SYMBOLIC_HANGS: u32 = 2;
 
 /// Where a try's context comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -154,7 +156,7 @@ impl UnitRunner {
 
     /// The last tries all timed out: more would only spend the budget.
     pub fn hopeless(&self) -> bool {
-        self.hangs_in_a_row >= MAX_HANGS
+        self.hangs_in_a_row >= if self.trace.is_some() { MAX_SYMBOLIC_HANGS } else { MAX_HANGS }
     }
 
     /// The trace of the last try, when it was symbolic and finished; a
