@@ -175,7 +175,7 @@ impl UnitGenerator for Symbolic {
         self.generation = s.generation;
         s.pending = 0;
         s.queue.clear();
-        s.rare.clear();
+        s.later.clear();
         s.tried.clear();
         s.tried.insert(self.base.clone());
     }
@@ -194,7 +194,7 @@ impl UnitGenerator for Symbolic {
         {
             let mut s = self.link.lock();
             while items.len() + out.len() < n {
-                let Some(item) = s.queue.pop_front().or_else(|| s.rare.pop_front()) else { break };
+                let Some(item) = s.queue.pop_front().or_else(|| s.later.pop_front()) else { break };
                 let seen = s.seen.get(&item.target).copied().unwrap_or(0);
                 if seen >= if item.again { worker::RARE } else { 1 } {
                     s.stats.inputs_skipped += 1;
@@ -236,7 +236,7 @@ impl UnitGenerator for Symbolic {
 
     fn pending(&self) -> Pending {
         let s = self.link.lock();
-        if !s.queue.is_empty() || !s.rare.is_empty() {
+        if !s.queue.is_empty() || !s.later.is_empty() {
             Pending::Ready
         } else if s.pending > 0 {
             Pending::Working
@@ -247,7 +247,7 @@ impl UnitGenerator for Symbolic {
 
     fn wait(&self, limit: Duration) {
         let s = self.link.lock();
-        if s.pending > 0 && s.queue.is_empty() && s.rare.is_empty() {
+        if s.pending > 0 && s.queue.is_empty() && s.later.is_empty() {
             let _ = self.link.done.wait_timeout(s, limit);
         }
     }

@@ -53,10 +53,11 @@ pub(super) struct Shared {
     pub generation: u64,
     /// Jobs of this generation sent and not finished.
     pub pending: usize,
-    /// Inputs for directions no trace took, then for rare ones (and
-    /// those solved optimistically).
+    /// Inputs solved exactly for directions no trace took.
     pub queue: VecDeque<Item>,
-    pub rare: VecDeque<Item>,
+    /// Inputs for rare directions and those solved optimistically: tried
+    /// when `queue` is empty.
+    pub later: VecDeque<Item>,
     /// Inputs run or queued for the current unit.
     pub tried: HashSet<Vec<u8>>,
     /// Branch directions and how many traces took each (across units).
@@ -142,8 +143,8 @@ fn alternatives(e: &PathEntry) -> Vec<((u32, u64), Cond)> {
 /// Negates every entry of the job's trace past its bound whose other
 /// direction no trace has taken, with the prefix kept, and queues what
 /// solves (what does not, solved alone, is queued behind); then, within
-/// the same bounds, those fewer than [`RARE`] traces took. Stops early at the per-trace bounds or when the unit
-/// changed.
+/// the same bounds, those fewer than [`RARE`] traces took. Stops early at
+/// the per-trace bounds or when the unit changed.
 fn negate(solver: &mut dyn Solver, link: &Link, job: &Job) {
     let t = &job.trace;
     let mut asked = HashSet::new();
@@ -228,7 +229,7 @@ fn queue(link: &Link, generation: u64, item: Item, behind: bool, optimistic: boo
     s.stats.inputs_queued += 1;
     s.stats.optimistic += u64::from(optimistic);
     if behind {
-        s.rare.push_back(item);
+        s.later.push_back(item);
     } else {
         s.queue.push_back(item);
     }
