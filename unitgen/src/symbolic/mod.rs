@@ -305,17 +305,23 @@ mod tests {
         Trace { flags: 0, nodes, path, tables: vec![upper] }
     }
 
-    /// The values solved, in the order they come, from a trace of the
-    /// switch of [`switch_trace`] that took `taken`.
-    fn solved_from(g: &mut Symbolic, taken: u8) -> Vec<u8> {
-        let p = Param {
+    /// The two-byte string parameter the switch traces read, carved as
+    /// "xy"; a lift cannot carry `excluded`.
+    fn xy(excluded: &[u8]) -> Param {
+        Param {
             site: Site::Bytes { object: 1, offset: 0, len: 2, nul: false },
             encoding: Encoding::Raw,
             occurrences: vec![(0, 2)],
             original: b"xy".to_vec(),
-            excluded: Vec::new(),
+            excluded: excluded.to_vec(),
             room: 0,
-        };
+        }
+    }
+
+    /// The values solved, in the order they come, from a trace of the
+    /// switch of [`switch_trace`] that took `taken`.
+    fn solved_from(g: &mut Symbolic, taken: u8) -> Vec<u8> {
+        let p = xy(&[]);
         g.start(std::slice::from_ref(&p));
         let seed = g.next(std::slice::from_ref(&p), 1);
         let mut t = switch_trace();
@@ -357,14 +363,7 @@ mod tests {
     }
 
     fn explore_with_stats(excluded: &[u8], trace: Trace) -> (Vec<Vec<u8>>, ExploreStats) {
-        let p = Param {
-            site: Site::Bytes { object: 1, offset: 0, len: 2, nul: false },
-            encoding: Encoding::Raw,
-            occurrences: vec![(0, 2)],
-            original: b"xy".to_vec(),
-            excluded: excluded.to_vec(),
-            room: 0,
-        };
+        let p = xy(excluded);
         let mut g = Symbolic::new(2000, None);
         g.start(std::slice::from_ref(&p));
         let seed = g.next(std::slice::from_ref(&p), 4);
