@@ -83,6 +83,19 @@ pub enum Explore {
     Resume,
 }
 
+/// The parameters of `unit` against the system `input` it was carved
+/// from, liftable. When the input starts with the command line, `main`
+/// gets room for one more word (`carver::words`), which changes `unit`.
+pub fn parameters(unit: &mut Unit, input: &[u8], args_in_input: bool) -> Vec<Param> {
+    let mut params = carver::mapping::map(unit, input);
+    if args_in_input {
+        // The new word goes after the program's name and the line's words.
+        let slot = 1 + ::exec::split_test(input).0.len();
+        params.extend(carver::words::make_room(unit, input, slot));
+    }
+    liftable(params, input, args_in_input)
+}
+
 /// `params` with the bytes their values cannot hold and still be lifted,
 /// when the system input starts with the command line.
 pub fn liftable(mut params: Vec<Param>, input: &[u8], args_in_input: bool) -> Vec<Param> {

@@ -1,12 +1,14 @@
 //! Carver: turns the runtime's snapshots of calls into unit tests, tells
 //! whether a replay was faithful, and renders a unit as C for review.
 //! maps a unit's arguments to the system input (`mapping`) and puts new
-//! values into them (`patch`).
+//! values into them (`patch`), and gives `main` room for a word its
+//! command line does not have yet (`words`).
 
 mod fidelity;
 pub mod mapping;
 pub mod patch;
 mod render;
+pub mod words;
 
 pub use fidelity::{compare, Fidelity};
 pub use render::render_c;

@@ -1,6 +1,7 @@
 //! Putting a new value into a parameter of a unit: an argument's bits, a
 //! string's bytes (the object grows or shrinks; pointers into and out of it
-//! past the string move with it), or a stream's content.
+//! past the string move with it), a stream's content, or a new word of
+//! `main`'s command line (see `words`).
 
 use model::snapshot::*;
 pub use model::unit::Value;
@@ -17,6 +18,27 @@ pub fn apply(unit: &Unit, site: &Site, value: &Value) -> Option<Unit> {
             a.value = (*v as u64) & mask;
         }
         (Site::InputFile, Value::Bytes(b)) => u.meta.input_content = b.clone(),
+        // Empty: no word, the unit as it is.
+        (Site::NewWord { .. }, Value::Bytes(b)) if b.first().is_none_or(|&c| c == 0) => {}
+        (Site::NewWord { argv, word, slot }, Value::Bytes(b)) => {
+            let argc = s.args.first()?.value as u32;
+            if *slot > argc || s.objects.get(*argv as usize)?.1.len() < (argc as usize + 2) * 8 {
+                return None;
+            }
+            let (h, bytes) = s.objects.get_mut(*word as usize)?;
+            *bytes = b.clone();
+            if bytes.last() != Some(&0) {
+                bytes.push(0);
+            }
+            h.size = bytes.len() as u64;
+            h.len = h.size;
+            let at = u64::from(*slot) * 8;
+            for r in s.relocs.iter_mut().filter(|r| r.object == *argv && r.offset >= at) {
+                r.offset += 8;
+            }
+            s.relocs.push(Reloc { object: *argv, offset: at, target_kind: RELOC_OBJECT, target: *word, addend: 0 });
+            s.args[0].value = u64::from(argc + 1);
+        }
         (Site::Stream { object }, Value::Bytes(b)) => {
             let (h, bytes) = s.objects.get_mut(*object as usize)?;
             *bytes = b.clone();

@@ -59,13 +59,15 @@ pub fn lift_all(input: &[u8], values: &[(&Param, &Value)]) -> Vec<u8> {
 /// test's first line is the program's command line (`--args-in-input`):
 /// a newline anywhere in it, and at each occurrence in it what would end
 /// or change the shell word it sits in (a blank, quote, backslash or `#`
-/// outside quotes; the closing quote inside quotes).
+/// outside quotes; the closing quote inside quotes), the same at the end
+/// of the line for a new word there.
 pub fn unliftable_bytes(input: &[u8], param: &Param) -> Vec<u8> {
     let line = input.iter().position(|&b| b == b'\n').unwrap_or(input.len());
     let mut out = Vec::new();
-    for &(at, _) in &param.occurrences {
+    for &(at, len) in &param.occurrences {
         let at = at as usize;
-        if at >= line {
+        // What starts at the line's end and is empty is a new last word.
+        if at > line || at == line && len > 0 {
             continue;
         }
         let extra: &[u8] = match quoting_at(&input[..at]) {
@@ -162,5 +164,24 @@ mod tests {
         assert_eq!(unliftable_bytes(input, &p(vec![(at(b"x "), 1)])), b"\t\n \"#'\\");
         assert_eq!(unliftable_bytes(input, &p(vec![(at(b"z\""), 1)])), b"\n\"$\\`");
         assert!(unliftable_bytes(input, &p(vec![(at(b"body") + 5, 5)])).is_empty(), "the content is free");
+    }
+
+    #[test]
+    fn a_new_word_goes_at_the_end_of_the_command_line_after_a_blank() {
+        let input = b"-s @@\na\nb\n\n";
+        let line = 5;
+        let p = Param {
+            site: Site::NewWord { argv: 0, word: 3, slot: 1 },
+            encoding: Encoding::Raw,
+            occurrences: vec![(line, 0)],
+            original: Vec::new(),
+            excluded: Vec::new(),
+            room: 16,
+        };
+        assert_eq!(unliftable_bytes(input, &p), b"\t\n \"#'\\");
+        let file = Param { site: Site::InputFile, occurrences: vec![(line + 1, 5)], ..p.clone() };
+        let both = lift_all(input, &[(&p, &Value::Bytes(b"-c\0x".to_vec())), (&file, &Value::Bytes(b"z".to_vec()))]);
+        assert_eq!(both, b"-s @@ -c\nz");
+        assert_eq!(lift(input, &p, &Value::Bytes(vec![0; 4])), input, "an empty word is no word");
     }
 }

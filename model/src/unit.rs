@@ -68,6 +68,12 @@ pub enum Site {
     /// The carving run's input file (the `@@` file, or stdin): what a
     /// replayed `main` reads. Its bytes are the value, NULs included.
     InputFile,
+    /// A word `main`'s command line does not have yet: object `word`
+    /// (zeros as carved), which a value that is not empty puts at `slot`
+    /// of the argv array `argv` (the words from there on move up one, and
+    /// `argc` grows by one). It lifts as a blank and the word, at the end
+    /// of the test's command line (which ends before `slot`).
+    NewWord { argv: u32, word: u32, slot: u32 },
 }
 
 /// A parameter's value, as a unit generator proposes it.
@@ -120,10 +126,19 @@ pub struct Param {
 
 impl Param {
     /// How `value` stands in the system input here: the input file's
-    /// bytes whole, anything else as [`Value::text`].
+    /// bytes whole, a new word after a blank (nothing when it is empty),
+    /// anything else as [`Value::text`].
     pub fn text(&self, value: &Value) -> Vec<u8> {
         match (&self.site, value) {
             (Site::InputFile, Value::Bytes(b)) => b.clone(),
+            (Site::NewWord { .. }, _) => {
+                let word = value.text();
+                if word.is_empty() {
+                    word
+                } else {
+                    [&b" "[..], &word].concat()
+                }
+            }
             _ => value.text(),
         }
     }

@@ -250,8 +250,8 @@ impl Campaign {
         let (_, carved) = carve_run(self.fs.target().clone(), program, &input, &caps)?;
         self.file.stats.units_carved += carved.units.len() as u64;
         let mut out = Vec::new();
-        for unit in carved.units {
-            let params = crate::unit_loop::liftable(carver::mapping::map(&unit, &input), &input, args_in_input);
+        for mut unit in carved.units {
+            let params = crate::unit_loop::parameters(&mut unit, &input, args_in_input);
             self.file.stats.units_with_params += u64::from(!params.is_empty());
             if !params.is_empty() {
                 out.push(Current { unit, params, entry, input: input.clone(), tries: 0, runner: None });

@@ -89,7 +89,7 @@ fn run_with(args: FuzzUnitArgs, make: &dyn Fn(u64) -> Box<dyn unitgen::UnitGener
     let mut sum = Summary { units: files.len(), ..Summary::default() };
     let restore = if args.restore_each_try { Restore::EachTry } else { Restore::Once };
     for (k, f) in files.iter().enumerate() {
-        let unit = match read_unit(f) {
+        let mut unit = match read_unit(f) {
             Ok(u) => u,
             Err(e) => {
                 eprintln!("bridge fuzz-unit: skipping: {e:#}");
@@ -97,9 +97,12 @@ fn run_with(args: FuzzUnitArgs, make: &dyn Fn(u64) -> Box<dyn unitgen::UnitGener
             }
         };
         let input = unit.meta.system_input.clone();
-        let params =
-            if unit.meta.params.is_empty() { carver::mapping::map(&unit, &input) } else { unit.meta.params.clone() };
-        let params = unit_loop::liftable(params, &input, system.target().args_in_input);
+        let args_in_input = system.target().args_in_input;
+        let params = if unit.meta.params.is_empty() {
+            unit_loop::parameters(&mut unit, &input, args_in_input)
+        } else {
+            unit_loop::liftable(unit.meta.params.clone(), &input, args_in_input)
+        };
         // The original system test's coverage is the bar lifts must pass.
         system.run(&input)?;
         sys_cov.add(system.map());

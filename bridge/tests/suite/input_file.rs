@@ -1,7 +1,8 @@
 //! `main`'s input file as a parameter (`examples/records`): in symbolic
 //! replay the bytes `main` reads from it (`fgets`, then `getc`) are
 //! symbolic, so the solver writes a file no seed or mutation has, and the
-//! lifter puts it back as the test's file part, or its stdin.
+//! lifter puts it back as the test's file part, or its stdin. Its command
+//! line may get a word (`examples/check`: `-c`, then a file for it).
 
 use crate::util::*;
 use std::os::unix::process::ExitStatusExt;
@@ -109,4 +110,37 @@ fn a_campaign_explores_main_of_entry_after_entry_and_lifts_the_file_alarm() {
         }
     }
     assert!(found, "{csv}");
+}
+
+#[test]
+fn an_option_no_word_could_become_is_added_then_the_file_is_solved_for_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let prog = example("check", dir.path());
+    // The seed's command line is empty; `@@` is the target's own word.
+    let unit = carve_main(&prog, "examples/check/seeds/numbers", dir.path());
+    let out = dir.path().join("out");
+    let sum = explore("explore", &unit, &prog, &["@@"], &out);
+    // A new word: `-`, then `-c` (getopt's model), then a `sum:` line
+    // first in the file: the division by a count of zero.
+    let alarm = sum["alarms"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["outcome"] == "crash (signal 8, SIGFPE)")
+        .unwrap_or_else(|| panic!("no SIGFPE: {sum}"));
+    let id = alarm["id"].as_u64().unwrap();
+    let input = std::fs::read(out.join(format!("alarms/{id:06}/input"))).unwrap();
+    let nl = input.iter().position(|&b| b == b'\n').unwrap();
+    let line = String::from_utf8_lossy(&input[..nl]).into_owned();
+    assert_eq!(line.split_whitespace().collect::<Vec<_>>(), ["-c"], "{input:?}");
+    assert!(input[nl + 1..].starts_with(b"sum:"), "{input:?}");
+    // It reproduces: the word before the target's `@@`.
+    let file = dir.path().join("file");
+    std::fs::write(&file, &input[nl + 1..]).unwrap();
+    let st = std::process::Command::new(&prog).arg("-c").arg(&file).output().unwrap().status;
+    assert_eq!(st.signal(), Some(8), "{input:?}");
+    // The unit fuzzer, with the same tries, would have to write both
+    // blindly.
+    let fuzz = explore("fuzz-unit", &unit, &prog, &["@@"], &dir.path().join("fuzz"));
+    assert_eq!(fuzz["unique_true_alarms"].as_u64(), Some(0), "{fuzz}");
 }

@@ -8,7 +8,8 @@
 //! Solving happens on a thread of its own ([`worker`]), while tries run.
 //! String parameters are fixed-size symbolic buffers (a NUL may move in);
 //! integers are their bytes; `main`'s input file is symbolic as the
-//! program reads it (its first [`MAX_FILE_SYMBOLIC`] bytes, length fixed).
+//! program reads it (its first [`MAX_FILE_SYMBOLIC`] bytes, length fixed);
+//! a new word of `main`'s command line starts as [`FIRST_WORD`].
 
 pub mod dag;
 mod worker;
@@ -54,7 +55,13 @@ struct Slot {
     /// A string with room past its NUL: its value always goes in the
     /// patch, which gives the object that room.
     room: bool,
+    /// A word `main`'s command line does not have yet (`Site::NewWord`).
+    word: bool,
 }
+
+/// The new word first tried: `-`, an operand most programs take (stdin,
+/// empty in unit runs) and the start of every option.
+const FIRST_WORD: &[u8] = b"-";
 
 /// Bytes of the input file that are symbolic when read.
 const MAX_FILE_SYMBOLIC: u32 = 4096;
@@ -136,6 +143,7 @@ fn current_bytes(p: &Param) -> Option<(Vec<u8>, bool)> {
             Some(([&p.original[..], &vec![0; room]].concat(), false))
         }
         Site::InputFile => Some((p.original.clone(), false)),
+        Site::NewWord { .. } => Some((vec![0; p.room.max(2) as usize], false)),
         _ => None,
     }
 }
@@ -159,11 +167,13 @@ impl UnitGenerator for Symbolic {
                 Site::Arg { index, .. } => (RELOC_IN_ARG, u64::from(index), bytes.len() as u32),
                 Site::Bytes { object, offset, .. } => (object, offset, bytes.len() as u32),
                 Site::InputFile => (SYM_IN_FILE, 0, (bytes.len() as u32).min(MAX_FILE_SYMBOLIC)),
+                Site::NewWord { word, .. } => (word, 0, bytes.len() as u32),
                 Site::Stream { .. } => continue,
             };
             self.inputs.push(SymInput { object, offset, len, first });
             let room = !arg && bytes.len() > p.original.len();
-            self.slots.push(Slot { param: k, first, len: bytes.len() as u32, arg, room });
+            let word = matches!(p.site, Site::NewWord { .. });
+            self.slots.push(Slot { param: k, first, len: bytes.len() as u32, arg, room, word });
             if !arg && !p.excluded.is_empty() {
                 guards.push((first, first + bytes.len() as u32, p.excluded.clone()));
             }
@@ -189,6 +199,15 @@ impl UnitGenerator for Symbolic {
         if !self.seeded {
             self.seeded = true;
             out.push(self.candidate(self.base.clone(), 0, "seed"));
+            // A new word is not read while it is empty: the seed's trace
+            // says nothing of it. Its first value is given.
+            for s in self.slots.clone().iter().filter(|s| s.word) {
+                let mut input = self.base.clone();
+                let at = s.first as usize;
+                input[at..at + FIRST_WORD.len()].copy_from_slice(FIRST_WORD);
+                self.link.lock().tried.insert(input.clone());
+                out.push(self.candidate(input, 0, "new word"));
+            }
         }
         let mut items = Vec::new();
         {
@@ -429,6 +448,32 @@ mod tests {
         let seed = g.next(std::slice::from_ref(&p), 1);
         assert_eq!(seed[0].values, vec![(0, Value::Bytes(b"-d\0\0\0".to_vec()))]);
         assert_eq!(seed[0].values[0].1.text(), b"-d");
+    }
+
+    #[test]
+    fn a_new_word_is_tried_as_a_dash_right_after_the_seed() {
+        let p = Param {
+            site: Site::NewWord { argv: 0, word: 4, slot: 1 },
+            encoding: Encoding::Raw,
+            occurrences: vec![(3, 0)],
+            original: Vec::new(),
+            excluded: Vec::new(),
+            room: 6,
+        };
+        let mut g = Symbolic::new(2000, None);
+        g.start(std::slice::from_ref(&p));
+        let inputs = g.symbolic_inputs().unwrap();
+        assert_eq!((inputs[0].object, inputs[0].len), (4, 6), "{inputs:?}");
+        let first = g.next(std::slice::from_ref(&p), 4);
+        let values: Vec<_> = first.iter().map(|c| (c.op, c.values.clone())).collect();
+        assert_eq!(
+            values,
+            vec![
+                ("seed", vec![(0, Value::Bytes(vec![0; 6]))]),
+                ("new word", vec![(0, Value::Bytes(b"-\0\0\0\0\0".to_vec()))])
+            ]
+        );
+        assert_eq!(p.text(&first[1].values[0].1), b" -");
     }
 
     #[test]
