@@ -31,6 +31,10 @@ pub(crate) struct Entry {
     /// The branch-outcome slots its run hit, sorted: which functions it
     /// reaches, for the unit rounds to choose what to carve.
     hits: Vec<u32>,
+    /// It is a lift that added a word to the command line: a mode (an
+    /// option, an operand) the explorer opened but has yet to explore;
+    /// `main`'s rounds take these in turn with the rest.
+    new_word: bool,
 }
 
 pub struct Campaign {
@@ -85,7 +89,7 @@ impl Campaign {
             c.file.stats.execs += 1;
             c.record_failure(outcome, &data, id, "seed")?;
             let hits = c.hits();
-            c.corpus.push(Entry { id, data, hits });
+            c.corpus.push(Entry { id, data, hits, new_word: false });
         }
         anyhow::ensure!(!c.corpus.is_empty(), "no readable seed in {}", c.file.config.input_dir.display());
         c.save()?;
@@ -108,7 +112,7 @@ impl Campaign {
             c.cov.add(c.fs.map());
             c.next_id = c.next_id.max(s.id + 1);
             let hits = c.hits();
-            c.corpus.push(Entry { id: s.id, data: s.data, hits });
+            c.corpus.push(Entry { id: s.id, data: s.data, hits, new_word: s.new_word });
         }
         anyhow::ensure!(!c.corpus.is_empty(), "the queue of {} is empty: nothing to resume", c.out.root().display());
         for (dir, which) in [("crashes", 0), ("hangs", 1)] {
@@ -209,7 +213,7 @@ impl Campaign {
             let name = format!("queue/id:{id:06},src:{:06},op:{}", case.parent, sanitize(&case.op));
             self.out.write(&name, &case.data)?;
             let hits = self.hits();
-            self.corpus.push(Entry { id, data: case.data.clone(), hits });
+            self.corpus.push(Entry { id, data: case.data.clone(), hits, new_word: false });
             if newness == Newness::NewEdges {
                 self.refresh_stats();
                 self.out.append_line("coverage.csv", outdir::CSV_HEADER, &self.csv_row())?;

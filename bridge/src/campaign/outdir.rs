@@ -13,10 +13,12 @@ pub struct OutDir {
     root: PathBuf,
 }
 
-/// A saved test: its id and its bytes.
+/// A saved test: its id, its bytes, and whether it is a lift that added a
+/// word to the command line (`op:lift_FUNCTION+word`).
 pub struct Saved {
     pub id: u64,
     pub data: Vec<u8>,
+    pub new_word: bool,
 }
 
 impl OutDir {
@@ -92,12 +94,16 @@ impl OutDir {
             let name = e.file_name().to_string_lossy().into_owned();
             let Some(id) = parse_id(&name) else { continue };
             let data = std::fs::read(e.path()).with_context(|| format!("cannot read {}", e.path().display()))?;
-            out.push(Saved { id, data });
+            let new_word = name.contains(",op:lift_") && name.ends_with(NEW_WORD_OP);
+            out.push(Saved { id, data, new_word });
         }
         out.sort_by_key(|s| s.id);
         Ok(out)
     }
 }
+
+/// The end of the name of a lift that added a word to the command line.
+pub const NEW_WORD_OP: &str = "+word";
 
 /// The id of an AFL-style name: `id:000042,...`.
 pub fn parse_id(name: &str) -> Option<u64> {

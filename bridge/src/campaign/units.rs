@@ -95,6 +95,9 @@ pub struct UnitWork {
     /// Entries whose `main` was explored, and whether this round is
     /// `main`'s (see `main_rounds.rs`).
     main_done: BTreeSet<u64>,
+    /// Whether `main`'s next turn takes the oldest lift that added a word,
+    /// not explored yet (turns alternate: those, then the queue in order).
+    main_lift_next: bool,
     main_turn: bool,
 }
 
@@ -116,6 +119,7 @@ impl UnitWork {
             current: None,
             pool: Vec::new(),
             main_done: BTreeSet::new(),
+            main_lift_next: false,
             main_turn: false,
         })
     }
@@ -397,9 +401,14 @@ impl Campaign {
                 self.file.stats.coverage_lifts += 1;
                 let id = self.next_id;
                 self.next_id += 1;
-                self.out.write(&format!("queue/id:{id:06},src:{entry:06},op:lift_{}", sanitize(&function)), &lifted)?;
+                let new_word = c.values.iter().any(|(k, v)| {
+                    matches!(params[*k].site, model::unit::Site::NewWord { .. }) && !params[*k].text(v).is_empty()
+                });
+                let suffix = if new_word { super::outdir::NEW_WORD_OP } else { "" };
+                let name = format!("queue/id:{id:06},src:{entry:06},op:lift_{}{suffix}", sanitize(&function));
+                self.out.write(&name, &lifted)?;
                 let hits = self.hits();
-                self.corpus.push(super::Entry { id, data: lifted, hits });
+                self.corpus.push(super::Entry { id, data: lifted, hits, new_word });
             }
             (Class::FalseAlarm, _) => self.file.stats.false_alarms += u64::from(failed),
         }
