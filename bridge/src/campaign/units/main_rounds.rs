@@ -2,10 +2,10 @@
 //! `main` was not explored yet: in turn, the oldest lift that added a word
 //! to the command line (a mode the explorer opened, from which it goes
 //! deeper: `--check`, then a file of checksum lines) and the next entry in
-//! queue order (seeds first, then what the campaign found). `main`'s parameters are the
-//! whole command line and input file, so its symbolic runs reach the
-//! whole program: each entry is a new starting point for concolic search,
-//! as a concolic fuzzer takes its queue.
+//! queue order (seeds first, then what the campaign found). `main`'s
+//! parameters are the whole command line and input file, so its symbolic
+//! runs reach the whole program: each entry is a new starting point for
+//! concolic search, as a concolic fuzzer takes its queue.
 
 use super::{Current, UnitWork, MAX_FRUITLESS, MAX_UNREPLAYABLE};
 use crate::campaign::{Campaign, Entry};
@@ -15,8 +15,9 @@ const MAIN: &str = "main";
 
 impl Campaign {
     /// `main` of an entry not explored for it (the oldest lift that added
-    /// a word or the first in queue order, in turn), when this round is `main`'s turn
-    /// and `main` is still worth it; its turn passes either way.
+    /// a word or the first in queue order, in turn), when this round is
+    /// `main`'s turn and `main` is still worth it; its turn passes either
+    /// way.
     pub(super) fn main_turn(&mut self, uw: &mut UnitWork) -> anyhow::Result<Option<Current>> {
         uw.main_turn = !uw.main_turn;
         let count = |m: &std::collections::BTreeMap<String, u32>| m.get(MAIN).copied().unwrap_or(0);
