@@ -182,8 +182,11 @@ fn main_is_carved_and_its_options_are_solved_to_a_long_option_no_seed_has() {
     // (Another way to the same crash, `-f` solved into a second `-d`, may
     // be found too.)
     let alarms = sum["alarms"].as_array().unwrap();
-    let debug = alarms.iter().find(|a| a["value"].as_str().is_some_and(|v| v.starts_with("--de"))).expect("--debug");
-    assert_eq!(debug["original"], "-d", "{sum}");
+    // (A word added after the others may be solved into `--deb` as well:
+    // that alarm has its own parameter.)
+    let grown =
+        |a: &&serde_json::Value| a["original"] == "-d" && a["value"].as_str().is_some_and(|v| v.starts_with("--de"));
+    let debug = alarms.iter().find(grown).unwrap_or_else(|| panic!("-d grown into --debug: {sum}"));
     let id = debug["id"].as_u64().unwrap();
     let input = std::fs::read(out.join(format!("alarms/{id:06}/input"))).unwrap();
     let line = String::from_utf8_lossy(input.split(|&b| b == b'\n').next().unwrap()).into_owned();

@@ -143,7 +143,7 @@ fn current_bytes(p: &Param) -> Option<(Vec<u8>, bool)> {
             Some(([&p.original[..], &vec![0; room]].concat(), false))
         }
         Site::InputFile => Some((p.original.clone(), false)),
-        Site::NewWord { .. } => Some((vec![0; p.room.max(2) as usize], false)),
+        Site::NewWord { .. } => Some((vec![0; (p.room as usize).max(FIRST_WORD.len() + 1)], false)),
         _ => None,
     }
 }
@@ -201,9 +201,9 @@ impl UnitGenerator for Symbolic {
             out.push(self.candidate(self.base.clone(), 0, "seed"));
             // A new word is not read while it is empty: the seed's trace
             // says nothing of it. Its first value is given.
-            for s in self.slots.clone().iter().filter(|s| s.word) {
+            let words: Vec<usize> = self.slots.iter().filter(|s| s.word).map(|s| s.first as usize).collect();
+            for at in words {
                 let mut input = self.base.clone();
-                let at = s.first as usize;
                 input[at..at + FIRST_WORD.len()].copy_from_slice(FIRST_WORD);
                 self.link.lock().tried.insert(input.clone());
                 out.push(self.candidate(input, 0, "new word"));
