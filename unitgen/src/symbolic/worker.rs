@@ -4,6 +4,8 @@
 //! solving thus overlap, and a caller that has other work (a campaign's
 //! system fuzzing) need not wait for the solver.
 
+use super::closest::closest;
+use super::context::{self, InContext};
 use super::ExploreStats;
 use crate::solver::{self, Answer, Cond, Query, Solver};
 use model::symtrace::{PathEntry, Trace};
@@ -44,6 +46,9 @@ pub(super) struct Item {
     pub target: (u32, u64),
     /// Some trace took that direction already (see [`RARE`]).
     pub again: bool,
+    /// Solved for the direction in this context, which no trace gave it
+    /// (the direction itself being common).
+    pub context: Option<InContext>,
 }
 
 /// What the explorer and its solver thread share.
@@ -62,6 +67,8 @@ pub(super) struct Shared {
     pub tried: HashSet<Vec<u8>>,
     /// Branch directions and how many traces took each (across units).
     pub seen: HashMap<(u32, u64), u32>,
+    /// Branch directions in the contexts traces took them.
+    pub seen_in_context: HashSet<InContext>,
     pub stats: ExploreStats,
     /// Set when the explorer is dropped.
     pub closed: bool,
@@ -143,8 +150,9 @@ fn alternatives(e: &PathEntry) -> Vec<((u32, u64), Cond)> {
 /// Negates every entry of the job's trace past its bound whose other
 /// direction no trace has taken, with the prefix kept, and queues what
 /// solves (what does not, solved alone, is queued behind); then, within
-/// the same bounds, those fewer than [`RARE`] traces took. Stops early at
-/// the per-trace bounds or when the unit changed.
+/// the same bounds, those fewer than [`RARE`] traces took or that no
+/// trace took in their context ([`context`]). Stops early at the
+/// per-trace bounds or when the unit changed.
 fn negate(solver: &mut dyn Solver, link: &Link, job: &Job) {
     let t = &job.trace;
     let mut asked = HashSet::new();
@@ -161,6 +169,7 @@ fn negate(solver: &mut dyn Solver, link: &Link, job: &Job) {
             Some(Cond::NotAny(i as u32, g.2.iter().map(|&b| u64::from(b)).collect()))
         })
         .collect();
+    let buckets = context::buckets(&t.path);
     for again in [false, true] {
         let mut prefix: Vec<Cond> = guards.clone();
         prefix.extend(t.path[..job.bound.min(t.path.len())].iter().map(held));
@@ -170,36 +179,48 @@ fn negate(solver: &mut dyn Solver, link: &Link, job: &Job) {
                     link.lock().stats.traces_cut_short += 1;
                     return;
                 }
-                {
+                let in_context = (dir.0, dir.1, buckets[i]);
+                let context = {
                     let s = link.lock();
                     if s.closed || s.generation != job.generation {
                         return;
                     }
                     let seen = s.seen.get(&dir).copied().unwrap_or(0);
-                    if (!again && seen > 0) || seen >= RARE {
+                    if !again && seen > 0 {
                         continue;
                     }
-                }
-                if !asked.insert(dir) {
+                    if seen < RARE {
+                        None
+                    } else if !s.seen_in_context.contains(&in_context) {
+                        Some(in_context)
+                    } else {
+                        continue;
+                    }
+                };
+                // A direction is asked for once per trace; in context,
+                // once per context.
+                if !asked.insert(context.unwrap_or((dir.0, dir.1, u8::MAX))) {
                     continue;
                 }
                 let mut conds = prefix.clone();
                 conds.push(cond.clone());
-                let found = match solver.solve(&Query { id: job.id, trace: t, conds }) {
-                    Answer::Sat(assign) => Some((assign, false)),
+                let exact = Query { id: job.id, trace: t, conds };
+                let found = match solver.solve(&exact) {
+                    Answer::Sat(assign) => Some((closest(t, &exact.conds, &job.input, assign), false)),
                     // Optimistic, as QSYM: the condition alone (and the
                     // guards), when the path with it has no solution.
                     _ => {
                         let mut conds = guards.clone();
                         conds.push(cond);
-                        match solver.solve(&Query { id: job.id, trace: t, conds }) {
-                            Answer::Sat(assign) => Some((assign, true)),
+                        let alone = Query { id: job.id, trace: t, conds };
+                        match solver.solve(&alone) {
+                            Answer::Sat(assign) => Some((closest(t, &alone.conds, &job.input, assign), true)),
                             _ => None,
                         }
                     }
                 };
                 if let Some((assign, optimistic)) = found {
-                    let item = Item { input: child(&job.input, assign), bound: i + 1, target: dir, again };
+                    let item = Item { input: child(&job.input, assign), bound: i + 1, target: dir, again, context };
                     queue(link, job.generation, item, again || optimistic, optimistic);
                 }
             }
