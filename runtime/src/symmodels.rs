@@ -59,7 +59,9 @@ pub extern "C" fn __sym_model_cmp(a: *const u8, b: *const u8, n: u64, strings: u
     })
 }
 
-/// `strlen(p) == len`: the first NUL among the symbolic bytes.
+/// `strlen(p) == len`: the first NUL among the symbolic bytes, the NUL
+/// the call found included, and past it as far as the bytes stay
+/// symbolic (a string parameter's room: the string may grow into it).
 #[no_mangle]
 pub extern "C" fn __sym_model_strlen(p: *const u8, len: u64) -> u32 {
     with(|s| {
@@ -67,8 +69,12 @@ pub extern "C" fn __sym_model_strlen(p: *const u8, len: u64) -> u32 {
         if !(0..=len).any(|i| s.byte(p + i) != 0) {
             return 0;
         }
-        let mut acc = s.constant(len as u64, 64);
-        for i in (0..len).rev() {
+        let mut end = len;
+        while end < MAX_SPAN && s.byte(p + end) != 0 {
+            end += 1;
+        }
+        let mut acc = s.constant(end as u64, 64);
+        for i in (0..end).rev() {
             let x = byte_expr(s, p + i);
             let zero = s.constant(0, 8);
             let is_nul = s.node(OP_EQ, 1, x, zero, 0, 0);

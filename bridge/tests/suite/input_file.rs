@@ -2,9 +2,11 @@
 //! replay the bytes `main` reads from it (`fgets`, then `getc`) are
 //! symbolic, so the solver writes a file no seed or mutation has, and the
 //! lifter puts it back as the test's file part, or its stdin. Its command
-//! line may get a word (`examples/check`: `-c`, then a file for it).
+//! line may get a word (`examples/check`: `-c`, then a file for it), and
+//! a word read through an end pointer may grow (`examples/subst`).
 
 use crate::util::*;
+use std::os::unix::ffi::OsStrExt;
 use std::os::unix::process::ExitStatusExt;
 use std::path::Path;
 
@@ -141,6 +143,39 @@ fn an_option_no_word_could_become_is_added_then_the_file_is_solved_for_it() {
     assert_eq!(st.signal(), Some(8), "{input:?}");
     // The unit fuzzer, with the same tries, would have to write both
     // blindly.
+    let fuzz = explore("fuzz-unit", &unit, &prog, &["@@"], &dir.path().join("fuzz"));
+    assert_eq!(fuzz["unique_true_alarms"].as_u64(), Some(0), "{fuzz}");
+}
+
+#[test]
+fn a_word_read_up_to_an_end_pointer_grows_by_the_flag_it_needs() {
+    let dir = tempfile::tempdir().unwrap();
+    let prog = example("subst", dir.path());
+    let unit = carve_main(&prog, "examples/subst/seeds/fruit", dir.path());
+    let out = dir.path().join("out");
+    let sum = explore("explore", &unit, &prog, &["@@"], &out);
+    // `s/a/b/g` is read through `cur < end` (`end`: the script plus its
+    // length): that compare, symbolic, lets it grow by a byte, solved
+    // into `I`; the bytes of its room after that one stay NUL.
+    let alarm = sum["alarms"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["outcome"] == "crash (signal 6, SIGABRT)")
+        .unwrap_or_else(|| panic!("no SIGABRT: {sum}"));
+    let id = alarm["id"].as_u64().unwrap();
+    let input = std::fs::read(out.join(format!("alarms/{id:06}/input"))).unwrap();
+    let nl = input.iter().position(|&b| b == b'\n').unwrap();
+    let script = &input[..nl];
+    assert_eq!(script.len(), 8, "{input:?}");
+    assert!(script.ends_with(b"gI") || script.ends_with(b"Ig"), "{input:?}");
+    // It reproduces.
+    let file = dir.path().join("file");
+    std::fs::write(&file, &input[nl + 1..]).unwrap();
+    let word = std::ffi::OsStr::from_bytes(script);
+    let st = std::process::Command::new(&prog).arg(word).arg(&file).output().unwrap().status;
+    assert_eq!(st.signal(), Some(6), "{input:?}");
+    // The unit fuzzer, with the same tries, does not write that byte.
     let fuzz = explore("fuzz-unit", &unit, &prog, &["@@"], &dir.path().join("fuzz"));
     assert_eq!(fuzz["unique_true_alarms"].as_u64(), Some(0), "{fuzz}");
 }

@@ -5,7 +5,7 @@
 //! and, for any other call, symbolic integer arguments
 //! pinned to their values (the callee ran concretely).
 
-use super::shadow::{int_width, operand, Shadower};
+use super::shadow::{int_width, operand, shadow_width, Shadower};
 use crate::Error;
 use inkwell::values::{AnyValue, AsValueRef, BasicValueEnum, FunctionValue, InstructionValue};
 
@@ -84,7 +84,7 @@ impl<'ctx> Shadower<'_, 'ctx> {
                 self.call(self.abi.set_param, &[self.i32c(k as u64).into(), s.into()])?;
             }
         }
-        if int_width(i.get_type()).is_some() {
+        if shadow_width(i.get_type()).is_some() {
             self.after(i);
             let s = self.call(self.abi.get_ret, &[])?.expect("i32");
             self.map.insert(i.as_value_ref(), s);
@@ -270,17 +270,20 @@ impl<'ctx> Shadower<'_, 'ctx> {
         let declared = f.count_params() as usize;
         for (k, (a, s)) in args.iter().zip(shadowed).enumerate() {
             let Some(s) = s else { continue };
-            let pinned = if k < declared {
+            if k < declared {
                 let to_clone = self.b.build_select(has, s, zero, "")?.into_int_value();
                 self.call(self.abi.set_param, &[self.i32c(k as u64).into(), to_clone.into()])?;
-                self.b.build_select(has, zero, s, "")?.into_int_value()
-            } else {
-                s
-            };
+            }
+            // A pointer is concretised without a constraint, as where
+            // it reaches memory.
+            if a.is_pointer_value() {
+                continue;
+            }
+            let pinned = if k < declared { self.b.build_select(has, zero, s, "")?.into_int_value() } else { s };
             let v = self.wide(*a, false)?;
             self.call(self.abi.pin, &[pinned.into(), v.into()])?;
         }
-        if int_width(i.get_type()).is_some() {
+        if shadow_width(i.get_type()).is_some() {
             self.after(i);
             let s = self.call(self.abi.get_ret, &[])?.expect("i32");
             self.map.insert(i.as_value_ref(), s);
@@ -291,7 +294,8 @@ impl<'ctx> Shadower<'_, 'ctx> {
     /// Symbolic integer arguments of a call the shadow cannot follow are
     /// pinned to their values.
     fn pin_all(&mut self, i: InstructionValue<'ctx>, args: &[BasicValueEnum<'ctx>]) -> Result<(), Error> {
-        let pinned: Vec<_> = args.iter().filter_map(|&a| Some((a, self.shadow(a)?))).collect();
+        let pinned: Vec<_> =
+            args.iter().filter(|a| !a.is_pointer_value()).filter_map(|&a| Some((a, self.shadow(a)?))).collect();
         if pinned.is_empty() {
             return Ok(());
         }

@@ -10,6 +10,7 @@ mod abi;
 mod calls;
 pub mod clone;
 mod io;
+mod pointers;
 mod shadow;
 
 use crate::Error;

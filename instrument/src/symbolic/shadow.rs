@@ -40,6 +40,17 @@ pub(super) fn int_width(t: AnyTypeEnum<'_>) -> Option<u32> {
     }
 }
 
+/// Width of a value that gets a shadow: an integer the shadow handles,
+/// or a pointer (its address, 64 bits: a pointer computed from symbolic
+/// offsets compares symbolically; it is concretised where it is used to
+/// reach memory).
+pub(super) fn shadow_width(t: AnyTypeEnum<'_>) -> Option<u32> {
+    match t {
+        AnyTypeEnum::PointerType(_) => Some(64),
+        t => int_width(t),
+    }
+}
+
 /// Operand `k` of `i` when it is a first-class value (not metadata, a
 /// label, a token or inline assembly, which inkwell cannot represent).
 pub(super) fn operand<'ctx>(i: InstructionValue<'ctx>, k: u32) -> Option<BasicValueEnum<'ctx>> {
@@ -153,7 +164,7 @@ impl<'a, 'ctx> Shadower<'a, 'ctx> {
             None => self.b.position_at_end(entry),
         }
         for (k, p) in f.get_param_iter().enumerate().take(super::MAX_PARAMS) {
-            if int_width(p.get_type().as_any_type_enum()).is_some() {
+            if shadow_width(p.get_type().as_any_type_enum()).is_some() {
                 let s = self.call(self.abi.get_param, &[self.i32c(k as u64).into()])?.expect("returns i32");
                 self.map.insert(p.as_value_ref(), s);
             }
@@ -161,7 +172,7 @@ impl<'a, 'ctx> Shadower<'a, 'ctx> {
         let mut phis = Vec::new();
         for &bb in &blocks {
             for i in ir::instructions(bb) {
-                if i.get_opcode() == Op::Phi && int_width(i.get_type()).is_some() {
+                if i.get_opcode() == Op::Phi && shadow_width(i.get_type()).is_some() {
                     self.after(i);
                     let sp = self.b.build_phi(self.ctx.i32_type(), "")?;
                     self.map.insert(i.as_value_ref(), sp.as_basic_value().into_int_value());
@@ -226,7 +237,7 @@ impl<'a, 'ctx> Shadower<'a, 'ctx> {
                 let (Some(a), Some(b), Some(p)) = (op_k(0), op_k(1), i.get_icmp_predicate()) else {
                     return Ok(());
                 };
-                let Some(w) = int_width(a.get_type().as_any_type_enum()) else { return Ok(()) };
+                let Some(w) = shadow_width(a.get_type().as_any_type_enum()) else { return Ok(()) };
                 let (sa, sb) = (self.shadow(a), self.shadow(b));
                 if sa.is_none() && sb.is_none() {
                     return Ok(());
@@ -251,6 +262,8 @@ impl<'a, 'ctx> Shadower<'a, 'ctx> {
                 let s = self.call(self.abi.cast, &args)?.expect("i32");
                 self.map.insert(i.as_value_ref(), s);
             }
+            Op::GetElementPtr => self.gep(i)?,
+            Op::PtrToInt | Op::IntToPtr => self.pointer_cast(i)?,
             Op::Freeze => {
                 if let Some(s) = op_k(0).and_then(|a| self.shadow(a)) {
                     self.map.insert(i.as_value_ref(), s);
@@ -272,7 +285,7 @@ impl<'a, 'ctx> Shadower<'a, 'ctx> {
             Op::Switch => self.switch(i)?,
             Op::Return => {
                 let Some(v) = op_k(0) else { return Ok(()) };
-                if int_width(v.get_type().as_any_type_enum()).is_some() {
+                if shadow_width(v.get_type().as_any_type_enum()).is_some() {
                     self.b.position_before(&i);
                     self.call(self.abi.set_ret, &[self.or_zero(self.shadow(v)).into()])?;
                 }
@@ -284,7 +297,7 @@ impl<'a, 'ctx> Shadower<'a, 'ctx> {
 
     fn select(&mut self, i: InstructionValue<'ctx>) -> Result<(), Error> {
         let ops: Vec<_> = (0..3).filter_map(|k| operand(i, k)).collect();
-        let (Some(w), [c, t, f]) = (int_width(i.get_type()), ops.as_slice()) else { return Ok(()) };
+        let (Some(w), [c, t, f]) = (shadow_width(i.get_type()), ops.as_slice()) else { return Ok(()) };
         if !c.is_int_value() {
             return Ok(());
         }
@@ -313,7 +326,7 @@ impl<'a, 'ctx> Shadower<'a, 'ctx> {
     }
 
     fn load(&mut self, i: InstructionValue<'ctx>) -> Result<(), Error> {
-        let Some(w) = int_width(i.get_type()).filter(|w| w % 8 == 0) else { return Ok(()) };
+        let Some(w) = shadow_width(i.get_type()).filter(|w| w % 8 == 0) else { return Ok(()) };
         let Some(BasicValueEnum::PointerValue(p)) = operand(i, 0) else {
             return Ok(());
         };
@@ -363,7 +376,7 @@ impl<'a, 'ctx> Shadower<'a, 'ctx> {
             return Ok(());
         };
         let size = self.store_size(v.get_type());
-        let symbolic = int_width(v.get_type().as_any_type_enum()).is_some_and(|w| w % 8 == 0);
+        let symbolic = shadow_width(v.get_type().as_any_type_enum()).is_some_and(|w| w % 8 == 0);
         let s = if symbolic { self.or_zero(self.shadow(v)) } else { self.zero() };
         self.after(i);
         self.call(self.abi.store, &[p.into(), s.into(), self.i32c(size).into()])?;
