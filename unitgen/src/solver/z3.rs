@@ -152,6 +152,9 @@ impl Terms<'_> {
     }
 }
 
+/// How often a check past its timeout is interrupted again.
+const AGAIN: Duration = Duration::from_millis(10);
+
 impl Z3 {
     /// Checks, interrupted after the timeout by a watchdog thread. (z3's
     /// own `timeout` parameter starts timer threads that, in z3 4.8.12,
@@ -163,8 +166,13 @@ impl Z3 {
         let (done, finished) = std::sync::mpsc::channel::<()>();
         std::thread::scope(|s| {
             s.spawn(move || {
-                if finished.recv_timeout(limit) == Err(RecvTimeoutError::Timeout) {
+                // Interrupted again until the check returns: an interrupt
+                // that comes before z3 is checking (a short limit, a
+                // loaded machine) is lost.
+                let mut wait = limit;
+                while finished.recv_timeout(wait) == Err(RecvTimeoutError::Timeout) {
                     handle.interrupt();
+                    wait = AGAIN;
                 }
             });
             let result = solver.check();
