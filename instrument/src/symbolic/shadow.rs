@@ -1,5 +1,6 @@
-//! The shadow of one symbolic clone. Every integer value gets a shadow (an
-//! `i32` expression id) computed by a `__sym_*` call right after it; values
+//! The shadow of one symbolic clone. Every integer and pointer value gets a
+//! shadow (an `i32` expression id; a pointer's is its address, see
+//! [`super::pointers`]) computed by a `__sym_*` call right after it; values
 //! known to be concrete at compile time (constants, results of uninstrumented
 //! instructions) have none, and operations on them only are not
 //! instrumented. Blocks are visited in reverse post-order, so an operand's

@@ -7,6 +7,11 @@
 use crate::solver::Cond;
 use model::symtrace::Trace;
 use model::trace::*;
+use std::collections::{HashMap, HashSet};
+
+/// Most node evaluations spent on one solution: what the solver thread
+/// may give this, against its queries' few milliseconds.
+const MAX_WORK: usize = 1 << 21;
 
 fn mask(width: u8) -> u64 {
     if width >= 64 {
@@ -21,104 +26,136 @@ fn signed(v: u64, width: u8) -> i64 {
     ((v << shift) as i64) >> shift
 }
 
+fn operands(x: &Node) -> &'static [usize] {
+    match x.op {
+        OP_INPUT | OP_CONST => &[],
+        OP_ZEXT | OP_SEXT | OP_EXTRACT | OP_TABLE => &[0],
+        OP_ITE => &[0, 1, 2],
+        _ => &[0, 1],
+    }
+}
+
 /// The nodes the conditions depend on, in increasing order (operands come
-/// before their users).
-fn needed(t: &Trace, conds: &[Cond]) -> Vec<u32> {
-    let mut mark = vec![false; t.nodes.len()];
-    let mut stack: Vec<u32> = conds.iter().map(Cond::node).collect();
-    while let Some(n) = stack.pop() {
-        let Some(seen) = mark.get_mut(n as usize) else { continue };
-        if *seen || n == 0 {
-            continue;
-        }
-        *seen = true;
-        let x = t.nodes[n as usize];
-        let refs: &[u32] = match x.op {
-            OP_INPUT | OP_CONST => &[],
-            OP_ZEXT | OP_SEXT | OP_EXTRACT | OP_TABLE => &[x.a],
-            OP_ITE => &[x.a, x.b, x.c],
-            _ => &[x.a, x.b],
-        };
-        stack.extend_from_slice(refs);
-    }
-    (0..t.nodes.len() as u32).filter(|&n| mark[n as usize]).collect()
+/// before their users), each with the places of its operands in that
+/// order (`usize::MAX`: none).
+struct Plan {
+    order: Vec<u32>,
+    ops: Vec<[usize; 3]>,
 }
 
-/// Each needed node's value with `input`'s bytes; `None` where an
-/// expression is wider than 64 bits.
-fn evaluate(t: &Trace, order: &[u32], input: &[u8], vals: &mut [u64]) -> Option<()> {
-    for &n in order {
-        let x = t.nodes[n as usize];
-        let (a, b, c) = (vals[x.a as usize], vals[x.b as usize], vals[x.c as usize]);
-        let wa = t.nodes[x.a as usize].width;
-        let w = x.width;
-        let (sa, sb) = (signed(a, wa), signed(b, wa));
-        let v = match x.op {
-            OP_INPUT => u64::from(input.get(x.val as usize).copied().unwrap_or(0)),
-            OP_CONST => x.val,
-            OP_ADD => a.wrapping_add(b),
-            OP_SUB => a.wrapping_sub(b),
-            OP_MUL => a.wrapping_mul(b),
-            OP_UDIV => a.checked_div(b).unwrap_or(u64::MAX),
-            OP_UREM => a.checked_rem(b).unwrap_or(a),
-            OP_SDIV if b == 0 => {
-                if sa < 0 {
-                    1
-                } else {
-                    u64::MAX
-                }
+impl Plan {
+    fn new(t: &Trace, conds: &[Cond]) -> Plan {
+        let mut mark = HashSet::new();
+        let mut stack: Vec<u32> = conds.iter().map(Cond::node).collect();
+        while let Some(n) = stack.pop() {
+            let Some(x) = t.nodes.get(n as usize) else { continue };
+            if n == 0 || !mark.insert(n) {
+                continue;
             }
-            OP_SDIV => sa.wrapping_div(sb) as u64,
-            OP_SREM => sa.checked_rem(sb).map_or(a, |r| r as u64),
-            OP_SHL => a.checked_shl(b.min(64) as u32).filter(|_| b < u64::from(w)).unwrap_or(0),
-            OP_LSHR => a.checked_shr(b.min(64) as u32).filter(|_| b < u64::from(w)).unwrap_or(0),
-            OP_ASHR => (sa >> b.min(u64::from(wa) - 1)) as u64,
-            OP_AND => a & b,
-            OP_OR => a | b,
-            OP_XOR => a ^ b,
-            OP_EQ => u64::from(a == b),
-            OP_NE => u64::from(a != b),
-            OP_ULT => u64::from(a < b),
-            OP_ULE => u64::from(a <= b),
-            OP_UGT => u64::from(a > b),
-            OP_UGE => u64::from(a >= b),
-            OP_SLT => u64::from(sa < sb),
-            OP_SLE => u64::from(sa <= sb),
-            OP_SGT => u64::from(sa > sb),
-            OP_SGE => u64::from(sa >= sb),
-            OP_ZEXT => a,
-            OP_SEXT => signed(a, wa) as u64,
-            OP_EXTRACT => a.checked_shr(x.val as u32).unwrap_or(0),
-            OP_CONCAT => {
-                let wb = t.nodes[x.b as usize].width;
-                if u32::from(wa) + u32::from(wb) > 64 {
-                    return None;
-                }
-                (a << wb) | b
-            }
-            OP_ITE => {
-                if a & 1 != 0 {
-                    b
-                } else {
-                    c
-                }
-            }
-            OP_TABLE => t.tables.get(x.val as usize).and_then(|e| e.get((a & 0xff) as usize)).copied().unwrap_or(0),
-            _ => return None,
-        };
-        if w > 64 {
-            return None;
+            let refs = [x.a, x.b, x.c];
+            stack.extend(operands(x).iter().map(|&k| refs[k]));
         }
-        vals[n as usize] = v & mask(w);
+        let mut order: Vec<u32> = mark.into_iter().collect();
+        order.sort_unstable();
+        let at: HashMap<u32, usize> = order.iter().enumerate().map(|(i, &n)| (n, i)).collect();
+        let ops = order
+            .iter()
+            .map(|&n| {
+                let x = t.nodes[n as usize];
+                let refs = [x.a, x.b, x.c];
+                let mut o = [usize::MAX; 3];
+                for &k in operands(&x) {
+                    o[k] = at.get(&refs[k]).copied().unwrap_or(usize::MAX);
+                }
+                o
+            })
+            .collect();
+        Plan { order, ops }
     }
-    Some(())
+
+    /// Each node's value with `input`'s bytes, in `vals` (by place);
+    /// `None` where the evaluation cannot follow (over 64 bits).
+    fn evaluate(&self, t: &Trace, input: &[u8], vals: &mut Vec<u64>) -> Option<()> {
+        vals.clear();
+        for (&n, o) in self.order.iter().zip(&self.ops) {
+            let x = t.nodes[n as usize];
+            let get = |k: usize| if o[k] == usize::MAX { 0 } else { vals[o[k]] };
+            let (a, b, c) = (get(0), get(1), get(2));
+            let width = |k: u32| t.nodes.get(k as usize).map_or(0, |y| y.width);
+            let (wa, w) = (width(x.a), x.width);
+            if w > 64 || wa > 64 {
+                return None;
+            }
+            let (sa, sb) = (signed(a, wa), signed(b, wa));
+            let v = match x.op {
+                OP_INPUT => u64::from(input.get(x.val as usize).copied().unwrap_or(0)),
+                OP_CONST => x.val,
+                OP_ADD => a.wrapping_add(b),
+                OP_SUB => a.wrapping_sub(b),
+                OP_MUL => a.wrapping_mul(b),
+                OP_UDIV => a.checked_div(b).unwrap_or(u64::MAX),
+                OP_UREM => a.checked_rem(b).unwrap_or(a),
+                OP_SDIV if b == 0 => {
+                    if sa < 0 {
+                        1
+                    } else {
+                        u64::MAX
+                    }
+                }
+                OP_SDIV => sa.wrapping_div(sb) as u64,
+                OP_SREM if b == 0 => a,
+                OP_SREM => sa.wrapping_rem(sb) as u64,
+                OP_SHL => a.checked_shl(b.min(64) as u32).filter(|_| b < u64::from(w)).unwrap_or(0),
+                OP_LSHR => a.checked_shr(b.min(64) as u32).filter(|_| b < u64::from(w)).unwrap_or(0),
+                OP_ASHR => (sa >> b.min(u64::from(wa.max(1)) - 1)) as u64,
+                OP_AND => a & b,
+                OP_OR => a | b,
+                OP_XOR => a ^ b,
+                OP_EQ => u64::from(a == b),
+                OP_NE => u64::from(a != b),
+                OP_ULT => u64::from(a < b),
+                OP_ULE => u64::from(a <= b),
+                OP_UGT => u64::from(a > b),
+                OP_UGE => u64::from(a >= b),
+                OP_SLT => u64::from(sa < sb),
+                OP_SLE => u64::from(sa <= sb),
+                OP_SGT => u64::from(sa > sb),
+                OP_SGE => u64::from(sa >= sb),
+                OP_ZEXT => a,
+                OP_SEXT => sa as u64,
+                OP_EXTRACT => a.checked_shr(x.val as u32).unwrap_or(0),
+                OP_CONCAT => {
+                    let wb = width(x.b);
+                    if u32::from(wa) + u32::from(wb) > 64 {
+                        return None;
+                    }
+                    a.checked_shl(u32::from(wb)).unwrap_or(0) | b
+                }
+                OP_ITE => {
+                    if a & 1 != 0 {
+                        b
+                    } else {
+                        c
+                    }
+                }
+                OP_TABLE => t.tables.get(x.val as usize).and_then(|e| e.get((a & 0xff) as usize)).copied().unwrap_or(0),
+                _ => return None,
+            };
+            vals.push(v & mask(w));
+        }
+        Some(())
+    }
+
+    fn value(&self, vals: &[u64], node: u32) -> u64 {
+        self.order.binary_search(&node).map_or(0, |i| vals[i])
+    }
 }
 
-fn holds(c: &Cond, vals: &[u64]) -> bool {
+fn holds(c: &Cond, v: u64) -> bool {
     match c {
-        Cond::Bit(n, b) => vals[*n as usize] == u64::from(*b),
-        Cond::Is(n, v) => vals[*n as usize] == *v,
-        Cond::NotAny(n, vs) => !vs.contains(&vals[*n as usize]),
+        Cond::Bit(_, b) => v == u64::from(*b),
+        Cond::Is(_, x) => v == *x,
+        Cond::NotAny(_, xs) => !xs.contains(&v),
     }
 }
 
@@ -126,16 +163,21 @@ fn holds(c: &Cond, vals: &[u64]) -> bool {
 /// not differ from `input` put back, in order; `assign` as it is when the
 /// evaluation cannot follow it.
 pub(super) fn closest(t: &Trace, conds: &[Cond], input: &[u8], assign: Vec<(u32, u8)>) -> Vec<(u32, u8)> {
-    let order = needed(t, conds);
-    let mut vals = vec![0u64; t.nodes.len()];
+    let plan = Plan::new(t, conds);
+    let changed = assign.iter().filter(|&&(k, v)| input.get(k as usize).is_some_and(|&p| p != v)).count();
+    if changed == 0 || plan.order.len().saturating_mul(changed + 1) > MAX_WORK {
+        return assign;
+    }
+    let mut vals = Vec::with_capacity(plan.order.len());
     let mut child = input.to_vec();
     for &(k, v) in &assign {
         if let Some(b) = child.get_mut(k as usize) {
             *b = v;
         }
     }
-    let mut ok =
-        |child: &[u8]| evaluate(t, &order, child, &mut vals).is_some() && conds.iter().all(|c| holds(c, &vals));
+    let mut ok = |child: &[u8]| {
+        plan.evaluate(t, child, &mut vals).is_some() && conds.iter().all(|c| holds(c, plan.value(&vals, c.node())))
+    };
     if !ok(&child) {
         return assign;
     }
