@@ -3,34 +3,13 @@
 use model::MAP_SIZE;
 
 /// AFL's hit-count buckets: 1, 2, 3, 4-7, 8-15, 16-31, 32-127, 128+.
-pub fn bucket(hits: u8) -> u8 {
-    match hits {
-        0 => 0,
-        1 => 1,
-        2 => 2,
-        3 => 4,
-        4..=7 => 8,
-        8..=15 => 16,
-        16..=31 => 32,
-        32..=127 => 64,
-        128..=255 => 128,
-    }
-}
+pub use model::hit_bucket as bucket;
 
 const fn bucket_table() -> [u8; 256] {
     let mut t = [0u8; 256];
-    let mut i = 1;
+    let mut i = 0;
     while i < 256 {
-        t[i] = match i {
-            1 => 1,
-            2 => 2,
-            3 => 4,
-            4..=7 => 8,
-            8..=15 => 16,
-            16..=31 => 32,
-            32..=127 => 64,
-            _ => 128,
-        };
+        t[i] = bucket(i as u8);
         i += 1;
     }
     t

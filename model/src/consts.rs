@@ -5,6 +5,22 @@
 /// 8-bit hit counters).
 pub const MAP_SIZE: usize = 1 << 16;
 
+/// AFL's hit-count buckets: 1, 2, 3, 4-7, 8-15, 16-31, 32-127, 128+ (0
+/// for none), each a bit of its own.
+pub const fn hit_bucket(hits: u8) -> u8 {
+    match hits {
+        0 => 0,
+        1 => 1,
+        2 => 2,
+        3 => 4,
+        4..=7 => 8,
+        8..=15 => 16,
+        16..=31 => 32,
+        32..=127 => 64,
+        128..=255 => 128,
+    }
+}
+
 /// Exit statuses of a replay that did not get to call the function.
 pub const REPLAY_EXIT_UNREADABLE: i32 = 97;
 pub const REPLAY_EXIT_MALFORMED: i32 = 98;

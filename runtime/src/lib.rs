@@ -27,6 +27,7 @@ pub mod symabi;
 mod symfile;
 mod symgetopt;
 mod symmodels;
+mod symptr;
 mod symtable;
 mod tables;
 // The shared names, compiled from `model`'s `core`-only files (the runtime

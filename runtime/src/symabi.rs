@@ -21,9 +21,14 @@ fn binary(op: u32, sa: u32, sb: u32, va: u64, vb: u64, width: u32, out: u32) -> 
     })
 }
 
-/// `a op b` on `width`-bit integers (`op`: `OP_ADD` .. `OP_XOR`).
+/// `a op b` on `width`-bit integers (`op`: `OP_ADD` .. `OP_XOR`). A
+/// 64-bit difference folds the constants of its sides (pointer
+/// differences, see `symptr`).
 #[no_mangle]
 pub extern "C" fn __sym_binop(op: u32, sa: u32, sb: u32, va: u64, vb: u64, width: u32) -> u32 {
+    if op == u32::from(OP_SUB) && width == 64 && (sa != 0 || sb != 0) {
+        return with(|s| crate::symptr::sub(s, sa, sb, va, vb));
+    }
     binary(op, sa, sb, va, vb, width, width)
 }
 
@@ -54,37 +59,6 @@ pub extern "C" fn __sym_select(sc: u32, c: u32, st: u32, sf: u32, vt: u64, vf: u
             return 0;
         }
         s.node(OP_ITE, width, sc, t, f, 0)
-    })
-}
-
-/// A pointer `r` computed from `p` (shadow `sp`) by a GEP whose index
-/// `vi` (shadow `si`, 0 when concrete) counts `stride` bytes: `p + idx *
-/// stride` plus the GEP's concrete rest. A GEP with several symbolic
-/// indices makes one call per index, `p` being `r` after the first.
-#[no_mangle]
-pub extern "C" fn __sym_gep(sp: u32, p: u64, si: u32, vi: u64, stride: u64, r: u64) -> u32 {
-    if sp == 0 && si == 0 {
-        return 0;
-    }
-    with(|s| {
-        let base = s.operand(sp, p, 64);
-        let rest = r.wrapping_sub(p).wrapping_sub(if si == 0 { 0 } else { vi.wrapping_mul(stride) });
-        let mut acc = base;
-        if si != 0 {
-            let idx = s.resize(si, 64, true);
-            let off = if stride == 1 {
-                idx
-            } else {
-                let k = s.constant(stride, 64);
-                s.node(OP_MUL, 64, idx, k, 0, 0)
-            };
-            acc = s.node(OP_ADD, 64, acc, off, 0, 0);
-        }
-        if rest != 0 {
-            let c = s.constant(rest, 64);
-            acc = s.node(OP_ADD, 64, acc, c, 0, 0);
-        }
-        acc
     })
 }
 

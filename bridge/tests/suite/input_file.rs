@@ -13,8 +13,20 @@ use std::path::Path;
 /// Explores `unit` of `prog` (its arguments after the command line's)
 /// with `generator` (`explore` or `fuzz-unit`); the summary.
 fn explore(generator: &str, unit: &Path, prog: &Path, args: &[&str], out: &Path) -> serde_json::Value {
+    explore_tries(generator, unit, prog, args, out, "60")
+}
+
+/// [`explore`] with another number of tries.
+fn explore_tries(
+    generator: &str,
+    unit: &Path,
+    prog: &Path,
+    args: &[&str],
+    out: &Path,
+    tries: &str,
+) -> serde_json::Value {
     let (u, p, o) = (unit.to_str().unwrap(), prog.to_str().unwrap(), out.to_str().unwrap());
-    let mut a = vec![generator, u, "--args-in-input", "--tries", "60", "--json", "-o", o, "--", p];
+    let mut a = vec![generator, u, "--args-in-input", "--tries", tries, "--json", "-o", o, "--", p];
     a.extend_from_slice(args);
     let o = bridge(&a, b"");
     assert!(o.status.success(), "{}", stderr(&o));
@@ -114,6 +126,30 @@ fn a_campaign_explores_main_of_entry_after_entry_and_lifts_the_file_alarm() {
     assert!(found, "{csv}");
 }
 
+/// The system test of the alarm with `outcome`: its command line (line 1)
+/// and its file.
+fn alarm_test(sum: &serde_json::Value, outcome: &str, out: &Path) -> (Vec<u8>, Vec<u8>) {
+    let alarm = sum["alarms"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["outcome"] == outcome)
+        .unwrap_or_else(|| panic!("no {outcome}: {sum}"));
+    let id = alarm["id"].as_u64().unwrap();
+    let input = std::fs::read(out.join(format!("alarms/{id:06}/input"))).unwrap();
+    let nl = input.iter().position(|&b| b == b'\n').unwrap();
+    (input[..nl].to_vec(), input[nl + 1..].to_vec())
+}
+
+/// The signal `prog WORD FILE` ends with (`word` as one argument).
+fn signal_of(prog: &Path, word: &[u8], file: &[u8], dir: &Path) -> Option<i32> {
+    let path = dir.join("file");
+    std::fs::write(&path, file).unwrap();
+    let st =
+        std::process::Command::new(prog).arg(std::ffi::OsStr::from_bytes(word)).arg(&path).output().unwrap().status;
+    st.signal()
+}
+
 #[test]
 fn an_option_no_word_could_become_is_added_then_the_file_is_solved_for_it() {
     let dir = tempfile::tempdir().unwrap();
@@ -124,23 +160,12 @@ fn an_option_no_word_could_become_is_added_then_the_file_is_solved_for_it() {
     let sum = explore("explore", &unit, &prog, &["@@"], &out);
     // A new word: `-`, then `-c` (getopt's model), then a `sum:` line
     // first in the file: the division by a count of zero.
-    let alarm = sum["alarms"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|a| a["outcome"] == "crash (signal 8, SIGFPE)")
-        .unwrap_or_else(|| panic!("no SIGFPE: {sum}"));
-    let id = alarm["id"].as_u64().unwrap();
-    let input = std::fs::read(out.join(format!("alarms/{id:06}/input"))).unwrap();
-    let nl = input.iter().position(|&b| b == b'\n').unwrap();
-    let line = String::from_utf8_lossy(&input[..nl]).into_owned();
-    assert_eq!(line.split_whitespace().collect::<Vec<_>>(), ["-c"], "{input:?}");
-    assert!(input[nl + 1..].starts_with(b"sum:"), "{input:?}");
+    let (line, file) = alarm_test(&sum, "crash (signal 8, SIGFPE)", &out);
+    let words = String::from_utf8_lossy(&line).into_owned();
+    assert_eq!(words.split_whitespace().collect::<Vec<_>>(), ["-c"], "{line:?}");
+    assert!(file.starts_with(b"sum:"), "{file:?}");
     // It reproduces: the word before the target's `@@`.
-    let file = dir.path().join("file");
-    std::fs::write(&file, &input[nl + 1..]).unwrap();
-    let st = std::process::Command::new(&prog).arg("-c").arg(&file).output().unwrap().status;
-    assert_eq!(st.signal(), Some(8), "{input:?}");
+    assert_eq!(signal_of(&prog, b"-c", &file, dir.path()), Some(8), "{file:?}");
     // The unit fuzzer, with the same tries, would have to write both
     // blindly.
     let fuzz = explore("fuzz-unit", &unit, &prog, &["@@"], &dir.path().join("fuzz"));
@@ -153,29 +178,18 @@ fn a_word_read_up_to_an_end_pointer_grows_by_the_flag_it_needs() {
     let prog = example("subst", dir.path());
     let unit = carve_main(&prog, "examples/subst/seeds/fruit", dir.path());
     let out = dir.path().join("out");
-    let sum = explore("explore", &unit, &prog, &["@@"], &out);
+    // (The order of solutions varies with the solver thread's pace:
+    // 150 tries leave room for it.)
+    let sum = explore_tries("explore", &unit, &prog, &["@@"], &out, "150");
     // `s/a/b/g` is read through `cur < end` (`end`: the script plus its
     // length): that compare, symbolic, lets it grow by a byte, solved
     // into `I`; the bytes of its room after that one stay NUL.
-    let alarm = sum["alarms"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|a| a["outcome"] == "crash (signal 6, SIGABRT)")
-        .unwrap_or_else(|| panic!("no SIGABRT: {sum}"));
-    let id = alarm["id"].as_u64().unwrap();
-    let input = std::fs::read(out.join(format!("alarms/{id:06}/input"))).unwrap();
-    let nl = input.iter().position(|&b| b == b'\n').unwrap();
-    let script = &input[..nl];
-    assert_eq!(script.len(), 8, "{input:?}");
-    assert!(script.ends_with(b"gI") || script.ends_with(b"Ig"), "{input:?}");
+    let (script, file) = alarm_test(&sum, "crash (signal 6, SIGABRT)", &out);
+    assert_eq!(script.len(), 8, "{script:?}");
+    assert!(script.ends_with(b"gI") || script.ends_with(b"Ig"), "{script:?}");
     // It reproduces.
-    let file = dir.path().join("file");
-    std::fs::write(&file, &input[nl + 1..]).unwrap();
-    let word = std::ffi::OsStr::from_bytes(script);
-    let st = std::process::Command::new(&prog).arg(word).arg(&file).output().unwrap().status;
-    assert_eq!(st.signal(), Some(6), "{input:?}");
+    assert_eq!(signal_of(&prog, &script, &file, dir.path()), Some(6), "{script:?}");
     // The unit fuzzer, with the same tries, does not write that byte.
-    let fuzz = explore("fuzz-unit", &unit, &prog, &["@@"], &dir.path().join("fuzz"));
+    let fuzz = explore_tries("fuzz-unit", &unit, &prog, &["@@"], &dir.path().join("fuzz"), "150");
     assert_eq!(fuzz["unique_true_alarms"].as_u64(), Some(0), "{fuzz}");
 }

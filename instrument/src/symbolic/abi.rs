@@ -1,5 +1,5 @@
 //! The `__sym_*` entry points of the runtime (`runtime/src/symabi.rs`,
-//! `symmodels.rs`) and their types. Shadows are `i32` expression ids, 0
+//! `symptr.rs`, `symmodels.rs`) and their types. Shadows are `i32` expression ids, 0
 //! meaning concrete; values travel as `i64`.
 
 use inkwell::context::Context;
@@ -11,6 +11,7 @@ use inkwell::AddressSpace;
 pub struct Abi<'ctx> {
     pub binop: FunctionValue<'ctx>,
     pub cmp: FunctionValue<'ctx>,
+    pub cmp_ptr: FunctionValue<'ctx>,
     pub cast: FunctionValue<'ctx>,
     pub select: FunctionValue<'ctx>,
     pub gep: FunctionValue<'ctx>,
@@ -50,6 +51,7 @@ impl<'ctx> Abi<'ctx> {
         Abi {
             binop: f("__sym_binop", i32t.fn_type(&[i, i, i, l, l, i], false)),
             cmp: f("__sym_cmp", i32t.fn_type(&[i, i, i, l, l, i], false)),
+            cmp_ptr: f("__sym_cmp_ptr", i32t.fn_type(&[i, i, i, l, l], false)),
             cast: f("__sym_cast", i32t.fn_type(&[i, i, i], false)),
             select: f("__sym_select", i32t.fn_type(&[i, i, i, i, l, l, i], false)),
             gep: f("__sym_gep", i32t.fn_type(&[i, l, i, l, l, l], false)),

@@ -244,15 +244,20 @@ impl<'a, 'ctx> Shadower<'a, 'ctx> {
                     return Ok(());
                 }
                 self.after(i);
-                let args = [
+                let mut args = vec![
                     self.i32c(cmp_code(p).into()).into(),
                     self.or_zero(sa).into(),
                     self.or_zero(sb).into(),
                     self.wide(a, false)?.into(),
                     self.wide(b, false)?.into(),
-                    self.i32c(w.into()).into(),
                 ];
-                let s = self.call(self.abi.cmp, &args)?.expect("i32");
+                let s = if a.is_pointer_value() {
+                    self.call(self.abi.cmp_ptr, &args)?
+                } else {
+                    args.push(self.i32c(w.into()).into());
+                    self.call(self.abi.cmp, &args)?
+                };
+                let s = s.expect("i32");
                 self.map.insert(i.as_value_ref(), s);
             }
             Op::ZExt | Op::SExt | Op::Trunc => {
@@ -333,7 +338,10 @@ impl<'a, 'ctx> Shadower<'a, 'ctx> {
         };
         self.after(i);
         let size = self.i32c(u64::from(w / 8));
-        let indexed = p.as_instruction().and_then(|g| self.symbolic_index(g));
+        // A pointer read through a symbolic index is not a table read and
+        // pins nothing: pointers are concretised without a constraint.
+        let indexed =
+            p.as_instruction().filter(|_| int_width(i.get_type()).is_some()).and_then(|g| self.symbolic_index(g));
         let s = match indexed {
             Some((idx, si, elem)) => {
                 let args = [p.into(), si.into(), self.wide(idx, true)?.into(), self.i32c(elem).into(), size.into()];

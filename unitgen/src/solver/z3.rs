@@ -7,6 +7,7 @@ use model::trace::*;
 use std::collections::HashMap;
 use std::io::Write;
 use std::sync::mpsc::RecvTimeoutError;
+use std::sync::Mutex;
 use std::time::Duration;
 use std::time::Instant;
 use z3::ast::{Bool, BV};
@@ -158,24 +159,32 @@ const AGAIN: Duration = Duration::from_millis(10);
 impl Z3 {
     /// Checks, interrupted after the timeout by a watchdog thread. (z3's
     /// own `timeout` parameter starts timer threads that, in z3 4.8.12,
-    /// race when the solver runs off the main thread.)
+    /// race when the solver runs off the main thread.) The watchdog
+    /// interrupts only while the check runs, under a lock the check's end
+    /// takes too: an interrupt that lands after it would stay set and
+    /// break the next operation on the context (z3 stops the process in
+    /// its bignum code). It interrupts again until the check returns: one
+    /// that comes before z3 is checking is lost.
     fn check_within(&self, solver: &z3::Solver) -> SatResult {
         let ctx = z3::Context::thread_local();
         let handle = &ctx.handle();
         let limit = Duration::from_millis(u64::from(self.timeout_ms));
+        let running = &Mutex::new(true);
         let (done, finished) = std::sync::mpsc::channel::<()>();
         std::thread::scope(|s| {
             s.spawn(move || {
-                // Interrupted again until the check returns: an interrupt
-                // that comes before z3 is checking (a short limit, a
-                // loaded machine) is lost.
                 let mut wait = limit;
                 while finished.recv_timeout(wait) == Err(RecvTimeoutError::Timeout) {
+                    let running = running.lock().unwrap_or_else(|e| e.into_inner());
+                    if !*running {
+                        break;
+                    }
                     handle.interrupt();
                     wait = AGAIN;
                 }
             });
             let result = solver.check();
+            *running.lock().unwrap_or_else(|e| e.into_inner()) = false;
             drop(done);
             result
         })

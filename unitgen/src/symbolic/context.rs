@@ -4,39 +4,27 @@
 //! ended it (a `sed` script read one byte further) takes its exit in a
 //! context no trace gave it, though every trace took that exit.
 
+use model::hit_bucket;
 use model::symtrace::PathEntry;
 use model::trace::PATH_PIN;
 use std::collections::HashMap;
 
-/// A direction (`site`, value) and the bucket of its site's meeting.
+/// A direction (`site`, value) and the bucket of its site's meeting
+/// ([`hit_bucket`], as AFL's edge counts).
 pub(crate) type InContext = (u32, u64, u8);
-
-/// The hit-count bucket of the `k`-th meeting (from 1).
-pub(crate) fn bucket(k: u32) -> u8 {
-    match k {
-        0..=1 => 0,
-        2 => 1,
-        3 => 2,
-        4..=7 => 3,
-        8..=15 => 4,
-        16..=31 => 5,
-        32..=127 => 6,
-        _ => 7,
-    }
-}
 
 /// For each entry of `path`, the bucket of its site's meeting there
 /// (pins, which are not branches, get 0).
 pub(crate) fn buckets(path: &[PathEntry]) -> Vec<u8> {
-    let mut met: HashMap<u32, u32> = HashMap::new();
+    let mut met: HashMap<u32, u8> = HashMap::new();
     path.iter()
         .map(|e| {
             if e.kind == PATH_PIN {
                 return 0;
             }
             let k = met.entry(e.site).or_default();
-            *k += 1;
-            bucket(*k)
+            *k = k.saturating_add(1);
+            hit_bucket(*k)
         })
         .collect()
 }
@@ -54,7 +42,9 @@ mod tests {
     fn each_site_counts_its_own_meetings_in_log_buckets() {
         let mut path: Vec<_> = (0..9).map(|_| entry(7)).collect();
         path.insert(3, entry(8));
-        assert_eq!(buckets(&path), [0, 1, 2, 0, 3, 3, 3, 3, 4, 4]);
-        assert_eq!((bucket(31), bucket(32), bucket(127), bucket(128)), (5, 6, 6, 7));
+        assert_eq!(buckets(&path), [1, 2, 4, 1, 8, 8, 8, 8, 16, 16]);
+        // Past 255 meetings, the last bucket.
+        let long: Vec<_> = (0..300).map(|_| entry(7)).collect();
+        assert_eq!(buckets(&long)[299], 128);
     }
 }

@@ -237,6 +237,7 @@ impl UnitGenerator for Symbolic {
     fn observe(&mut self, c: &Candidate, trace: Option<Trace>) {
         let Some((input, bound)) = self.out.remove(&c.tag) else { return };
         let Some(t) = trace else { return };
+        let buckets = context::buckets(&t.path);
         let id = self.next_tag;
         self.next_tag += 1;
         {
@@ -249,7 +250,7 @@ impl UnitGenerator for Symbolic {
             for d in taken {
                 *s.seen.entry(d).or_default() += 1;
             }
-            for (e, b) in t.path.iter().zip(context::buckets(&t.path)) {
+            for (e, &b) in t.path.iter().zip(&buckets) {
                 if e.kind != PATH_PIN {
                     let (site, value) = direction(e);
                     s.seen_in_context.insert((site, value, b));
@@ -257,7 +258,7 @@ impl UnitGenerator for Symbolic {
             }
             s.pending += 1;
         }
-        let job = Job { generation: self.generation, id, trace: t, input, bound, guards: self.guards.clone() };
+        let job = Job { generation: self.generation, id, trace: t, buckets, input, bound, guards: self.guards.clone() };
         if self.jobs.send(job).is_err() {
             // The solver thread is gone: nothing more will come.
             let mut s = self.link.lock();
@@ -352,17 +353,22 @@ mod tests {
     /// The values solved, in the order they come, from a trace of the
     /// switch of [`switch_trace`] that took `taken`.
     fn solved_from(g: &mut Symbolic, taken: u8) -> Vec<u8> {
+        let mut t = switch_trace();
+        t.path[0].taken = u64::from(taken);
+        drain(g, t).iter().map(|v| v[0]).collect()
+    }
+
+    /// Every value solved from one trace.
+    fn drain(g: &mut Symbolic, t: Trace) -> Vec<Vec<u8>> {
         let p = xy(&[]);
         g.start(std::slice::from_ref(&p));
         let seed = g.next(std::slice::from_ref(&p), 1);
-        let mut t = switch_trace();
-        t.path[0].taken = u64::from(taken);
         g.observe(&seed[0], Some(t));
         let mut found = Vec::new();
         while g.pending() != Pending::Nothing {
             g.wait(std::time::Duration::from_millis(50));
             for c in g.next(std::slice::from_ref(&p), 1) {
-                found.extend(c.values.iter().map(|(_, v)| v.text()[0]));
+                found.extend(c.values.iter().map(|(_, v)| v.text()));
             }
         }
         found
@@ -399,22 +405,6 @@ mod tests {
         ];
         let branch = |node, taken| PathEntry { kind: PATH_BRANCH, site: 9, node, taken, cases: Vec::new() };
         Trace { flags: 0, nodes, path: vec![branch(4, 1), branch(6, u64::from(go_on))], tables: Vec::new() }
-    }
-
-    /// Every value solved from one trace.
-    fn drain(g: &mut Symbolic, t: Trace) -> Vec<Vec<u8>> {
-        let p = xy(&[]);
-        g.start(std::slice::from_ref(&p));
-        let seed = g.next(std::slice::from_ref(&p), 1);
-        g.observe(&seed[0], Some(t));
-        let mut found = Vec::new();
-        while g.pending() != Pending::Nothing {
-            g.wait(std::time::Duration::from_millis(50));
-            for c in g.next(std::slice::from_ref(&p), 1) {
-                found.extend(c.values.iter().map(|(_, v)| v.text()));
-            }
-        }
-        found
     }
 
     #[test]

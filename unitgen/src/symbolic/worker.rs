@@ -5,7 +5,7 @@
 //! system fuzzing) need not wait for the solver.
 
 use super::closest::closest;
-use super::context::{self, InContext};
+use super::context::InContext;
 use super::ExploreStats;
 use crate::solver::{self, Answer, Cond, Query, Solver};
 use model::symtrace::{PathEntry, Trace};
@@ -32,6 +32,8 @@ pub(super) struct Job {
     pub generation: u64,
     pub id: u64,
     pub trace: Trace,
+    /// Each path entry's meeting bucket ([`super::context::buckets`]).
+    pub buckets: Vec<u8>,
     pub input: Vec<u8>,
     pub bound: usize,
     /// Symbolic bytes (first, end) and the values they must not take.
@@ -169,7 +171,6 @@ fn negate(solver: &mut dyn Solver, link: &Link, job: &Job) {
             Some(Cond::NotAny(i as u32, g.2.iter().map(|&b| u64::from(b)).collect()))
         })
         .collect();
-    let buckets = context::buckets(&t.path);
     for again in [false, true] {
         let mut prefix: Vec<Cond> = guards.clone();
         prefix.extend(t.path[..job.bound.min(t.path.len())].iter().map(held));
@@ -179,7 +180,7 @@ fn negate(solver: &mut dyn Solver, link: &Link, job: &Job) {
                     link.lock().stats.traces_cut_short += 1;
                     return;
                 }
-                let in_context = (dir.0, dir.1, buckets[i]);
+                let in_context = (dir.0, dir.1, job.buckets.get(i).copied().unwrap_or(0));
                 let context = {
                     let s = link.lock();
                     if s.closed || s.generation != job.generation {

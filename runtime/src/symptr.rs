@@ -1,0 +1,109 @@
+//! Pointer expressions, kept as `x + c` (`x` symbolic, `c` a constant) so
+//! that addresses cancel out: two pointers into one object compare as
+//! their offsets, and a pointer difference is the difference of offsets.
+//! The solver never sees a run's addresses (z3 4.8.12 has been seen to
+//! stop the process in its bignum code on compares of such constants).
+
+use crate::model::trace::*;
+use crate::sym::{self, Sym};
+
+fn with<R: Default>(f: impl FnOnce(&mut Sym) -> R) -> R {
+    sym::get().map(f).unwrap_or_default()
+}
+
+/// `e` (64 bits) as `(x, c)` with `e == x + c`; `x` is 0 for a constant
+/// `e` whose value is `v`.
+fn split(s: &Sym, e: u32, v: u64) -> (u32, u64) {
+    if e == 0 {
+        return (0, v);
+    }
+    let n = s.nodes[e as usize];
+    let konst = |k: u32| {
+        let m = s.nodes[k as usize];
+        (m.op == OP_CONST).then_some(m.val)
+    };
+    match n.op {
+        OP_CONST => (0, n.val),
+        OP_ADD => match (konst(n.a), konst(n.b)) {
+            (_, Some(c)) => (n.a, c),
+            (Some(c), _) => (n.b, c),
+            _ => (e, 0),
+        },
+        _ => (e, 0),
+    }
+}
+
+/// `x + c` as a node (0 when `x` is: the value is concrete).
+fn join(s: &mut Sym, x: u32, c: u64) -> u32 {
+    if x == 0 {
+        return 0;
+    }
+    if c == 0 {
+        return x;
+    }
+    let k = s.constant(c, 64);
+    s.node(OP_ADD, 64, x, k, 0, 0)
+}
+
+/// A pointer `r` computed from `p` (shadow `sp`) by a GEP whose index
+/// `vi` (shadow `si`, 0 when concrete) counts `stride` bytes: `p + idx *
+/// stride` plus the GEP's concrete rest. A GEP with several symbolic
+/// indices makes one call per index, `p` being `r` after the first.
+#[no_mangle]
+pub extern "C" fn __sym_gep(sp: u32, p: u64, si: u32, vi: u64, stride: u64, r: u64) -> u32 {
+    if sp == 0 && si == 0 {
+        return 0;
+    }
+    with(|s| {
+        let (mut x, c) = split(s, sp, p);
+        // What `r` adds to `p` besides the symbolic index.
+        let rest = r.wrapping_sub(p).wrapping_sub(if si == 0 { 0 } else { vi.wrapping_mul(stride) });
+        if si != 0 {
+            let idx = s.resize(si, 64, true);
+            let off = if stride == 1 {
+                idx
+            } else {
+                let k = s.constant(stride, 64);
+                s.node(OP_MUL, 64, idx, k, 0, 0)
+            };
+            x = if x == 0 { off } else { s.node(OP_ADD, 64, x, off, 0, 0) };
+        }
+        join(s, x, c.wrapping_add(rest))
+    })
+}
+
+/// A compare of two pointers (`op`: `OP_EQ` .. `OP_UGE`), both sides
+/// moved by the lower of their values: equal for equality, and for order
+/// as long as no offset reaches past the address space's ends.
+#[no_mangle]
+pub extern "C" fn __sym_cmp_ptr(op: u32, sa: u32, sb: u32, va: u64, vb: u64) -> u32 {
+    if sa == 0 && sb == 0 {
+        return 0;
+    }
+    with(|s| {
+        let ((xa, ca), (xb, cb)) = (split(s, sa, va), split(s, sb, vb));
+        let base = va.min(vb);
+        let side = |s: &mut Sym, x: u32, c: u64| match join(s, x, c.wrapping_sub(base)) {
+            0 => s.constant(c.wrapping_sub(base), 64),
+            e => e,
+        };
+        let (a, b) = (side(s, xa, ca), side(s, xb, cb));
+        s.node(op as u8, 1, a, b, 0, 0)
+    })
+}
+
+/// `a - b` on 64 bits with the constants of both sides folded: a pointer
+/// difference is the difference of the offsets.
+pub(crate) fn sub(s: &mut Sym, sa: u32, sb: u32, va: u64, vb: u64) -> u32 {
+    let ((xa, ca), (xb, cb)) = (split(s, sa, va), split(s, sb, vb));
+    let x = match (xa, xb) {
+        (0, 0) => return 0,
+        (x, 0) => x,
+        (0, y) => {
+            let zero = s.constant(0, 64);
+            s.node(OP_SUB, 64, zero, y, 0, 0)
+        }
+        (x, y) => s.node(OP_SUB, 64, x, y, 0, 0),
+    };
+    join(s, x, ca.wrapping_sub(cb))
+}
