@@ -3,9 +3,11 @@
 //! runs cover only in part is carved; its units with mapped parameters
 //! wait in a pool, and each round explores the one whose
 //! function has the most branch outcomes not yet covered at system level
-//! (less what earlier rounds spent on it); every other round explores
-//! `main` of the next entry not explored for it (`main_rounds.rs`), the
-//! first round the first seed's. A generator that works on its
+//! (less what earlier rounds spent on it); other rounds explore `main` of
+//! the next entry not explored for it (`main_rounds.rs`), the first round
+//! the first seed's. `main` and the pool take turns by what they lift: the
+//! side with more effective lifts per second starts three units in four
+//! (`shares.rs`). A generator that works on its
 //! own (the symbolic explorer's solver thread) has its unit picked up
 //! again while it has candidates coming; a new unit is taken when it is
 //! idle, and a round goes on to the next unit while the generator stays
@@ -16,6 +18,7 @@
 //! reproducing nothing is dropped.
 
 mod main_rounds;
+mod shares;
 
 use super::outdir::sanitize;
 use super::Campaign;
@@ -92,13 +95,14 @@ pub struct UnitWork {
     current: Option<Current>,
     /// Units carved from the last entry, not yet explored.
     pool: Vec<Current>,
-    /// Entries whose `main` was explored, and whether this round is
-    /// `main`'s (see `main_rounds.rs`).
+    /// Entries whose `main` was explored (see `main_rounds.rs`).
     main_done: BTreeSet<u64>,
     /// Whether `main`'s next turn takes the oldest lift that added a word,
     /// not explored yet (turns alternate: those, then the queue in order).
     main_lift_next: bool,
-    main_turn: bool,
+    /// The units `main` and the pool started, their time and what each
+    /// lifted (`units/shares.rs`).
+    shares: shares::Shares,
 }
 
 impl UnitWork {
@@ -120,7 +124,7 @@ impl UnitWork {
             pool: Vec::new(),
             main_done: BTreeSet::new(),
             main_lift_next: false,
-            main_turn: false,
+            shares: shares::Shares::default(),
         })
     }
 }
@@ -157,7 +161,12 @@ impl Campaign {
     /// unit gave nothing more), for up to [`ROUND`].
     fn rounds(&mut self, uw: &mut UnitWork, started: Instant) -> anyhow::Result<()> {
         loop {
+            let (t, before) = (Instant::now(), self.effective_lifts());
             self.round(uw)?;
+            if let Some(cur) = &uw.current {
+                let main = cur.unit.meta.function == main_rounds::MAIN;
+                uw.shares.add(main, t.elapsed().as_secs_f64(), self.effective_lifts() - before);
+            }
             if uw.generator.pending() != Pending::Nothing
                 || started.elapsed() >= ROUND
                 || self.elapsed() >= self.file.config.time_budget_s
@@ -177,9 +186,28 @@ impl Campaign {
                 return r;
             }
         }
-        if let Some(cur) = self.main_turn(uw)? {
+        // `main` or the pool, by their turns; the other when the first has
+        // no unit to give.
+        let main_first = uw.shares.main_due();
+        if main_first {
+            if let Some(cur) = self.main_turn(uw)? {
+                return self.start_unit(uw, cur);
+            }
+        }
+        if let Some(cur) = self.pool_unit(uw)? {
             return self.start_unit(uw, cur);
         }
+        if !main_first {
+            if let Some(cur) = self.main_turn(uw)? {
+                return self.start_unit(uw, cur);
+            }
+        }
+        Ok(())
+    }
+
+    /// The pool's unit worth a round, when it has one (filled from a new
+    /// carving when empty).
+    fn pool_unit(&mut self, uw: &mut UnitWork) -> anyhow::Result<Option<Current>> {
         if uw.pool.is_empty() {
             self.fill_pool(uw)?;
         }
@@ -200,14 +228,19 @@ impl Campaign {
             .max_by(|&i, &j| score(&uw.pool[i]).total_cmp(&score(&uw.pool[j])));
         let Some(best) = best else {
             uw.pool.clear();
-            return Ok(());
+            return Ok(None);
         };
-        let cur = uw.pool.swap_remove(best);
-        self.start_unit(uw, cur)
+        Ok(Some(uw.pool.swap_remove(best)))
+    }
+
+    /// Coverage lifts and true alarms so far.
+    fn effective_lifts(&self) -> u64 {
+        self.file.stats.coverage_lifts + self.file.stats.true_alarms
     }
 
     /// Explores a unit from its start; it stays the current one.
     fn start_unit(&mut self, uw: &mut UnitWork, mut cur: Current) -> anyhow::Result<()> {
+        uw.shares.start(cur.unit.meta.function == main_rounds::MAIN);
         *uw.analysed.entry(cur.unit.meta.function.clone()).or_default() += 1;
         self.file.stats.units_analysed += 1;
         let r = self.explore_unit(uw, &mut cur, Explore::Start);

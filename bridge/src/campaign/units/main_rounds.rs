@@ -1,5 +1,6 @@
-//! Every other unit round explores `main` carved from a corpus entry whose
-//! `main` was not explored yet: in turn, the oldest lift that added a word
+//! `main`'s unit rounds (as many as its share of the unit time allows, see
+//! `shares.rs`) explore `main` carved from a corpus entry whose `main` was
+//! not explored yet: in turn, the oldest lift that added a word
 //! to the command line (a mode the explorer opened, from which it goes
 //! deeper: `--check`, then a file of checksum lines) and the next entry in
 //! queue order (seeds first, then what the campaign found). `main`'s
@@ -11,18 +12,15 @@ use super::{Current, UnitWork, MAX_FRUITLESS, MAX_UNREPLAYABLE};
 use crate::campaign::{Campaign, Entry};
 use std::collections::BTreeSet;
 
-const MAIN: &str = "main";
+pub(super) const MAIN: &str = "main";
 
 impl Campaign {
     /// `main` of an entry not explored for it (the oldest lift that added
-    /// a word or the first in queue order, in turn), when this round is
-    /// `main`'s turn and `main` is still worth it; its turn passes either
-    /// way.
+    /// a word or the first in queue order, in turn), while `main` is still
+    /// worth it.
     pub(super) fn main_turn(&mut self, uw: &mut UnitWork) -> anyhow::Result<Option<Current>> {
-        uw.main_turn = !uw.main_turn;
         let count = |m: &std::collections::BTreeMap<String, u32>| m.get(MAIN).copied().unwrap_or(0);
-        if !uw.main_turn
-            || !uw.functions.contains_key(MAIN)
+        if !uw.functions.contains_key(MAIN)
             || count(&uw.unreplayable) >= MAX_UNREPLAYABLE
             || count(&uw.fruitless) >= MAX_FRUITLESS
         {
