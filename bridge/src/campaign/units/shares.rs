@@ -18,10 +18,10 @@ const BETTER: f64 = 0.75;
 
 /// What one side has spent and lifted.
 #[derive(Debug, Default, Clone, Copy)]
-pub struct Side {
-    pub seconds: f64,
-    pub effective: u64,
-    pub started: u64,
+struct Side {
+    seconds: f64,
+    effective: u64,
+    started: u64,
 }
 
 impl Side {
@@ -33,13 +33,13 @@ impl Side {
 /// The two sides of the unit rounds.
 #[derive(Debug, Default)]
 pub struct Shares {
-    pub main: Side,
-    pub pool: Side,
+    main: Side,
+    pool: Side,
 }
 
 impl Shares {
     /// The share of the units started that is due to `main`.
-    pub fn main_share(&self) -> f64 {
+    fn main_share(&self) -> f64 {
         let (m, p) = (self.main.rate(), self.pool.rate());
         if m > p {
             BETTER
