@@ -61,6 +61,11 @@ pub struct Explored {
     pub seconds_in_tries: f64,
     /// Its tries all timed out, one after another, until it was given up.
     pub given_up: bool,
+    /// Directions its symbolic traces took that name their edge's
+    /// coverage slot, and of those, the ones whose counter did not count
+    /// (see [`UnitRunner::slot_check`]).
+    pub directions_with_slot: u64,
+    pub directions_not_counted: u64,
 }
 
 /// Limits of one unit's exploration.
@@ -163,6 +168,11 @@ pub fn explore(
             let started = Instant::now();
             let (outcome, new_edges) = runner.try_unit(&patched)?;
             let trace = runner.take_trace()?;
+            if let Some(t) = &trace {
+                let (n, missed) = runner.slot_check(t);
+                done.directions_with_slot += n;
+                done.directions_not_counted += missed;
+            }
             done.seconds_in_tries += started.elapsed().as_secs_f64();
             done.tries += 1;
             gen.observe(c, trace);

@@ -154,6 +154,22 @@ impl UnitRunner {
         Ok((outcome, new))
     }
 
+    /// Of the directions `t` took with a coverage-map slot, how many
+    /// there were and how many the last try's map did not count: the
+    /// symbolic clone's branches name the counters of their edges, so
+    /// the second is zero but for an 8-bit counter that wrapped.
+    pub fn slot_check(&self, t: &Trace) -> (u64, u64) {
+        let map = self.fs.map();
+        let slots = t.path.iter().filter_map(|e| {
+            let dir = match e.kind {
+                model::trace::PATH_SWITCH if !e.cases.contains(&e.taken) => None,
+                _ => Some(e.taken),
+            };
+            e.slot(dir)
+        });
+        slots.fold((0, 0), |(n, missed), k| (n + 1, missed + u64::from(map.get(k as usize) == Some(&0))))
+    }
+
     /// The last tries all timed out: more would only spend the budget.
     pub fn hopeless(&self) -> bool {
         self.hangs_in_a_row >= if self.trace.is_some() { MAX_SYMBOLIC_HANGS } else { MAX_HANGS }

@@ -20,6 +20,10 @@ use inkwell::llvm_sys::prelude::LLVMValueRef;
 use inkwell::values::{AsValueRef, FunctionValue, GlobalValue, InstructionOpcode, InstructionValue, IntValue};
 use model::MAP_SIZE;
 
+/// Metadata on a counted branch or switch: its successors' counter ids
+/// (module-local), in successor order.
+pub const SLOTS_KIND: &str = "carve.slots";
+
 /// The branches to count, collected before other probes add blocks of
 /// their own (those are never counted).
 pub struct Plan<'ctx> {
@@ -139,12 +143,21 @@ impl<'ctx> Probe<'ctx> {
         if dests.len() < 2 {
             return Ok(());
         }
+        let mut ids = vec![0; n as usize];
         for dest in dests {
             let id = self.fresh(1);
             self.branches += 1;
             let slots: Vec<u32> = (0..n).filter(|&j| succ(j) == dest).collect();
+            for &j in &slots {
+                ids[j as usize] = id;
+            }
             self.count_edge(bb, raw, &slots, dest, id)?;
         }
+        // Each successor's counter, for the symbolic clone's branch probes.
+        let i32t = self.ctx.i32_type();
+        let node: Vec<_> = ids.iter().map(|&id| i32t.const_int(id, false).into()).collect();
+        let kind = self.ctx.get_kind_id(SLOTS_KIND);
+        term.set_metadata(self.ctx.metadata_node(&node), kind).map_err(|e| Error::Verify(e.to_string()))?;
         Ok(())
     }
 

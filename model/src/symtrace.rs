@@ -14,6 +14,24 @@ pub struct PathEntry {
     pub taken: u64,
     /// A switch's case values.
     pub cases: Vec<u64>,
+    /// Each direction's coverage-map slot (a branch's `taken` 0 and 1, a
+    /// switch's cases and then its default; [`NO_SLOT`] or none when
+    /// unknown).
+    pub slots: Vec<u32>,
+}
+
+impl PathEntry {
+    /// The coverage-map slot of direction `dir` (a branch's 0 or 1, a
+    /// switch's case value or `None` for its default), when known.
+    pub fn slot(&self, dir: Option<u64>) -> Option<u32> {
+        let k = match (self.kind, dir) {
+            (PATH_BRANCH, Some(d)) => d as usize,
+            (PATH_SWITCH, Some(c)) => self.cases.iter().position(|&x| x == c)?,
+            (PATH_SWITCH, None) => self.cases.len(),
+            _ => return None,
+        };
+        self.slots.get(k).copied().filter(|&s| s != NO_SLOT)
+    }
 }
 
 /// A decoded trace: `nodes[0]` is a placeholder, ids start at 1.
@@ -77,7 +95,17 @@ impl Trace {
                     cases.push(r.u64()?);
                 }
             }
-            path.push(PathEntry { kind, site, node, taken, cases });
+            let mut slots = Vec::new();
+            if kind != PATH_PIN {
+                let k = r.u32()?;
+                if k as usize > cases.len() + 2 {
+                    return Err(DecodeError::Malformed("direction slots"));
+                }
+                for _ in 0..k {
+                    slots.push(r.u32()?);
+                }
+            }
+            path.push(PathEntry { kind, site, node, taken, cases, slots });
         }
         let t = r.u32()?;
         if t > 1 << 16 {

@@ -7,8 +7,11 @@
 //! [`TRACE_PATH_FULL`]), the expression DAG (a u32 count, then [`Node`]s
 //! from id 1), then the path: a u32 count of entries, each `kind` u8
 //! (`PATH_*`), `site` u32, `node` u32, `taken` u64 and, for a switch, a u32
-//! count and that many u64 case values: every branch, switch and pinned
-//! value met on symbolic data, in order. Last the tables that
+//! count and that many u64 case values, then, for a branch or a switch, a
+//! u32 count and that many u32 coverage-map slots, one per direction
+//! ([`NO_SLOT`] when it has no counter): a branch's `taken` 0 and 1, a
+//! switch's cases in order and its default last. Every branch, switch and
+//! pinned value met on symbolic data is there, in order. Last the tables that
 //! [`OP_TABLE`] nodes read: a u32 count, then [`TABLE_LEN`] u64 each.
 //!
 //! Expressions are bit-vectors of `width` bits (1 to 64); comparisons are
@@ -77,6 +80,9 @@ pub const PATH_SWITCH: u8 = 1;
 /// A value pinned to its concrete `taken` (an unmodelled call's argument,
 /// a symbolic pointer): kept in every query, never negated.
 pub const PATH_PIN: u8 = 2;
+
+/// A direction without a coverage counter (or a module that gave none).
+pub const NO_SLOT: u32 = u32::MAX;
 
 /// Trace flags: the DAG reached its bound (later values were concretised);
 /// the path reached its bound (later branches were not recorded).

@@ -32,6 +32,8 @@ pub struct Entry {
     node: u32,
     taken: u64,
     cases: Vec<u64>,
+    /// Each direction's coverage-map slot (branches and switches).
+    slots: Vec<u32>,
 }
 
 pub struct Sym {
@@ -274,7 +276,7 @@ impl Sym {
         self.tables.len() - 1
     }
 
-    pub fn record(&mut self, kind: u8, site: u32, node: u32, taken: u64, cases: Vec<u64>) {
+    pub fn record(&mut self, kind: u8, site: u32, node: u32, taken: u64, cases: Vec<u64>, slots: Vec<u32>) {
         if node == 0 {
             return;
         }
@@ -282,7 +284,7 @@ impl Sym {
             self.flags |= TRACE_PATH_FULL;
             return;
         }
-        self.path.push(Entry { kind, site, node, taken, cases });
+        self.path.push(Entry { kind, site, node, taken, cases, slots });
     }
 
     /// The trace record (header and payload).
@@ -303,6 +305,12 @@ impl Sym {
                 p.u32(e.cases.len() as u32);
                 for &c in &e.cases {
                     p.u64(c);
+                }
+            }
+            if e.kind != PATH_PIN {
+                p.u32(e.slots.len() as u32);
+                for &k in &e.slots {
+                    p.u32(k);
                 }
             }
         }

@@ -83,7 +83,7 @@ pub extern "C" fn __sym_load_indexed(p: *const u8, si: u32, vi: u64, elem: u32, 
         let c = s.constant(vi, w);
         if c != 0 {
             let eq = s.node(OP_EQ, 1, si, c, 0, 0);
-            s.record(PATH_PIN, 0, eq, 1, Vec::new());
+            s.record(PATH_PIN, 0, eq, 1, Vec::new(), Vec::new());
         }
         s.load(p as usize, size as usize)
     })
@@ -151,24 +151,58 @@ pub extern "C" fn __sym_get_ret() -> u32 {
     with(|s| core::mem::take(&mut s.ret))
 }
 
-/// A conditional branch on `sc` went `taken`.
+/// A conditional branch on `sc` went `taken`; its directions' counters
+/// are `if_false` and `if_true` among those of the module whose map
+/// pointer is at `area`.
+///
+/// # Safety
+/// `area` is null or the module's map pointer (the pass's global).
 #[no_mangle]
-pub extern "C" fn __sym_branch(site: u32, sc: u32, taken: u32) {
+pub unsafe extern "C" fn __sym_branch(
+    site: u32,
+    sc: u32,
+    taken: u32,
+    area: *const *mut u8,
+    if_false: u32,
+    if_true: u32,
+) {
     if sc != 0 {
-        with(|s| s.record(PATH_BRANCH, site, sc, u64::from(taken != 0), Vec::new()));
+        let slots = alloc::vec![map_slot(area, if_false), map_slot(area, if_true)];
+        with(|s| s.record(PATH_BRANCH, site, sc, u64::from(taken != 0), Vec::new(), slots));
     }
 }
 
-/// A switch on `sv` (value `v`) with `n` case values at `cases`.
+/// A switch on `sv` (value `v`) with `n` case values at `cases`, and
+/// `n + 1` counter ids at `ids` (the cases', then the default's).
 ///
 /// # Safety
-/// `cases` points at `n` values (the pass's constant table).
+/// `cases` points at `n` values and `ids` at `n + 1` (the pass's constant
+/// tables); `area` is as for [`__sym_branch`].
 #[no_mangle]
-pub unsafe extern "C" fn __sym_switch(site: u32, sv: u32, v: u64, cases: *const u64, n: u32) {
+pub unsafe extern "C" fn __sym_switch(
+    site: u32,
+    sv: u32,
+    v: u64,
+    cases: *const u64,
+    n: u32,
+    area: *const *mut u8,
+    ids: *const u32,
+) {
     if sv != 0 {
         let cases = core::slice::from_raw_parts(cases, n as usize).to_vec();
-        with(|s| s.record(PATH_SWITCH, site, sv, v, cases));
+        let slots = core::slice::from_raw_parts(ids, n as usize + 1).iter().map(|&k| map_slot(area, k)).collect();
+        with(|s| s.record(PATH_SWITCH, site, sv, v, cases, slots));
     }
+}
+
+/// The map slot of counter `id` of the module whose map pointer is at
+/// `area`.
+unsafe fn map_slot(area: *const *mut u8, id: u32) -> u32 {
+    if area.is_null() || id == NO_SLOT {
+        return NO_SLOT;
+    }
+    let offset = (*area as usize).wrapping_sub(crate::map::get() as usize);
+    ((offset + id as usize) % crate::model::MAP_SIZE) as u32
 }
 
 /// An unmodelled call's argument: pinned to its value.
@@ -182,7 +216,7 @@ pub extern "C" fn __sym_pin(sa: u32, v: u64) {
         let c = s.constant(v, w);
         if c != 0 {
             let eq = s.node(OP_EQ, 1, sa, c, 0, 0);
-            s.record(PATH_PIN, 0, eq, 1, Vec::new());
+            s.record(PATH_PIN, 0, eq, 1, Vec::new(), Vec::new());
         }
     })
 }

@@ -63,6 +63,10 @@ pub trait UnitGenerator {
     fn pending(&self) -> Pending {
         Pending::Nothing
     }
+    /// What system runs have covered so far (the coverage map's union of
+    /// buckets, one byte per slot): a generator may put the directions
+    /// that lead to edges not covered first.
+    fn system_coverage(&mut self, _covered: &[u8]) {}
     /// Blocks until more candidates may be ready, or `limit` passed.
     fn wait(&self, _limit: std::time::Duration) {}
     /// Counters worth reporting.

@@ -103,6 +103,8 @@ pub struct UnitWork {
     /// The units `main` and the pool started, their time and what each
     /// lifted (`units/shares.rs`).
     shares: shares::Shares,
+    /// System coverage (edges) the generator was last given.
+    coverage_given: usize,
 }
 
 impl UnitWork {
@@ -125,6 +127,7 @@ impl UnitWork {
             main_done: BTreeSet::new(),
             main_lift_next: false,
             shares: shares::Shares::default(),
+            coverage_given: 0,
         })
     }
 }
@@ -133,6 +136,12 @@ impl Campaign {
     /// A unit round, when one is due.
     pub(super) fn unit_round(&mut self) -> anyhow::Result<()> {
         let Some(mut uw) = self.units.take() else { return Ok(()) };
+        // The generator learns what system runs cover (its solver works
+        // while they run).
+        if uw.coverage_given != self.cov.edges() {
+            uw.coverage_given = self.cov.edges();
+            uw.generator.system_coverage(self.cov.as_bytes());
+        }
         if uw.last.elapsed() < QUICK
             || uw.generator.pending() == Pending::Working
             || self.file.stats.unit_seconds > MAX_SHARE * self.elapsed()

@@ -36,6 +36,11 @@ struct Summary {
     coverage_lifts: u64,
     false_alarms: u64,
     alarms: Vec<Alarm>,
+    /// Directions symbolic traces took that name their edge's coverage
+    /// slot, and those whose counter did not count (zero but for a
+    /// counter that wrapped).
+    trace_directions_with_slot: u64,
+    trace_directions_not_counted: u64,
     /// The generator's own counters, per unit (the symbolic explorer's
     /// traces, queries and solver statistics).
     generator: Vec<serde_json::Value>,
@@ -111,6 +116,7 @@ fn run_with(args: FuzzUnitArgs, make: &dyn Fn(u64) -> Box<dyn unitgen::UnitGener
         }
         sum.units_with_params += 1;
         let mut gen = make(args.seed ^ k as u64);
+        gen.system_coverage(sys_cov.as_bytes());
         let limits = Limits { tries: args.tries, until: None, timeout: system.target().timeout, restore, wait: true };
         let program = Path::new(&unit.meta.program);
         let how = unit_loop::Explore::Start;
@@ -169,6 +175,8 @@ fn run_with(args: FuzzUnitArgs, make: &dyn Fn(u64) -> Box<dyn unitgen::UnitGener
                 sum.tries += done.tries;
                 sum.unit_seconds += done.seconds_in_tries;
                 sum.units_given_up += usize::from(done.given_up);
+                sum.trace_directions_with_slot += done.directions_with_slot;
+                sum.trace_directions_not_counted += done.directions_not_counted;
             }
             Err(e) => {
                 eprintln!("bridge fuzz-unit: skipping {}: {e:#}", f.display());

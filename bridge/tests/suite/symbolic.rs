@@ -43,6 +43,14 @@ fn explore_solves_what_mutation_does_not_and_the_alarms_reproduce() {
     let queries: u64 =
         sum["generator"].as_array().unwrap().iter().map(|g| g["stats"]["solver"]["queries"].as_u64().unwrap()).sum();
     assert!(queries > 0, "{sum}");
+    // The directions traces took name their edges' counters, which
+    // counted; and directions to edges the system test covers were
+    // solved for after the others.
+    let (with_slot, missed) = (&sum["trace_directions_with_slot"], &sum["trace_directions_not_counted"]);
+    assert!(with_slot.as_u64().unwrap() > 50 && missed == 0, "{sum}");
+    let asked = |k: &str| sum["generator"].as_array().unwrap().iter().map(|g| g["stats"][k].as_u64().unwrap()).sum();
+    let (open, covered): (u64, u64) = (asked("asked_open"), asked("asked_covered"));
+    assert!(open > 0 && covered > 0, "{sum}");
     // Each coverage lift's system test is kept.
     let lifts = std::fs::read_dir(out.join("lifts")).map(|d| d.count()).unwrap_or(0);
     assert!(lifts >= 1 && lifts as u64 == sum["coverage_lifts"].as_u64().unwrap(), "{lifts} files: {sum}");

@@ -16,7 +16,8 @@ use inkwell::module::Module;
 use inkwell::targets::TargetData;
 use inkwell::types::{AnyType, AnyTypeEnum, BasicTypeEnum};
 use inkwell::values::{
-    AnyValue, AsValueRef, BasicValueEnum, FunctionValue, InstructionOpcode as Op, InstructionValue, IntValue, PhiValue,
+    AnyValue, AsValueRef, BasicMetadataValueEnum, BasicValueEnum, FunctionValue, InstructionOpcode as Op,
+    InstructionValue, IntValue, PhiValue, PointerValue,
 };
 use inkwell::IntPredicate;
 use model::trace::*;
@@ -103,6 +104,29 @@ impl<'a, 'ctx> Shadower<'a, 'ctx> {
     pub(super) fn site(&mut self) -> u32 {
         self.next_site += 1;
         self.site_base ^ self.next_site.wrapping_mul(0x9e37_79b9)
+    }
+
+    /// The counter ids of a branch's or switch's successors, in successor
+    /// order (`edges::SLOTS_KIND`); empty when it has no counters.
+    fn slots(&self, i: InstructionValue<'ctx>) -> Vec<u32> {
+        let kind = self.ctx.get_kind_id(crate::edges::SLOTS_KIND);
+        let values = i.get_metadata(kind).and_then(|m| m.get_node_values()).unwrap_or_default();
+        values
+            .into_iter()
+            .map(|v| match v {
+                BasicMetadataValueEnum::IntValue(x) => x.get_zero_extended_constant().map_or(NO_SLOT, |x| x as u32),
+                _ => NO_SLOT,
+            })
+            .collect()
+    }
+
+    /// The module's map pointer's address (the runtime reads where the
+    /// module's counters are).
+    fn area(&self) -> PointerValue<'ctx> {
+        match self.module.get_global(crate::abi::AREA) {
+            Some(g) => g.as_pointer_value(),
+            None => self.ctx.ptr_type(inkwell::AddressSpace::default()).const_null(),
+        }
     }
 
     pub(super) fn shadow(&self, v: BasicValueEnum<'ctx>) -> Option<IntValue<'ctx>> {
@@ -286,7 +310,18 @@ impl<'a, 'ctx> Shadower<'a, 'ctx> {
                 self.b.position_before(&i);
                 let site = self.site();
                 let taken = self.b.build_int_z_extend(c.into_int_value(), self.ctx.i32_type(), "")?;
-                self.call(self.abi.branch, &[self.i32c(site.into()).into(), sc.into(), taken.into()])?;
+                // Successor 0 is taken when the condition holds.
+                let slots = self.slots(i);
+                let (if_true, if_false) = (slots.first().copied(), slots.get(1).copied());
+                let args = [
+                    self.i32c(site.into()).into(),
+                    sc.into(),
+                    taken.into(),
+                    self.area().into(),
+                    self.i32c(if_false.unwrap_or(NO_SLOT).into()).into(),
+                    self.i32c(if_true.unwrap_or(NO_SLOT).into()).into(),
+                ];
+                self.call(self.abi.branch, &args)?;
             }
             Op::Switch => self.switch(i)?,
             Op::Return => {
@@ -416,6 +451,18 @@ impl<'a, 'ctx> Shadower<'a, 'ctx> {
         table.set_linkage(inkwell::module::Linkage::Private);
         table.set_constant(true);
         table.set_initializer(&i64t.const_array(&cases));
+        // The successors' counters: each case's, then the default's
+        // (successor 0).
+        let slots = self.slots(i);
+        let i32t = self.ctx.i32_type();
+        let per_case: Vec<IntValue<'ctx>> = (1..=cases.len())
+            .chain([0])
+            .map(|k| i32t.const_int(slots.get(k).copied().unwrap_or(NO_SLOT).into(), false))
+            .collect();
+        let slot_table = self.module.add_global(i32t.array_type(per_case.len() as u32), None, "__carve_sym_slots");
+        slot_table.set_linkage(inkwell::module::Linkage::Private);
+        slot_table.set_constant(true);
+        slot_table.set_initializer(&i32t.const_array(&per_case));
         self.b.position_before(&i);
         let site = self.site();
         let args = [
@@ -424,6 +471,8 @@ impl<'a, 'ctx> Shadower<'a, 'ctx> {
             self.wide(c, false)?.into(),
             table.as_pointer_value().into(),
             self.i32c(cases.len() as u64).into(),
+            self.area().into(),
+            slot_table.as_pointer_value().into(),
         ];
         self.call(self.abi.switch, &args)?;
         Ok(())

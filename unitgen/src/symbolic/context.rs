@@ -35,7 +35,7 @@ mod tests {
     use model::trace::PATH_BRANCH;
 
     fn entry(site: u32) -> PathEntry {
-        PathEntry { kind: PATH_BRANCH, site, node: 1, taken: 1, cases: Vec::new() }
+        PathEntry { kind: PATH_BRANCH, site, node: 1, taken: 1, cases: Vec::new(), slots: Vec::new() }
     }
 
     #[test]

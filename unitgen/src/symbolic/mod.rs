@@ -38,6 +38,12 @@ pub struct ExploreStats {
     pub truncated: u64,
     /// Traces whose negations stopped at the query or time bound.
     pub traces_cut_short: u64,
+    /// Directions asked for, by phase: none of the traces took them and
+    /// no system run covered their edge; none took them but system runs
+    /// covered it; few traces took them (or none in their context).
+    pub asked_open: u64,
+    pub asked_covered: u64,
+    pub asked_again: u64,
     pub inputs_queued: u64,
     /// Of those, inputs solved for a branch condition alone, its path
     /// having no solution (they may leave the path early).
@@ -215,7 +221,19 @@ impl UnitGenerator for Symbolic {
         {
             let mut s = self.link.lock();
             while items.len() + out.len() < n {
-                let Some(item) = s.queue.pop_front().or_else(|| s.later.pop_front()) else { break };
+                let item = match s.queue.pop_front() {
+                    // A direction system runs covered since it was solved
+                    // for waits behind those they still do not.
+                    Some(item) if s.covered(item.slot) => {
+                        s.later.push_back(item);
+                        continue;
+                    }
+                    Some(item) => item,
+                    None => match s.later.pop_front() {
+                        Some(item) => item,
+                        None => break,
+                    },
+                };
                 let seen = s.seen.get(&item.target).copied().unwrap_or(0);
                 let covered = match item.context {
                     Some(c) => s.seen_in_context.contains(&c),
@@ -277,6 +295,12 @@ impl UnitGenerator for Symbolic {
         }
     }
 
+    fn system_coverage(&mut self, covered: &[u8]) {
+        let mut s = self.link.lock();
+        s.covered.clear();
+        s.covered.extend_from_slice(covered);
+    }
+
     fn wait(&self, limit: Duration) {
         let s = self.link.lock();
         if s.pending > 0 && s.queue.is_empty() && s.later.is_empty() {
@@ -312,8 +336,14 @@ mod tests {
     /// '\n', 'q' and 'x'. The seed takes 'x'.
     fn switch_trace() -> Trace {
         let nodes = vec![node(OP_CONST, 8, 0, 0, 0), node(OP_INPUT, 8, 0, 0, 0)];
-        let path =
-            vec![PathEntry { kind: PATH_SWITCH, site: 7, node: 1, taken: u64::from(b'x'), cases: vec![10, 113, 120] }];
+        let path = vec![PathEntry {
+            kind: PATH_SWITCH,
+            site: 7,
+            node: 1,
+            taken: u64::from(b'x'),
+            cases: vec![10, 113, 120],
+            slots: Vec::new(),
+        }];
         Trace { flags: 0, nodes, path, tables: Vec::new() }
     }
 
@@ -331,8 +361,15 @@ mod tests {
             node(OP_NE, 1, 4, 5, 0),
         ];
         let path = vec![
-            PathEntry { kind: PATH_SWITCH, site: 7, node: 1, taken: u64::from(b'k'), cases: vec![10, 113, 120] },
-            PathEntry { kind: PATH_BRANCH, site: 8, node: 6, taken: 0, cases: Vec::new() },
+            PathEntry {
+                kind: PATH_SWITCH,
+                site: 7,
+                node: 1,
+                taken: u64::from(b'k'),
+                cases: vec![10, 113, 120],
+                slots: Vec::new(),
+            },
+            PathEntry { kind: PATH_BRANCH, site: 8, node: 6, taken: 0, cases: Vec::new(), slots: Vec::new() },
         ];
         Trace { flags: 0, nodes, path, tables: vec![upper] }
     }
@@ -391,6 +428,23 @@ mod tests {
         assert!(!found.contains(&b'q'), "{found:?}");
     }
 
+    #[test]
+    fn directions_to_edges_system_runs_cover_are_solved_for_after_the_others() {
+        let mut g = Symbolic::new(2000, None);
+        // The '\n' case's edge (slot 100) is covered; 'q' (101), the
+        // seed's 'x' (102) and the default (103) are not.
+        let mut covered = vec![0u8; 256];
+        covered[100] = 1;
+        g.system_coverage(&covered);
+        let mut t = switch_trace();
+        t.path[0].slots = vec![100, 101, 102, 103];
+        let found = drain(&mut g, t);
+        assert_eq!(found.len(), 3, "{found:?}");
+        assert_eq!(found[2][0], b'\n', "{found:?}");
+        let stats = g.explore_stats();
+        assert_eq!((stats.asked_open, stats.asked_covered), (2, 1), "{stats:?}");
+    }
+
     /// A loop on the parameter's bytes: it goes on at byte 0 (not NUL)
     /// and stops at byte 1 when that is 'y' (`go_on`: it did not).
     fn loop_trace(go_on: bool) -> Trace {
@@ -403,7 +457,8 @@ mod tests {
             node(OP_CONST, 8, 0, 0, u64::from(b'y')),
             node(OP_NE, 1, 2, 5, 0),
         ];
-        let branch = |node, taken| PathEntry { kind: PATH_BRANCH, site: 9, node, taken, cases: Vec::new() };
+        let branch =
+            |node, taken| PathEntry { kind: PATH_BRANCH, site: 9, node, taken, cases: Vec::new(), slots: Vec::new() };
         Trace { flags: 0, nodes, path: vec![branch(4, 1), branch(6, u64::from(go_on))], tables: Vec::new() }
     }
 
@@ -457,7 +512,10 @@ mod tests {
         let mut t = switch_trace();
         t.nodes.push(node(OP_CONST, 8, 0, 0, u64::from(b'x')));
         t.nodes.push(node(OP_EQ, 1, 1, 2, 0));
-        t.path.insert(0, PathEntry { kind: PATH_BRANCH, site: 5, node: 3, taken: 1, cases: Vec::new() });
+        t.path.insert(
+            0,
+            PathEntry { kind: PATH_BRANCH, site: 5, node: 3, taken: 1, cases: Vec::new(), slots: Vec::new() },
+        );
         let (found, stats) = explore_with_stats(&[], t);
         assert!(found.iter().any(|v| v[0] == b'q') && found.iter().any(|v| v[0] == b'\n'), "{found:?}");
         assert!(stats.optimistic >= 2, "{stats:?}");

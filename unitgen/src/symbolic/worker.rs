@@ -46,6 +46,8 @@ pub(super) struct Item {
     pub bound: usize,
     /// The branch direction it was solved for.
     pub target: (u32, u64),
+    /// That direction's coverage-map slot, when known.
+    pub slot: Option<u32>,
     /// Some trace took that direction already (see [`RARE`]).
     pub again: bool,
     /// Solved for the direction in this context, which no trace gave it
@@ -71,6 +73,10 @@ pub(super) struct Shared {
     pub seen: HashMap<(u32, u64), u32>,
     /// Branch directions in the contexts traces took them.
     pub seen_in_context: HashSet<InContext>,
+    /// The system runs' coverage (the map's union of buckets; empty when
+    /// none is known): a direction whose edge they cover is solved for
+    /// after those they do not.
+    pub covered: Vec<u8>,
     pub stats: ExploreStats,
     /// Set when the explorer is dropped.
     pub closed: bool,
@@ -81,6 +87,13 @@ pub(super) struct Shared {
 pub(super) struct Link {
     state: Mutex<Shared>,
     pub done: Condvar,
+}
+
+impl Shared {
+    /// Whether system runs covered the edge at `slot`.
+    pub fn covered(&self, slot: Option<u32>) -> bool {
+        slot.is_some_and(|k| self.covered.get(k as usize).is_some_and(|&b| b != 0))
+    }
 }
 
 impl Link {
@@ -99,16 +112,42 @@ pub(super) fn spawn(link: Arc<Link>, jobs: Receiver<Job>, timeout_ms: u32, smt_l
         .stack_size(256 << 20)
         .spawn(move || {
             let mut solver = solver::chain(timeout_ms, smt_log);
-            for job in jobs {
-                // A query z3 rejects must not leave `pending` counted.
-                let _ = std::panic::catch_unwind(AssertUnwindSafe(|| negate(&mut solver, &link, &job)));
+            // Jobs whose open directions were solved for, waiting for
+            // the rest: every new trace's open directions come first.
+            let mut backlog: VecDeque<(Job, Budget)> = VecDeque::new();
+            loop {
+                let next = if backlog.is_empty() { jobs.recv().ok() } else { jobs.try_recv().ok() };
+                let (job, budget, last) = match next {
+                    Some(job) => {
+                        let mut budget = Budget::new();
+                        // A query z3 rejects must not leave `pending` counted.
+                        let _ = std::panic::catch_unwind(AssertUnwindSafe(|| {
+                            negate(&mut solver, &link, &job, Phase::Open, &mut budget)
+                        }));
+                        (job, budget, false)
+                    }
+                    None => {
+                        let Some((job, mut budget)) = backlog.pop_front() else { break };
+                        let _ = std::panic::catch_unwind(AssertUnwindSafe(|| {
+                            for phase in [Phase::Covered, Phase::Again] {
+                                negate(&mut solver, &link, &job, phase, &mut budget);
+                            }
+                        }));
+                        (job, budget, true)
+                    }
+                };
                 let mut s = link.lock();
-                if s.generation == job.generation {
+                let current = s.generation == job.generation && !s.closed;
+                if current && (last || budget.spent()) {
                     s.pending = s.pending.saturating_sub(1);
                 }
+                s.stats.traces_cut_short += u64::from(current && budget.cut_short && (last || budget.spent()));
                 s.stats.solver = solver.stats();
                 drop(s);
                 link.done.notify_all();
+                if current && !last && !budget.spent() {
+                    backlog.push_back((job, budget));
+                }
             }
         })
         .expect("cannot start the solver thread");
@@ -149,16 +188,48 @@ fn alternatives(e: &PathEntry) -> Vec<((u32, u64), Cond)> {
     }
 }
 
-/// Negates every entry of the job's trace past its bound whose other
-/// direction no trace has taken, with the prefix kept, and queues what
-/// solves (what does not, solved alone, is queued behind); then, within
-/// the same bounds, those fewer than [`RARE`] traces took or that no
-/// trace took in their context ([`context`]). Stops early at the
+/// Which directions of a trace a pass over it solves for.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    /// No trace took them and no system run covered their edge.
+    Open,
+    /// No trace took them, but system runs covered their edge (solved
+    /// for to go deeper from there).
+    Covered,
+    /// Fewer than [`RARE`] traces took them, or none in their context.
+    Again,
+}
+
+/// What one trace may still cost: queries and solving time, over its
+/// phases.
+struct Budget {
+    asked: HashSet<InContext>,
+    solving: Duration,
+    cut_short: bool,
+}
+
+impl Budget {
+    fn new() -> Budget {
+        Budget { asked: HashSet::new(), solving: Duration::ZERO, cut_short: false }
+    }
+
+    fn spent(&self) -> bool {
+        self.cut_short
+    }
+}
+
+/// Negates the entries of the job's trace past its bound whose other
+/// direction `phase` takes (see [`Phase`]), with the prefix kept, and
+/// queues what solves (what does not, solved alone, is queued behind;
+/// all but [`Phase::Open`]'s exact solutions are too). Stops early at the
 /// per-trace bounds or when the unit changed.
-fn negate(solver: &mut dyn Solver, link: &Link, job: &Job) {
+fn negate(solver: &mut dyn Solver, link: &Link, job: &Job, phase: Phase, budget: &mut Budget) {
     let t = &job.trace;
-    let mut asked = HashSet::new();
+    if budget.cut_short {
+        return;
+    }
     let started = Instant::now();
+    let again = phase == Phase::Again;
     // Input bytes that must keep values a lift can carry: every query
     // holds them (slicing drops those a query does not involve).
     let guards: Vec<Cond> = t
@@ -171,63 +242,78 @@ fn negate(solver: &mut dyn Solver, link: &Link, job: &Job) {
             Some(Cond::NotAny(i as u32, g.2.iter().map(|&b| u64::from(b)).collect()))
         })
         .collect();
-    for again in [false, true] {
-        let mut prefix: Vec<Cond> = guards.clone();
-        prefix.extend(t.path[..job.bound.min(t.path.len())].iter().map(held));
-        for (i, e) in t.path.iter().enumerate().skip(job.bound) {
-            for (dir, cond) in alternatives(e) {
-                if asked.len() >= MAX_QUERIES || started.elapsed() >= MAX_SOLVING {
-                    link.lock().stats.traces_cut_short += 1;
+    let mut prefix: Vec<Cond> = guards.clone();
+    prefix.extend(t.path[..job.bound.min(t.path.len())].iter().map(held));
+    for (i, e) in t.path.iter().enumerate().skip(job.bound) {
+        for (dir, cond) in alternatives(e) {
+            if budget.asked.len() >= MAX_QUERIES || budget.solving + started.elapsed() >= MAX_SOLVING {
+                budget.cut_short = true;
+                return;
+            }
+            let in_context = (dir.0, dir.1, job.buckets.get(i).copied().unwrap_or(0));
+            let slot = e.slot((dir.1 != DEFAULT || e.kind == PATH_BRANCH).then_some(dir.1));
+            let context = {
+                let s = link.lock();
+                if s.closed || s.generation != job.generation {
                     return;
                 }
-                let in_context = (dir.0, dir.1, job.buckets.get(i).copied().unwrap_or(0));
-                let context = {
-                    let s = link.lock();
-                    if s.closed || s.generation != job.generation {
-                        return;
-                    }
-                    let seen = s.seen.get(&dir).copied().unwrap_or(0);
-                    if !again && seen > 0 {
-                        continue;
-                    }
-                    if seen < RARE {
-                        None
-                    } else if !s.seen_in_context.contains(&in_context) {
-                        Some(in_context)
-                    } else {
-                        continue;
-                    }
+                let seen = s.seen.get(&dir).copied().unwrap_or(0);
+                let wanted = match phase {
+                    Phase::Open => seen == 0 && !s.covered(slot),
+                    Phase::Covered => seen == 0 && s.covered(slot),
+                    Phase::Again => seen > 0,
                 };
-                // A direction is asked for once per trace; in context,
-                // once per context.
-                if !asked.insert(context.unwrap_or((dir.0, dir.1, u8::MAX))) {
+                if !wanted {
                     continue;
                 }
-                let mut conds = prefix.clone();
-                conds.push(cond.clone());
-                let exact = Query { id: job.id, trace: t, conds };
-                let found = match solver.solve(&exact) {
-                    Answer::Sat(assign) => Some((closest(t, &exact.conds, &job.input, assign), false)),
-                    // Optimistic, as QSYM: the condition alone (and the
-                    // guards), when the path with it has no solution.
-                    _ => {
-                        let mut conds = guards.clone();
-                        conds.push(cond);
-                        let alone = Query { id: job.id, trace: t, conds };
-                        match solver.solve(&alone) {
-                            Answer::Sat(assign) => Some((closest(t, &alone.conds, &job.input, assign), true)),
-                            _ => None,
-                        }
-                    }
-                };
-                if let Some((assign, optimistic)) = found {
-                    let item = Item { input: child(&job.input, assign), bound: i + 1, target: dir, again, context };
-                    queue(link, job.generation, item, again || optimistic, optimistic);
+                if seen < RARE {
+                    None
+                } else if !s.seen_in_context.contains(&in_context) {
+                    Some(in_context)
+                } else {
+                    continue;
                 }
+            };
+            // A direction is asked for once per trace; in context, once
+            // per context.
+            if !budget.asked.insert(context.unwrap_or((dir.0, dir.1, u8::MAX))) {
+                continue;
             }
-            prefix.push(held(e));
+            {
+                let mut s = link.lock();
+                let asked = match phase {
+                    Phase::Open => &mut s.stats.asked_open,
+                    Phase::Covered => &mut s.stats.asked_covered,
+                    Phase::Again => &mut s.stats.asked_again,
+                };
+                *asked += 1;
+            }
+            let mut conds = prefix.clone();
+            conds.push(cond.clone());
+            let exact = Query { id: job.id, trace: t, conds };
+            let found = match solver.solve(&exact) {
+                Answer::Sat(assign) => Some((closest(t, &exact.conds, &job.input, assign), false)),
+                // Optimistic, as QSYM: the condition alone (and the guards),
+                // when the path with it has no solution.
+                _ => {
+                    let mut conds = guards.clone();
+                    conds.push(cond);
+                    let alone = Query { id: job.id, trace: t, conds };
+                    match solver.solve(&alone) {
+                        Answer::Sat(assign) => Some((closest(t, &alone.conds, &job.input, assign), true)),
+                        _ => None,
+                    }
+                }
+            };
+            if let Some((assign, optimistic)) = found {
+                let input = child(&job.input, assign);
+                let item = Item { input, bound: i + 1, target: dir, slot, again, context };
+                queue(link, job.generation, item, phase != Phase::Open || optimistic, optimistic);
+            }
         }
+        prefix.push(held(e));
     }
+    budget.solving += started.elapsed();
 }
 
 /// `input` with the solver's values put in.
