@@ -45,6 +45,11 @@ pub struct ExploreStats {
     pub asked_covered: u64,
     pub asked_again: u64,
     pub inputs_queued: u64,
+    /// Solved inputs run (those for a direction, not a context), and
+    /// those whose trace took the direction they were solved for (the
+    /// rest diverged: a concretised value, an optimistic solution).
+    pub solved_tried: u64,
+    pub solved_reached: u64,
     /// Of those, inputs solved for a branch condition alone, its path
     /// having no solution (they may leave the path early).
     pub optimistic: u64,
@@ -74,6 +79,14 @@ const FIRST_WORD: &[u8] = b"-";
 /// Bytes of the input file that are symbolic when read.
 const MAX_FILE_SYMBOLIC: u32 = 4096;
 
+/// A candidate out for a run: its input, its bound and the direction it
+/// was solved for (when not solved for a context).
+struct Out {
+    input: Vec<u8>,
+    bound: usize,
+    target: Option<(u32, u64)>,
+}
+
 pub struct Symbolic {
     link: Arc<Link>,
     jobs: Sender<Job>,
@@ -84,7 +97,8 @@ pub struct Symbolic {
     guards: Arc<Vec<(u32, u32, Vec<u8>)>>,
     generation: u64,
     /// Candidates out for a run: their input and bound.
-    out: HashMap<u64, (Vec<u8>, usize)>,
+    /// Candidates out for a run.
+    out: HashMap<u64, Out>,
     next_tag: u64,
     seeded: bool,
 }
@@ -112,7 +126,7 @@ impl Symbolic {
         self.link.lock().stats.clone()
     }
 
-    fn candidate(&mut self, input: Vec<u8>, bound: usize, op: &'static str) -> Candidate {
+    fn candidate(&mut self, input: Vec<u8>, bound: usize, target: Option<(u32, u64)>, op: &'static str) -> Candidate {
         let mut values = Vec::new();
         for s in &self.slots {
             let (a, b) = (s.first as usize, (s.first + s.len) as usize);
@@ -132,7 +146,7 @@ impl Symbolic {
         }
         let tag = self.next_tag;
         self.next_tag += 1;
-        self.out.insert(tag, (input, bound));
+        self.out.insert(tag, Out { input, bound, target });
         Candidate { values, op, tag }
     }
 }
@@ -206,7 +220,7 @@ impl UnitGenerator for Symbolic {
         let mut out = Vec::new();
         if !self.seeded {
             self.seeded = true;
-            out.push(self.candidate(self.base.clone(), 0, "seed"));
+            out.push(self.candidate(self.base.clone(), 0, None, "seed"));
             // A new word is not read while it is empty: the seed's trace
             // says nothing of it. Its first value is given.
             let words: Vec<usize> = self.slots.iter().filter(|s| s.word).map(|s| s.first as usize).collect();
@@ -214,7 +228,7 @@ impl UnitGenerator for Symbolic {
                 let mut input = self.base.clone();
                 input[at..at + FIRST_WORD.len()].copy_from_slice(FIRST_WORD);
                 self.link.lock().tried.insert(input.clone());
-                out.push(self.candidate(input, 0, "new word"));
+                out.push(self.candidate(input, 0, None, "new word"));
             }
         }
         let mut items = Vec::new();
@@ -247,13 +261,14 @@ impl UnitGenerator for Symbolic {
             }
         }
         for item in items {
-            out.push(self.candidate(item.input, item.bound, "solved"));
+            let target = item.context.is_none().then_some(item.target);
+            out.push(self.candidate(item.input, item.bound, target, "solved"));
         }
         out
     }
 
     fn observe(&mut self, c: &Candidate, trace: Option<Trace>) {
-        let Some((input, bound)) = self.out.remove(&c.tag) else { return };
+        let Some(Out { input, bound, target }) = self.out.remove(&c.tag) else { return };
         let Some(t) = trace else { return };
         let buckets = context::buckets(&t.path);
         let id = self.next_tag;
@@ -265,6 +280,10 @@ impl UnitGenerator for Symbolic {
             s.stats.truncated += u64::from(t.flags != 0);
             let taken: std::collections::HashSet<_> =
                 t.path.iter().filter(|e| e.kind != PATH_PIN).map(direction).collect();
+            if let Some(target) = target {
+                s.stats.solved_tried += 1;
+                s.stats.solved_reached += u64::from(taken.contains(&target));
+            }
             for d in taken {
                 *s.seen.entry(d).or_default() += 1;
             }

@@ -119,7 +119,7 @@ pub(super) fn spawn(link: Arc<Link>, jobs: Receiver<Job>, timeout_ms: u32, smt_l
                 let next = if backlog.is_empty() { jobs.recv().ok() } else { jobs.try_recv().ok() };
                 let (job, budget, last) = match next {
                     Some(job) => {
-                        let mut budget = Budget::new();
+                        let mut budget = Budget::default();
                         // A query z3 rejects must not leave `pending` counted.
                         let _ = std::panic::catch_unwind(AssertUnwindSafe(|| {
                             negate(&mut solver, &link, &job, Phase::Open, &mut budget)
@@ -136,16 +136,19 @@ pub(super) fn spawn(link: Arc<Link>, jobs: Receiver<Job>, timeout_ms: u32, smt_l
                         (job, budget, true)
                     }
                 };
+                let done = last || budget.cut_short;
                 let mut s = link.lock();
-                let current = s.generation == job.generation && !s.closed;
-                if current && (last || budget.spent()) {
+                let generation = if s.closed { 0 } else { s.generation };
+                if job.generation == generation && done {
                     s.pending = s.pending.saturating_sub(1);
+                    s.stats.traces_cut_short += u64::from(budget.cut_short);
                 }
-                s.stats.traces_cut_short += u64::from(current && budget.cut_short && (last || budget.spent()));
                 s.stats.solver = solver.stats();
                 drop(s);
                 link.done.notify_all();
-                if current && !last && !budget.spent() {
+                // Work for an older unit is dropped.
+                backlog.retain(|(j, _)| j.generation == generation);
+                if job.generation == generation && !done {
                     backlog.push_back((job, budget));
                 }
             }
@@ -200,22 +203,13 @@ enum Phase {
     Again,
 }
 
-/// What one trace may still cost: queries and solving time, over its
-/// phases.
+/// What one trace has cost over its phases: the directions asked for and
+/// the solving time; cut short at [`MAX_QUERIES`] or [`MAX_SOLVING`].
+#[derive(Default)]
 struct Budget {
     asked: HashSet<InContext>,
     solving: Duration,
     cut_short: bool,
-}
-
-impl Budget {
-    fn new() -> Budget {
-        Budget { asked: HashSet::new(), solving: Duration::ZERO, cut_short: false }
-    }
-
-    fn spent(&self) -> bool {
-        self.cut_short
-    }
 }
 
 /// Negates the entries of the job's trace past its bound whose other
