@@ -276,7 +276,17 @@ impl Sym {
         self.tables.len() - 1
     }
 
-    pub fn record(&mut self, kind: u8, site: u32, node: u32, taken: u64, cases: Vec<u64>, slots: Vec<u32>) {
+    /// Records a path entry; `cases` and `slots` are copied only when it
+    /// is kept (a loop past the path's bound allocates nothing).
+    pub fn record(
+        &mut self,
+        kind: u8,
+        site: u32,
+        node: u32,
+        taken: u64,
+        cases: &[u64],
+        slots: impl IntoIterator<Item = u32>,
+    ) {
         if node == 0 {
             return;
         }
@@ -284,6 +294,7 @@ impl Sym {
             self.flags |= TRACE_PATH_FULL;
             return;
         }
+        let (cases, slots) = (cases.to_vec(), slots.into_iter().collect());
         self.path.push(Entry { kind, site, node, taken, cases, slots });
     }
 

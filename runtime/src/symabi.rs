@@ -4,7 +4,6 @@
 
 use crate::model::trace::*;
 use crate::sym::{self, Sym, MAX_PARAMS};
-use alloc::vec::Vec;
 
 fn with<R: Default>(f: impl FnOnce(&mut Sym) -> R) -> R {
     sym::get().map(f).unwrap_or_default()
@@ -83,7 +82,7 @@ pub extern "C" fn __sym_load_indexed(p: *const u8, si: u32, vi: u64, elem: u32, 
         let c = s.constant(vi, w);
         if c != 0 {
             let eq = s.node(OP_EQ, 1, si, c, 0, 0);
-            s.record(PATH_PIN, 0, eq, 1, Vec::new(), Vec::new());
+            s.record(PATH_PIN, 0, eq, 1, &[], []);
         }
         s.load(p as usize, size as usize)
     })
@@ -167,8 +166,8 @@ pub unsafe extern "C" fn __sym_branch(
     if_true: u32,
 ) {
     if sc != 0 {
-        let slots = alloc::vec![map_slot(area, if_false), map_slot(area, if_true)];
-        with(|s| s.record(PATH_BRANCH, site, sc, u64::from(taken != 0), Vec::new(), slots));
+        let slots = [map_slot(area, if_false), map_slot(area, if_true)];
+        with(|s| s.record(PATH_BRANCH, site, sc, u64::from(taken != 0), &[], slots));
     }
 }
 
@@ -189,9 +188,9 @@ pub unsafe extern "C" fn __sym_switch(
     ids: *const u32,
 ) {
     if sv != 0 {
-        let cases = core::slice::from_raw_parts(cases, n as usize).to_vec();
-        let slots = core::slice::from_raw_parts(ids, n as usize + 1).iter().map(|&k| map_slot(area, k)).collect();
-        with(|s| s.record(PATH_SWITCH, site, sv, v, cases, slots));
+        let cases = core::slice::from_raw_parts(cases, n as usize);
+        let ids = core::slice::from_raw_parts(ids, n as usize + 1);
+        with(|s| s.record(PATH_SWITCH, site, sv, v, cases, ids.iter().map(|&k| map_slot(area, k))));
     }
 }
 
@@ -216,7 +215,7 @@ pub extern "C" fn __sym_pin(sa: u32, v: u64) {
         let c = s.constant(v, w);
         if c != 0 {
             let eq = s.node(OP_EQ, 1, sa, c, 0, 0);
-            s.record(PATH_PIN, 0, eq, 1, Vec::new(), Vec::new());
+            s.record(PATH_PIN, 0, eq, 1, &[], []);
         }
     })
 }

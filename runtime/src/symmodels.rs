@@ -177,7 +177,7 @@ pub extern "C" fn __sym_model_atoi(p: *const u8, site: u32, width: u32) -> u32 {
             let le = s.node(OP_ULE, 1, x, nine, 0, 0);
             let digit = s.node(OP_AND, 1, ge, le, 0, 0);
             let is = bytes.get(i).is_some_and(u8::is_ascii_digit);
-            s.record(PATH_BRANCH, site, digit, u64::from(is), Vec::new(), Vec::new());
+            s.record(PATH_BRANCH, site, digit, u64::from(is), &[], []);
             if !is || i >= 19 {
                 break;
             }
