@@ -14,6 +14,7 @@
 mod closest;
 mod context;
 pub mod dag;
+mod unsolvable;
 mod worker;
 
 use crate::solver;
@@ -55,6 +56,9 @@ pub struct ExploreStats {
     pub optimistic: u64,
     /// Queued inputs dropped because another input covered their target.
     pub inputs_skipped: u64,
+    /// Directions not asked for at a meeting because their path had no
+    /// solution the last times ([`unsolvable`]).
+    pub skipped_unsolvable: u64,
     pub solver: solver::Stats,
 }
 
@@ -462,6 +466,27 @@ mod tests {
         assert_eq!(found[2][0], b'\n', "{found:?}");
         let stats = g.explore_stats();
         assert_eq!((stats.asked_open, stats.asked_covered), (2, 1), "{stats:?}");
+    }
+
+    #[test]
+    fn a_direction_its_path_rules_out_is_asked_for_at_doubling_gaps() {
+        // The byte is switched on twice, as a command letter by a parser
+        // and again by an executor: under the path through the first
+        // switch, the second's other cases have no solution.
+        let mut g = Symbolic::new(2000, None);
+        let trace = || {
+            let mut t = switch_trace();
+            let again = PathEntry { site: 8, ..t.path[0].clone() };
+            t.path.push(again);
+            t
+        };
+        for _ in 0..6 {
+            drain(&mut g, trace());
+        }
+        // Each trace asks for the first switch's three other directions;
+        // the second's are asked for at traces 1, 2 and 4 only.
+        let stats = g.explore_stats();
+        assert_eq!((stats.asked_open, stats.skipped_unsolvable), (6 * 3 + 3 * 3, 3 * 3), "{stats:?}");
     }
 
     /// A loop on the parameter's bytes: it goes on at byte 0 (not NUL)

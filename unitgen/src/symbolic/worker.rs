@@ -6,6 +6,7 @@
 
 use super::closest::closest;
 use super::context::InContext;
+use super::unsolvable::Unsolvable;
 use super::ExploreStats;
 use crate::solver::{self, Answer, Cond, Query, Solver};
 use model::symtrace::{PathEntry, Trace};
@@ -73,6 +74,8 @@ pub(super) struct Shared {
     pub seen: HashMap<(u32, u64), u32>,
     /// Branch directions in the contexts traces took them.
     pub seen_in_context: HashSet<InContext>,
+    /// Directions whose path had no solution (across units).
+    pub unsolvable: Unsolvable,
     /// The system runs' coverage (the map's union of buckets; empty when
     /// none is known): a direction whose edge they cover is solved for
     /// after those they do not.
@@ -207,7 +210,10 @@ enum Phase {
 /// the solving time; cut short at [`MAX_QUERIES`] or [`MAX_SOLVING`].
 #[derive(Default)]
 struct Budget {
-    asked: HashSet<InContext>,
+    /// Directions met (each is asked for once per trace), and how many
+    /// of them were asked for.
+    met: HashSet<InContext>,
+    asked: usize,
     solving: Duration,
     cut_short: bool,
 }
@@ -240,7 +246,7 @@ fn negate(solver: &mut dyn Solver, link: &Link, job: &Job, phase: Phase, budget:
     prefix.extend(t.path[..job.bound.min(t.path.len())].iter().map(held));
     for (i, e) in t.path.iter().enumerate().skip(job.bound) {
         for (dir, cond) in alternatives(e) {
-            if budget.asked.len() >= MAX_QUERIES || budget.solving + started.elapsed() >= MAX_SOLVING {
+            if budget.asked >= MAX_QUERIES || budget.solving + started.elapsed() >= MAX_SOLVING {
                 budget.cut_short = true;
                 return;
             }
@@ -270,11 +276,16 @@ fn negate(solver: &mut dyn Solver, link: &Link, job: &Job, phase: Phase, budget:
             };
             // A direction is asked for once per trace; in context, once
             // per context.
-            if !budget.asked.insert(context.unwrap_or((dir.0, dir.1, u8::MAX))) {
+            if !budget.met.insert(context.unwrap_or((dir.0, dir.1, u8::MAX))) {
                 continue;
             }
             {
                 let mut s = link.lock();
+                if !s.unsolvable.ask(dir) {
+                    s.stats.skipped_unsolvable += 1;
+                    continue;
+                }
+                budget.asked += 1;
                 let asked = match phase {
                     Phase::Open => &mut s.stats.asked_open,
                     Phase::Covered => &mut s.stats.asked_covered,
@@ -285,7 +296,13 @@ fn negate(solver: &mut dyn Solver, link: &Link, job: &Job, phase: Phase, budget:
             let mut conds = prefix.clone();
             conds.push(cond.clone());
             let exact = Query { id: job.id, trace: t, conds };
-            let found = match solver.solve(&exact) {
+            let answer = solver.solve(&exact);
+            match answer {
+                Answer::Sat(_) => link.lock().unsolvable.sat(dir),
+                Answer::Unsat => link.lock().unsolvable.unsat(dir),
+                Answer::Unknown => {}
+            }
+            let found = match answer {
                 Answer::Sat(assign) => Some((closest(t, &exact.conds, &job.input, assign), false)),
                 // Optimistic, as QSYM: the condition alone (and the guards),
                 // when the path with it has no solution.
