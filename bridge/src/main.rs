@@ -4,6 +4,7 @@ mod campaign;
 mod cli;
 mod cmd;
 mod input_file;
+mod try_limit;
 mod unit_loop;
 mod unit_runner;
 

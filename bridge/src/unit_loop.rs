@@ -59,6 +59,9 @@ impl Try<'_> {
 pub struct Explored {
     pub tries: u64,
     pub seconds_in_tries: f64,
+    /// Tries that ran out of time (a symbolic try's limit adapts to the
+    /// unit: [`crate::try_limit`]).
+    pub timed_out: u64,
     /// Its tries all timed out, one after another, until it was given up.
     pub given_up: bool,
     /// Directions its symbolic traces took that name their edge's
@@ -175,6 +178,7 @@ pub fn explore(
             }
             done.seconds_in_tries += started.elapsed().as_secs_f64();
             done.tries += 1;
+            done.timed_out += u64::from(outcome == Outcome::Timeout);
             gen.observe(c, trace);
             let symbolic = symbolic.is_some();
             each(Try { candidate: c, unit: patched, outcome, new: !new_edges.is_empty(), new_edges, symbolic })?;

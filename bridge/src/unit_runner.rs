@@ -8,6 +8,7 @@
 //! try's new content: `Site::InputFile`). Also the unit-level coverage
 //! reached so far.
 
+use crate::try_limit::TryLimit;
 use ::exec::{Coverage, ForkServer, Outcome, Target};
 use anyhow::Context;
 use model::env;
@@ -18,11 +19,6 @@ use model::{REPLAY_EXIT_MALFORMED, REPLAY_EXIT_NOT_REPLAYABLE, REPLAY_EXIT_UNREA
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
-
-/// Tries timing out in a row after which a unit is given up.
-const MAX_HANGS: u32 = 5;
-/// The same for symbolic tries, whose time limit is several times longer.
-const MAX_SYMBOLIC_HANGS: u32 = 2;
 
 /// Where a try's context comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,7 +38,7 @@ pub struct UnitRunner {
     cov: Coverage,
     /// How the unit, as carved, ended when replayed.
     pub first: Outcome,
-    hangs_in_a_row: u32,
+    limit: TryLimit,
     /// Where symbolic tries leave their traces.
     trace: Option<PathBuf>,
     /// Each try's stdin: what the carving run's was (its input, or nothing
@@ -107,7 +103,7 @@ impl UnitRunner {
             patch,
             cov: Coverage::default(),
             first: Outcome::Exit(0),
-            hangs_in_a_row: 0,
+            limit: TryLimit::new(timeout, symbolic.is_some()),
             trace: symbolic.map(|_| trace),
             content: if unit.meta.input_on_stdin { unit.meta.input_content.clone() } else { Vec::new() },
             file_content: unit.meta.input_content.clone(),
@@ -148,7 +144,6 @@ impl UnitRunner {
             }
         }
         let outcome = self.run(&patch)?;
-        self.hangs_in_a_row = if outcome == Outcome::Timeout { self.hangs_in_a_row + 1 } else { 0 };
         let new = self.cov.new_edges(self.fs.map());
         self.cov.add(self.fs.map());
         Ok((outcome, new))
@@ -172,7 +167,7 @@ impl UnitRunner {
 
     /// The last tries all timed out: more would only spend the budget.
     pub fn hopeless(&self) -> bool {
-        self.hangs_in_a_row >= if self.trace.is_some() { MAX_SYMBOLIC_HANGS } else { MAX_HANGS }
+        self.limit.hopeless()
     }
 
     /// The trace of the last try, when it was symbolic and finished; a
@@ -191,6 +186,11 @@ impl UnitRunner {
         // Written in place: the file is only read by the forked try (with
         // `Once`, the fork server read its unit before serving).
         std::fs::write(&self.patch, patch)?;
-        Ok(self.fs.run(&self.content)?)
+        let limit = self.limit.next();
+        self.fs.set_run_timeout(limit);
+        let started = std::time::Instant::now();
+        let outcome = self.fs.run(&self.content)?;
+        self.limit.record(limit, started.elapsed(), outcome == Outcome::Timeout);
+        Ok(outcome)
     }
 }

@@ -29,6 +29,8 @@ pub struct ForkServer {
     hello: Hello,
     modules: Vec<ModuleRange>,
     restarts: u32,
+    /// The time limit of the next runs: the target's, or shorter.
+    run_timeout: Duration,
 }
 
 struct Running {
@@ -55,6 +57,7 @@ impl ForkServer {
         let args_path = scratch.path().join("args");
         let jail = if target.contain { Some(Jail::new(scratch.path())?) } else { None };
         let target = if target.contain { Target { args: absolute_args(&target.args), ..target } } else { target };
+        let run_timeout = target.timeout;
         let mut fs = ForkServer {
             target,
             map,
@@ -67,6 +70,7 @@ impl ForkServer {
             hello: Hello { version: 0, edges: 0, branches: 0 },
             modules: Vec::new(),
             restarts: 0,
+            run_timeout,
         };
         fs.spawn()?;
         Ok(fs)
@@ -98,6 +102,12 @@ impl ForkServer {
 
     pub fn target(&self) -> &Target {
         &self.target
+    }
+
+    /// Sets the time limit of the next runs, at most the target's own
+    /// (which also sets the CPU-time limit of the fork server's children).
+    pub fn set_run_timeout(&mut self, timeout: Duration) {
+        self.run_timeout = timeout.min(self.target.timeout);
     }
 
     /// How often the fork server had to be restarted.
@@ -150,7 +160,7 @@ impl ForkServer {
 
     fn run_once(&mut self) -> Result<Outcome, Error> {
         self.map.clear();
-        let timeout = self.target.timeout;
+        let timeout = self.run_timeout;
         let died = || Error::ForkServerDied(self.target.program.clone());
         let p = self.proc.as_mut().ok_or_else(died)?;
         if p.ctl.write_all(&[0; 4]).is_err() {

@@ -26,6 +26,8 @@ struct Summary {
     /// Units given up after tries that all timed out.
     units_given_up: usize,
     tries: u64,
+    /// Tries that ran out of time.
+    tries_timed_out: u64,
     /// Seconds spent running tries (not lifting).
     unit_seconds: f64,
     unit_failures: u64,
@@ -175,6 +177,7 @@ fn run_with(args: FuzzUnitArgs, make: &dyn Fn(u64) -> Box<dyn unitgen::UnitGener
                 sum.tries += done.tries;
                 sum.unit_seconds += done.seconds_in_tries;
                 sum.units_given_up += usize::from(done.given_up);
+                sum.tries_timed_out += done.timed_out;
                 sum.trace_directions_with_slot += done.directions_with_slot;
                 sum.trace_directions_not_counted += done.directions_not_counted;
             }
