@@ -26,7 +26,8 @@ const FLOOR: Duration = Duration::from_millis(200);
 pub struct TryLimit {
     full: Duration,
     symbolic: bool,
-    slowest: Duration,
+    /// The slowest try that finished, once one did.
+    slowest: Option<Duration>,
     hangs_in_a_row: u32,
     /// The limits of those hangs, added up.
     streak: Duration,
@@ -35,16 +36,15 @@ pub struct TryLimit {
 impl TryLimit {
     /// Tries limited to `full` (symbolic tries to less, as they go).
     pub fn new(full: Duration, symbolic: bool) -> TryLimit {
-        TryLimit { full, symbolic, slowest: Duration::ZERO, hangs_in_a_row: 0, streak: Duration::ZERO }
+        TryLimit { full, symbolic, slowest: None, hangs_in_a_row: 0, streak: Duration::ZERO }
     }
 
     /// The limit of the next try.
     pub fn next(&self) -> Duration {
         // Until a try finished (the run as carved, first), the full limit.
-        if self.symbolic && !self.slowest.is_zero() {
-            (self.slowest * SLACK).clamp(FLOOR.min(self.full), self.full)
-        } else {
-            self.full
+        match self.slowest {
+            Some(slowest) if self.symbolic => (slowest * SLACK).clamp(FLOOR.min(self.full), self.full),
+            _ => self.full,
         }
     }
 
@@ -56,7 +56,7 @@ impl TryLimit {
         } else {
             self.hangs_in_a_row = 0;
             self.streak = Duration::ZERO;
-            self.slowest = self.slowest.max(took).max(Duration::from_nanos(1));
+            self.slowest = self.slowest.max(Some(took));
         }
     }
 

@@ -253,7 +253,7 @@ fn negate(solver: &mut dyn Solver, link: &Link, job: &Job, phase: Phase, budget:
             let in_context = (dir.0, dir.1, job.buckets.get(i).copied().unwrap_or(0));
             let slot = e.slot((dir.1 != DEFAULT || e.kind == PATH_BRANCH).then_some(dir.1));
             let context = {
-                let s = link.lock();
+                let mut s = link.lock();
                 if s.closed || s.generation != job.generation {
                     return;
                 }
@@ -266,21 +266,18 @@ fn negate(solver: &mut dyn Solver, link: &Link, job: &Job, phase: Phase, budget:
                 if !wanted {
                     continue;
                 }
-                if seen < RARE {
+                let context = if seen < RARE {
                     None
                 } else if !s.seen_in_context.contains(&in_context) {
                     Some(in_context)
                 } else {
                     continue;
+                };
+                // A direction is asked for once per trace; in context, once
+                // per context.
+                if !budget.met.insert(context.unwrap_or((dir.0, dir.1, u8::MAX))) {
+                    continue;
                 }
-            };
-            // A direction is asked for once per trace; in context, once
-            // per context.
-            if !budget.met.insert(context.unwrap_or((dir.0, dir.1, u8::MAX))) {
-                continue;
-            }
-            {
-                let mut s = link.lock();
                 if !s.unsolvable.ask(dir) {
                     s.stats.skipped_unsolvable += 1;
                     continue;
@@ -292,7 +289,8 @@ fn negate(solver: &mut dyn Solver, link: &Link, job: &Job, phase: Phase, budget:
                     Phase::Again => &mut s.stats.asked_again,
                 };
                 *asked += 1;
-            }
+                context
+            };
             let mut conds = prefix.clone();
             conds.push(cond.clone());
             let exact = Query { id: job.id, trace: t, conds };
