@@ -1,5 +1,6 @@
 //! Flags of every subcommand (parsed here, validated by the subcommand).
 
+use crate::campaign::state::Parents;
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 
@@ -126,6 +127,11 @@ pub struct RunArgs {
     /// Tests generated per batch.
     #[arg(long, default_value_t = 100, value_name = "N")]
     pub batch: usize,
+    /// Which tests the system generator mutates: `all` (the seeds and
+    /// every test kept for new coverage) or `seeds` (the seeds only, no
+    /// coverage feedback, as radamsa alone is used).
+    #[arg(long, value_enum, default_value_t = Parents::All, value_name = "WHICH")]
+    pub parents: Parents,
     /// Continue the campaign in --output (its configuration is kept; --time
     /// sets the new total budget).
     #[arg(long)]

@@ -7,7 +7,10 @@
 # run against a system run, and the symbolic explorer's solver statistics.
 # `--configs` picks among none (radamsa-like alone), fuzz and symbolic.
 # `--seeds N` runs seeds 1..N, `--seed-from K` starts them at K instead.
-#   scripts/bench/basilisk.sh [--cache DIR] [--subjects cut,...] [--time 2m] [--seeds N] [--seed-from K] [--configs none,fuzz,symbolic] [--out DIR]
+# `--parents seeds` has radamsa-like mutate the seeds only, without coverage
+# feedback, in every configuration: the paper's protocol, where Radamsa ran
+# alone in batches (default `all`: coverage-guided, see `bridge run --help`).
+#   scripts/bench/basilisk.sh [--cache DIR] [--subjects cut,...] [--time 2m] [--seeds N] [--seed-from K] [--configs none,fuzz,symbolic] [--parents all|seeds] [--out DIR]
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 cache=${CARVE_CACHE:-$HOME/.cache/carve-bridge}/subjects
@@ -16,6 +19,7 @@ budget=2m
 seeds=1
 first=1
 configs=none,fuzz,symbolic
+parents=all
 out=""
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -25,6 +29,7 @@ while [ $# -gt 0 ]; do
     --seeds) seeds=$2; shift 2 ;;
     --seed-from) first=$2; shift 2 ;;
     --configs) configs=$2; shift 2 ;;
+    --parents) parents=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     *) echo "basilisk.sh: unknown option $1" >&2; exit 2 ;;
   esac
@@ -50,7 +55,7 @@ for s in "${list[@]}"; do
     for unit in ${configs//,/ }; do
       o="$out/$s/$seed/$unit"
       rm -rf "$o"; mkdir -p "$(dirname "$o")"
-      "$bridge" run --args-in-input --unit "$unit" -i "$d" -o "$o" --time "$budget" --seed "$seed" -- "$bin" > "$o.log" 2>&1 || { tail -5 "$o.log" >&2; exit 1; }
+      "$bridge" run --args-in-input --parents "$parents" --unit "$unit" -i "$d" -o "$o" --time "$budget" --seed "$seed" -- "$bin" > "$o.log" 2>&1 || { tail -5 "$o.log" >&2; exit 1; }
       c="$o/campaign.json"
       python3 - "$c" "$s" "$seed" "$unit" <<'PY'
 import json, sys

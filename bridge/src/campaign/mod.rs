@@ -10,7 +10,7 @@ pub mod units;
 
 use ::exec::{Coverage, ForkServer, Newness, Outcome};
 use outdir::{sanitize, OutDir};
-use state::{CampaignFile, Stats};
+use state::{CampaignFile, Parents, Stats};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 use systemgen::{Seed, SystemGenerator, TestCase};
@@ -35,6 +35,8 @@ pub(crate) struct Entry {
     /// option, an operand) the explorer opened but has yet to explore;
     /// `main`'s rounds take these in turn with the rest.
     new_word: bool,
+    /// One of the campaign's seeds.
+    seed: bool,
 }
 
 pub struct Campaign {
@@ -89,7 +91,7 @@ impl Campaign {
             c.file.stats.execs += 1;
             c.record_failure(outcome, &data, id, "seed")?;
             let hits = c.hits();
-            c.corpus.push(Entry { id, data, hits, new_word: false });
+            c.corpus.push(Entry { id, data, hits, new_word: false, seed: true });
         }
         anyhow::ensure!(!c.corpus.is_empty(), "no readable seed in {}", c.file.config.input_dir.display());
         c.save()?;
@@ -112,7 +114,7 @@ impl Campaign {
             c.cov.add(c.fs.map());
             c.next_id = c.next_id.max(s.id + 1);
             let hits = c.hits();
-            c.corpus.push(Entry { id: s.id, data: s.data, hits, new_word: s.new_word });
+            c.corpus.push(Entry { id: s.id, data: s.data, hits, new_word: s.new_word, seed: s.seed });
         }
         anyhow::ensure!(!c.corpus.is_empty(), "the queue of {} is empty: nothing to resume", c.out.root().display());
         for (dir, which) in [("crashes", 0), ("hangs", 1)] {
@@ -177,7 +179,11 @@ impl Campaign {
         let mut status = status::Status::new();
         let mut last_save = Instant::now();
         'outer: while self.elapsed() < budget && !STOP.load(Ordering::Relaxed) {
-            let seeds: Vec<Seed<'_>> = self.corpus.iter().map(|e| Seed { id: e.id, data: &e.data }).collect();
+            let seeds_only = self.file.config.parents == Parents::Seeds;
+            let seeds: Vec<Seed<'_>> = (self.corpus.iter())
+                .filter(|e| e.seed || !seeds_only)
+                .map(|e| Seed { id: e.id, data: &e.data })
+                .collect();
             let batch = self.generator.generate(&seeds, self.file.config.batch);
             for case in batch {
                 if self.elapsed() >= budget || STOP.load(Ordering::Relaxed) {
@@ -213,13 +219,15 @@ impl Campaign {
             let name = format!("queue/id:{id:06},src:{:06},op:{}", case.parent, sanitize(&case.op));
             self.out.write(&name, &case.data)?;
             let hits = self.hits();
-            self.corpus.push(Entry { id, data: case.data.clone(), hits, new_word: false });
+            self.corpus.push(Entry { id, data: case.data.clone(), hits, new_word: false, seed: false });
             if newness == Newness::NewEdges {
                 self.refresh_stats();
                 self.out.append_line("coverage.csv", outdir::CSV_HEADER, &self.csv_row())?;
             }
         }
-        self.generator.feedback(&case, interesting);
+        if self.file.config.parents == Parents::All {
+            self.generator.feedback(&case, interesting);
+        }
         Ok(())
     }
 

@@ -19,6 +19,8 @@ pub struct Saved {
     pub id: u64,
     pub data: Vec<u8>,
     pub new_word: bool,
+    /// A seed of the campaign (`orig:` in its name).
+    pub seed: bool,
 }
 
 impl OutDir {
@@ -95,7 +97,8 @@ impl OutDir {
             let Some(id) = parse_id(&name) else { continue };
             let data = std::fs::read(e.path()).with_context(|| format!("cannot read {}", e.path().display()))?;
             let new_word = name.contains(",op:lift_") && name.ends_with(NEW_WORD_OP);
-            out.push(Saved { id, data, new_word });
+            let seed = name.contains(",orig:");
+            out.push(Saved { id, data, new_word, seed });
         }
         out.sort_by_key(|s| s.id);
         Ok(out)

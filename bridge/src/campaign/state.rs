@@ -20,6 +20,21 @@ pub struct Config {
     pub mem_limit_mb: u64,
     pub input_dir: PathBuf,
     pub batch: usize,
+    /// Which tests the system generator mutates.
+    #[serde(default)]
+    pub parents: Parents,
+}
+
+/// The tests a campaign's system generator takes as parents.
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Parents {
+    /// The seeds and every test kept for new coverage (coverage-guided).
+    #[default]
+    All,
+    /// The seeds only, as a mutator such as radamsa is used on its own: no
+    /// coverage feedback reaches generation (the paper's protocol).
+    Seeds,
 }
 
 /// How far it got.

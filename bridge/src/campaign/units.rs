@@ -450,7 +450,7 @@ impl Campaign {
                 let name = format!("queue/id:{id:06},src:{entry:06},op:lift_{}{suffix}", sanitize(&function));
                 self.out.write(&name, &lifted)?;
                 let hits = self.hits();
-                self.corpus.push(super::Entry { id, data: lifted, hits, new_word });
+                self.corpus.push(super::Entry { id, data: lifted, hits, new_word, seed: false });
             }
             (Class::FalseAlarm, _) => self.file.stats.false_alarms += u64::from(failed),
         }

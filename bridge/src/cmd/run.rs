@@ -50,6 +50,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
             mem_limit_mb: args.target.mem_limit_mb,
             input_dir: input,
             batch: args.batch,
+            parents: args.parents,
         };
         let fs = ::exec::ForkServer::start(target)?;
         Campaign::start(out, CampaignFile::new(config), fs, g)?

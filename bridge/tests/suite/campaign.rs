@@ -150,3 +150,47 @@ fn kill_nine_then_resume_loses_nothing() {
     // Nothing half-written is left behind.
     assert!(names(&out.join(".tmp")).is_empty());
 }
+
+/// The parent ids (`src:`) of the queue's generated tests, and the ids of
+/// its seeds.
+fn parents_and_seeds(queue: &[String]) -> (Vec<u64>, Vec<u64>) {
+    let id = |s: &str| s[3..9].parse::<u64>().unwrap();
+    let seeds = queue.iter().filter(|q| q.contains(",orig:")).map(|q| id(q)).collect();
+    let parents =
+        (queue.iter()).filter_map(|q| q.split(",src:").nth(1)).map(|s| s[..6].parse::<u64>().unwrap()).collect();
+    (parents, seeds)
+}
+
+#[test]
+fn a_seeds_only_campaign_mutates_nothing_but_the_seeds_even_after_a_resume() {
+    let dir = tempfile::tempdir().unwrap();
+    let magic = example("magic", dir.path());
+    let seeds = seeds_of("magic", dir.path());
+    let run = |out: &Path, parents: &str| {
+        let (seeds, out, prog) = (seeds.to_str().unwrap(), out.to_str().unwrap(), magic.to_str().unwrap());
+        let o = bridge(
+            &["run", "-i", seeds, "-o", out, "--time", "5s", "--parents", parents, "--seed", "3", "--", prog, "@@"],
+            b"",
+        );
+        assert!(o.status.success(), "{}", stderr(&o));
+    };
+    // Coverage-guided (the default): tests kept for new coverage are
+    // parents too.
+    let guided = dir.path().join("guided");
+    run(&guided, "all");
+    let (parents, seed_ids) = parents_and_seeds(&names(&guided.join("queue")));
+    assert!(parents.iter().any(|p| !seed_ids.contains(p)), "{parents:?}");
+
+    let only = dir.path().join("only");
+    run(&only, "seeds");
+    assert_eq!(campaign_json(&only)["config"]["parents"], "seeds");
+    let o = bridge(
+        &["run", "--resume", "-o", only.to_str().unwrap(), "--time", "8s", "--", magic.to_str().unwrap(), "@@"],
+        b"",
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let (parents, seed_ids) = parents_and_seeds(&names(&only.join("queue")));
+    assert_eq!(seed_ids.len(), 2);
+    assert!(parents.len() > 2, "nothing new was kept: {parents:?}");
+    assert!(parents.iter().all(|p| seed_ids.contains(p)), "{parents:?} besides the seeds {seed_ids:?}");
+}

@@ -51,7 +51,7 @@ mod tests {
         let corpus: Vec<Entry> = [false, false, true, false, true]
             .iter()
             .enumerate()
-            .map(|(i, &new_word)| Entry { id: i as u64, data: Vec::new(), hits: Vec::new(), new_word })
+            .map(|(i, &new_word)| Entry { id: i as u64, data: Vec::new(), hits: Vec::new(), new_word, seed: false })
             .collect();
         let mut done = BTreeSet::new();
         let mut order = Vec::new();
