@@ -28,6 +28,7 @@ mod symfile;
 mod symgetopt;
 mod symmodels;
 mod symptr;
+mod symregex;
 mod symtable;
 mod tables;
 // The shared names, compiled from `model`'s `core`-only files (the runtime

@@ -214,3 +214,33 @@ fn main_is_carved_and_its_options_are_solved_to_a_long_option_no_seed_has() {
         assert!(lifts.iter().any(|l| l.starts_with(opt)), "{opt}: {lifts:?}");
     }
 }
+
+#[test]
+fn a_pattern_libc_must_accept_is_solved_to_one_it_accepts() {
+    let dir = tempfile::tempdir().unwrap();
+    let prog = example("pattern", dir.path());
+    let units = dir.path().join("units");
+    let seed = std::fs::read(repo().join("examples/pattern/seeds/plain")).unwrap();
+    let (p, u) = (prog.to_str().unwrap(), units.to_str().unwrap());
+    let o = bridge(&["carve", "-o", u, "--", p, "@@"], &seed);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let unit = units.join("main.0.unit");
+    let out = dir.path().join("out");
+    let o = bridge(
+        &["explore", unit.to_str().unwrap(), "--tries", "30", "--json", "-o", out.to_str().unwrap(), "--", p, "@@"],
+        b"",
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let sum: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    // "[bcd", what the branch alone asks for, is a pattern regcomp
+    // rejects: the bug needs "[q]" with the pattern kept valid.
+    let alarm = &sum["alarms"][0];
+    assert!(alarm["value"].as_str().unwrap_or("").starts_with("[q]"), "{sum}");
+    for a in std::fs::read_dir(out.join("alarms")).unwrap() {
+        let st = std::process::Command::new(&prog).arg(a.unwrap().path().join("input")).output().unwrap().status;
+        assert_eq!(st.signal(), Some(11));
+    }
+    let o = bridge(&["fuzz-unit", unit.to_str().unwrap(), "--tries", "30", "--json", "--", p, "@@"], b"");
+    let fz: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(fz["true_alarms"], 0, "{fz}");
+}

@@ -1,6 +1,7 @@
 //! Calls in a symbolic clone: shadows of arguments and results passed
 //! between clones; models for the libc functions that matter; memory
 //! intrinsics; `getopt` and its long forms (`runtime/src/symgetopt.rs`);
+//! the acceptance of a regex by libc's compilers (`runtime/src/symregex.rs`);
 //! reads from files ([`super::io`]);
 //! and, for any other call, symbolic integer arguments
 //! pinned to their values (the callee ran concretely).
@@ -213,6 +214,25 @@ impl<'ctx> Shadower<'_, 'ctx> {
                     None => self.ctx.ptr_type(inkwell::AddressSpace::default()).const_null().into(),
                 };
                 self.call(self.abi.model_getopt, &[args[2], longopts, r.into()])?
+            }
+            "re_compile_pattern" | "regcomp" if args.len() == 3 && int_width(i.get_type()).is_none_or(|w| w == 32) => {
+                // The length (or flags) the call used; the pattern's bytes
+                // stay symbolic, their acceptance is the model's path entry.
+                self.pin_all(i, args)?;
+                self.after(i);
+                let r: BasicValueEnum<'ctx> =
+                    i.as_any_value_enum().try_into().map_err(|_| Error::Verify(name.into()))?;
+                let r = self.wide(r, false)?;
+                let ok = self.b.build_int_compare(inkwell::IntPredicate::EQ, r, i64t.const_zero(), "")?;
+                let ok = self.b.build_int_z_extend(ok, self.ctx.i32_type(), "")?;
+                let (pattern, len, syntax) = if name == "regcomp" {
+                    (args[1], i64t.const_all_ones(), self.wide(args[2], false)?)
+                } else {
+                    (args[0], self.wide(args[1], false)?, i64t.const_all_ones())
+                };
+                let site = self.site();
+                let site = self.i32c(site.into());
+                self.call(self.abi.model_regex, &[site.into(), pattern, len.into(), syntax.into(), ok.into()])?
             }
             _ => match char_kind(name) {
                 Some(kind) if shadowed && args.len() == 1 => {
