@@ -16,6 +16,7 @@
 
 use crate::model::trace::*;
 use crate::sym::{self, Sym};
+use alloc::collections::BTreeMap;
 
 /// Longest pattern modelled.
 const MAX_LEN: usize = 256;
@@ -91,19 +92,26 @@ enum V {
     S(u32),
 }
 
-/// Builds nodes, folding what is known; `None` once the DAG is full.
+/// Builds nodes, folding what is known, each constant once; `full` once
+/// the DAG is.
 struct B<'a> {
     s: &'a mut Sym,
     full: bool,
+    consts: BTreeMap<(u64, u32), u32>,
 }
 
 const W: u32 = 8;
 
 impl B<'_> {
+    fn konst(&mut self, k: u64, width: u32) -> u32 {
+        let s = &mut *self.s;
+        *self.consts.entry((k, width)).or_insert_with(|| s.constant(k, width))
+    }
+
     fn node(&mut self, v: V, width: u32) -> u32 {
         match v {
             V::S(n) => n,
-            V::K(k) => self.s.constant(k, width),
+            V::K(k) => self.konst(k, width),
         }
     }
 
@@ -118,7 +126,7 @@ impl B<'_> {
         match a {
             V::K(x) => V::K(u64::from(x == k)),
             V::S(n) => {
-                let c = self.s.constant(k, W);
+                let c = self.konst(k, W);
                 let r = self.s.node(OP_EQ, 1, n, c, 0, 0);
                 self.sym(r)
             }
@@ -129,7 +137,7 @@ impl B<'_> {
         match a {
             V::K(x) => V::K(u64::from(x <= k)),
             V::S(n) => {
-                let c = self.s.constant(k, W);
+                let c = self.konst(k, W);
                 let r = self.s.node(OP_ULE, 1, n, c, 0, 0);
                 self.sym(r)
             }
@@ -160,7 +168,7 @@ impl B<'_> {
         match a {
             V::K(x) => V::K(u64::from(x == 0)),
             V::S(n) => {
-                let one = self.s.constant(1, 1);
+                let one = self.konst(1, 1);
                 let r = self.s.node(OP_XOR, 1, n, one, 0, 0);
                 self.sym(r)
             }
@@ -187,7 +195,7 @@ impl B<'_> {
             V::S(n) => {
                 let edge = if d > 0 { max } else { 0 };
                 let at_edge = self.eq(a, edge);
-                let c = self.s.constant(d as u64, W);
+                let c = self.konst(d as u64, W);
                 let moved = self.s.node(OP_ADD, W, n, c, 0, 0);
                 let moved = self.sym(moved);
                 self.ite(at_edge, a, moved, W)
@@ -258,7 +266,7 @@ fn next(b: &mut B, st: State, c: V, syntax: u64) -> State {
     let minus_zero = match c {
         V::K(x) => V::K(x.wrapping_sub(u64::from(b'0')) & 0xff),
         V::S(n) => {
-            let z = b.s.constant(u64::from(b'0'), W);
+            let z = b.konst(u64::from(b'0'), W);
             let r = b.s.node(OP_SUB, W, n, z, 0, 0);
             b.sym(r)
         }
@@ -337,7 +345,7 @@ fn next(b: &mut B, st: State, c: V, syntax: u64) -> State {
     let groups_plus = match st.groups {
         V::K(x) => V::K(x + u64::from(b'0')),
         V::S(n) => {
-            let z = b.s.constant(u64::from(b'0'), W);
+            let z = b.konst(u64::from(b'0'), W);
             let r = b.s.node(OP_ADD, W, n, z, 0, 0);
             b.sym(r)
         }
@@ -431,7 +439,7 @@ fn accepted(s: &mut Sym, p: usize, len: usize, syntax: u64) -> Option<(V, bool)>
     if !(0..len).any(|i| s.byte(p + i) != 0) {
         return None;
     }
-    let mut b = B { s, full: false };
+    let mut b = B { s, full: false, consts: BTreeMap::new() };
     let start = V::K(if syntax & RE_CONTEXT_INVALID_OPS != 0 { NOTHING } else { AT_START });
     let init = State { mode: V::K(m::NORMAL), depth: V::K(0), groups: V::K(0), start };
     let (mut sym_st, mut con_st) = (init, init);

@@ -7,10 +7,7 @@ use std::os::unix::process::ExitStatusExt;
 
 fn carve_puzzles(dir: &std::path::Path) -> (std::path::PathBuf, std::path::PathBuf) {
     let prog = example("puzzles", dir);
-    let units = dir.join("units");
-    let seed = std::fs::read(repo().join("examples/puzzles/seeds/all")).unwrap();
-    let o = bridge(&["carve", "-o", units.to_str().unwrap(), "--", prog.to_str().unwrap(), "@@"], &seed);
-    assert!(o.status.success(), "{}", stderr(&o));
+    let units = carve_all(&prog, "examples/puzzles/seeds/all", dir);
     (prog, units)
 }
 
@@ -120,10 +117,7 @@ fn a_campaign_with_the_symbolic_explorer_lifts_true_alarms() {
 fn symbolic_work_without_end_is_bounded_and_reported() {
     let dir = tempfile::tempdir().unwrap();
     let prog = example("churn", dir.path());
-    let units = dir.path().join("units");
-    let seed = std::fs::read(repo().join("examples/churn/seeds/all")).unwrap();
-    let o = bridge(&["carve", "-o", units.to_str().unwrap(), "--", prog.to_str().unwrap(), "@@"], &seed);
-    assert!(o.status.success(), "{}", stderr(&o));
+    let units = carve_all(&prog, "examples/churn/seeds/all", dir.path());
     let started = std::time::Instant::now();
     let o = bridge(
         &[
@@ -219,12 +213,8 @@ fn main_is_carved_and_its_options_are_solved_to_a_long_option_no_seed_has() {
 fn a_pattern_libc_must_accept_is_solved_to_one_it_accepts() {
     let dir = tempfile::tempdir().unwrap();
     let prog = example("pattern", dir.path());
-    let units = dir.path().join("units");
-    let seed = std::fs::read(repo().join("examples/pattern/seeds/plain")).unwrap();
-    let (p, u) = (prog.to_str().unwrap(), units.to_str().unwrap());
-    let o = bridge(&["carve", "-o", u, "--", p, "@@"], &seed);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let unit = units.join("main.0.unit");
+    let p = prog.to_str().unwrap();
+    let unit = carve_all(&prog, "examples/pattern/seeds/plain", dir.path()).join("main.0.unit");
     let out = dir.path().join("out");
     let o = bridge(
         &["explore", unit.to_str().unwrap(), "--tries", "30", "--json", "-o", out.to_str().unwrap(), "--", p, "@@"],

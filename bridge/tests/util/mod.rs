@@ -63,6 +63,16 @@ pub fn example_by_parts(name: &str, dir: &Path, plain: &[&str]) -> PathBuf {
     prog
 }
 
+/// Carves every function from a run of `prog` on `seed` (an example's
+/// seed file, the `@@` file) into `dir/units`; the directory.
+pub fn carve_all(prog: &Path, seed: &str, dir: &Path) -> PathBuf {
+    let units = dir.join("units");
+    let seed = std::fs::read(repo().join(seed)).unwrap();
+    let o = bridge(&["carve", "-o", units.to_str().unwrap(), "--", prog.to_str().unwrap(), "@@"], &seed);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    units
+}
+
 /// Carves `main` alone from a run of `prog` on `seed` (an example's seed
 /// file, its first line the command line) into `dir/units`; the unit.
 pub fn carve_main(prog: &Path, seed: &str, dir: &Path) -> PathBuf {
