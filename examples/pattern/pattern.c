@@ -1,12 +1,15 @@
 /* pattern: reads a regular expression from the first line of its input
  * file, compiles it with libc's regcomp and, when libc accepts it, looks
- * at it with a parser of its own. The bug needs a valid pattern that
+ * at it with a parser of its own. One bug needs a valid pattern that
  * starts with the bracket expression "[q]": a solver that did not know
  * what regcomp accepts would solve for "[bcd", which regcomp rejects.
+ * The other needs one that starts with a character class, such as
+ * "[[:alpha:]]": regcomp rejects a class whose name it does not know.
  *   pattern FILE
  */
 #include <regex.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int check_pattern(const char *pat) {
@@ -18,7 +21,9 @@ static int check_pattern(const char *pat) {
     regfree(&re);
     if (pat[0] == '[') {
         if (pat[2] == ']' && pat[1] == 'q')
-            *(volatile int *)0 = 1; /* the bug */
+            *(volatile int *)0 = 1; /* the first bug */
+        if (pat[1] == '[' && pat[2] == ':')
+            abort(); /* the second */
         puts("a bracket expression first");
     }
     return 0;

@@ -8,11 +8,11 @@
 //!
 //! The condition runs an automaton over the bytes: backslash escapes,
 //! bracket expressions (`]` first is literal, `[:` `[.` `[=` up to their
-//! closing `:]`...), groups (`\(`...`\)` or `(`...`)`, nested up to
-//! [`MAX_DEPTH`]), intervals, back-references to closed groups and, in
-//! extended syntax, an operator with nothing before it. What it leaves out
-//! (class names, range order, interval bounds) may make it disagree with
-//! the real call; it is then not recorded at all.
+//! closing `:]`..., a class named as libc names one), groups (`\(`...`\)`
+//! or `(`...`)`, nested up to [`MAX_DEPTH`]), intervals, back-references
+//! to closed groups and, in extended syntax, an operator with nothing
+//! before it. What it leaves out (range order, interval bounds) may make
+//! it disagree with the real call; it is then not recorded at all.
 
 use crate::model::trace::*;
 use crate::sym::{self, Sym};
@@ -24,6 +24,12 @@ const MAX_LEN: usize = 256;
 const MAX_DEPTH: u64 = 7;
 /// Groups a back-reference may name.
 const MAX_GROUPS: u64 = 9;
+/// Longest name between `[:` and `:]` counted (with both colons), past
+/// the longest class name.
+const NAME_MAX: u64 = 9;
+/// The character classes libc knows in every locale.
+const CLASSES: [&str; 12] =
+    ["alpha", "upper", "lower", "digit", "alnum", "xdigit", "space", "print", "punct", "graph", "cntrl", "blank"];
 
 // glibc's syntax bits (regex.h).
 const RE_BK_PLUS_QM: u64 = 1 << 1;
@@ -123,10 +129,14 @@ impl B<'_> {
     }
 
     fn eq(&mut self, a: V, k: u64) -> V {
+        self.eq_w(a, k, W)
+    }
+
+    fn eq_w(&mut self, a: V, k: u64, width: u32) -> V {
         match a {
             V::K(x) => V::K(u64::from(x == k)),
             V::S(n) => {
-                let c = self.konst(k, W);
+                let c = self.konst(k, width);
                 let r = self.s.node(OP_EQ, 1, n, c, 0, 0);
                 self.sym(r)
             }
@@ -202,6 +212,43 @@ impl B<'_> {
             }
         }
     }
+
+    /// `reg` (64 bits) shifted one byte up, with byte `c` below.
+    fn shift_in(&mut self, reg: V, c: V) -> V {
+        match (reg, c) {
+            (V::K(r), V::K(x)) => V::K(r << 8 | x),
+            _ => {
+                let (rn, cn) = (self.node(reg, 64), self.node(c, W));
+                let eight = self.konst(8, 64);
+                let up = self.s.node(OP_SHL, 64, rn, eight, 0, 0);
+                let wide = self.s.node(OP_ZEXT, 64, cn, 0, 0, 0);
+                let r = self.s.node(OP_OR, 64, up, wide, 0, 0);
+                self.sym(r)
+            }
+        }
+    }
+
+    /// `reg & mask` (64 bits).
+    fn mask(&mut self, reg: V, mask: u64) -> V {
+        match reg {
+            V::K(r) => V::K(r & mask),
+            V::S(n) => {
+                let k = self.konst(mask, 64);
+                let r = self.s.node(OP_AND, 64, n, k, 0, 0);
+                self.sym(r)
+            }
+        }
+    }
+
+    fn zext(&mut self, c: V) -> V {
+        match c {
+            V::K(x) => V::K(x),
+            V::S(n) => {
+                let r = self.s.node(OP_ZEXT, 64, n, 0, 0, 0);
+                self.sym(r)
+            }
+        }
+    }
 }
 
 /// The automaton's state after some bytes.
@@ -214,6 +261,11 @@ struct State {
     /// an operator here is an error), [`AFTER_STAR`] (basic: a second `*`
     /// is), [`AT_START`] (basic: a `*` here is literal), else 0.
     start: V,
+    /// Inside `[:`, `[.` or `[=`: its bytes so far, opening character
+    /// first, the last eight of them (64 bits), and how many (up to
+    /// [`NAME_MAX`]).
+    name: V,
+    name_len: V,
 }
 
 /// One alternative of a transition: taken when `when` holds (and no
@@ -232,9 +284,36 @@ fn choose(b: &mut B, arms: &[Arm], otherwise: State) -> State {
             depth: b.ite(a.when, a.to.depth, r.depth, W),
             groups: b.ite(a.when, a.to.groups, r.groups, W),
             start: b.ite(a.when, a.to.start, r.start, W),
+            name: b.ite(a.when, a.to.name, r.name, 64),
+            name_len: b.ite(a.when, a.to.name_len, r.name_len, W),
         };
     }
     r
+}
+
+/// Whether `st.name` (which ends with a closing character) names a
+/// character class, or is one character between `.`s or `=`s.
+fn known_name(b: &mut B, st: State) -> V {
+    let mut known = V::K(0);
+    let mut len_is = BTreeMap::new();
+    let mut is_len = |b: &mut B, n: u64| *len_is.entry(n).or_insert_with(|| b.eq(st.name_len, n));
+    for class in CLASSES {
+        let word = [b":", class.as_bytes(), b":"].concat();
+        let k = word.iter().fold(0, |r, &c| r << 8 | u64::from(c));
+        let same = b.eq_w(st.name, k, 64);
+        let len = is_len(b, word.len() as u64);
+        let this = b.and(same, len);
+        known = b.or(known, this);
+    }
+    let three = is_len(b, 3);
+    let ends = b.mask(st.name, 0xff00ff);
+    for delim in [b'.', b'='] {
+        let d = u64::from(delim);
+        let same = b.eq_w(ends, d << 16 | d, 64);
+        let this = b.and(same, three);
+        known = b.or(known, this);
+    }
+    known
 }
 
 /// The state after byte `c` (of whatever mode `st` is in).
@@ -289,6 +368,7 @@ fn next(b: &mut B, st: State, c: V, syntax: u64) -> State {
         depth: b.step(st.depth, -1, MAX_DEPTH),
         groups: b.step(st.groups, 1, MAX_GROUPS),
         start: V::K(0),
+        ..st
     };
     let unmatched = if syntax & RE_UNMATCHED_RIGHT_PAREN_ORD != 0 { normal } else { with(m::ERROR) };
     let close_group = choose(b, &[Arm { when: depth_zero, to: unmatched }], closed);
@@ -386,9 +466,31 @@ fn next(b: &mut B, st: State, c: V, syntax: u64) -> State {
         ],
         list,
     );
-    let in_class = choose(b, &[Arm { when: class_char, to: with(m::CLASS_END) }], with(m::CLASS));
-    let in_class_end =
-        choose(b, &[Arm { when: close, to: list }, Arm { when: class_char, to: with(m::CLASS_END) }], with(m::CLASS));
+    let in_list_bracket = State { name: b.zext(c), name_len: V::K(1), ..in_list_bracket };
+    let named = |m: u64, b: &mut B| State {
+        mode: V::K(m),
+        name: b.shift_in(st.name, c),
+        name_len: b.step(st.name_len, 1, NAME_MAX),
+        ..st
+    };
+    let (class, class_end) = (named(m::CLASS, b), named(m::CLASS_END, b));
+    let in_class = choose(b, &[Arm { when: class_char, to: class_end }], class);
+    // The name ends at its opening character and `]`: a class must be one
+    // libc knows, a collating element or an equivalence class one
+    // character (libc's C locale).
+    let known = known_name(b, st);
+    let valid = b.and(close, known);
+    let unknown = b.not(known);
+    let invalid = b.and(close, unknown);
+    let in_class_end = choose(
+        b,
+        &[
+            Arm { when: valid, to: list },
+            Arm { when: invalid, to: with(m::ERROR) },
+            Arm { when: class_char, to: class_end },
+        ],
+        class,
+    );
 
     // Intervals.
     let interval_char = b.or(digit, comma);
@@ -441,7 +543,8 @@ fn accepted(s: &mut Sym, p: usize, len: usize, syntax: u64) -> Option<(V, bool)>
     }
     let mut b = B { s, full: false, consts: BTreeMap::new() };
     let start = V::K(if syntax & RE_CONTEXT_INVALID_OPS != 0 { NOTHING } else { AT_START });
-    let init = State { mode: V::K(m::NORMAL), depth: V::K(0), groups: V::K(0), start };
+    let init =
+        State { mode: V::K(m::NORMAL), depth: V::K(0), groups: V::K(0), start, name: V::K(0), name_len: V::K(0) };
     let (mut sym_st, mut con_st) = (init, init);
     for i in 0..len {
         // SAFETY: the real call read the pattern's `len` bytes.
