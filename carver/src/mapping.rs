@@ -5,6 +5,7 @@
 //! NUL or the object's end), streams as the text left to read; for `main`,
 //! also the run's input file, which it has yet to open and read.
 
+use model::shell;
 use model::snapshot::*;
 use model::unit::{Encoding, Param, Site, Unit};
 
@@ -166,18 +167,27 @@ pub fn signed(v: u64, size: u8) -> i64 {
 }
 
 /// An argv word that is a whole word of the input's first line (the test
-/// carries its command line): its text and those occurrences only. Any
-/// length will do: a word is found where it stands, not by chance.
+/// carries its command line): its text and where the words that say it
+/// stand, quotes and backslashes included (a lifted value replaces them
+/// and is written as its own word needs). Any length will do: a word is
+/// found where it stands, not by chance.
 fn command_word<'a>(bytes: &'a [u8], input: &[u8]) -> Option<(&'a [u8], Occurrences)> {
     let text = &bytes[..bytes.iter().position(|&b| b == 0)?];
     let line = &input[..input.iter().position(|&b| b == b'\n').unwrap_or(input.len())];
-    let occ: Vec<(u64, u64)> = find_all(line, text)
-        .into_iter()
-        .filter(|&(at, len)| {
-            let (at, end) = (at as usize, (at + len) as usize);
-            (at == 0 || line[at - 1] == b' ') && (end == line.len() || line[end] == b' ')
-        })
-        .collect();
+    let occ: Vec<(u64, u64)> = match shell::words(line) {
+        Some(words) => {
+            words.iter().filter(|w| w.text == text).map(|w| (w.start as u64, (w.end - w.start) as u64)).collect()
+        }
+        // Quotes that do not balance: the line splits at blanks.
+        None => find_all(line, text)
+            .into_iter()
+            .filter(|&(at, len)| {
+                let (at, end) = (at as usize, (at + len) as usize);
+                let blank = |c: u8| c == b' ' || c == b'\t';
+                (at == 0 || blank(line[at - 1])) && (end == line.len() || blank(line[end]))
+            })
+            .collect(),
+    };
     (!text.is_empty() && !occ.is_empty()).then_some((text, occ))
 }
 
@@ -294,5 +304,16 @@ mod tests {
         assert_eq!(p.len(), 2, "{p:?}");
         assert_eq!((&p[0].original[..], &p[0].occurrences[..], p[0].room), (&b","[..], &[(3, 1)][..], ARGV_ROOM));
         assert_eq!((&p[1].original[..], &p[1].occurrences[..]), (&b"-d"[..], &[(0, 2)][..]));
+    }
+
+    #[test]
+    fn a_quoted_argv_word_maps_to_the_whole_word_quotes_included() {
+        let head = |size| ObjectHead { kind: OBJ_ARGV, global: NO_GLOBAL, addr: 0x1000, size, len: size };
+        let u = unit(vec![], vec![(head(7), b"s/a b/\0".to_vec()), (head(5), b"/\\w/\0".to_vec())]);
+        let line = b"-e 's/a b/' -e /\\\\w/ x\nbody\n";
+        let p = map(&u, line);
+        assert_eq!(p.len(), 2, "{p:?}");
+        assert_eq!((&p[0].original[..], &p[0].occurrences[..], p[0].room), (&b"s/a b/"[..], &[(3, 8)][..], ARGV_ROOM));
+        assert_eq!((&p[1].original[..], &p[1].occurrences[..]), (&b"/\\w/"[..], &[(15, 5)][..]));
     }
 }

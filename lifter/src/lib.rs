@@ -4,7 +4,8 @@
 //! coverage lift (new system-level edges), or a false alarm.
 
 use exec::{Coverage, ForkServer, Newness, Outcome};
-use model::unit::{Param, Value};
+use model::shell::{self, Quote};
+use model::unit::{Param, Site, Value};
 
 /// What a lifted value turned out to be.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -19,35 +20,33 @@ pub enum Class {
 
 /// `input` with every occurrence of `param` replaced by `value`'s text
 /// (lengths may change: later occurrences are replaced first).
-pub fn lift(input: &[u8], param: &Param, value: &Value) -> Vec<u8> {
-    let text = param.text(value);
-    let mut out = input.to_vec();
-    let mut occ = param.occurrences.clone();
-    occ.sort_unstable();
-    for &(at, len) in occ.iter().rev() {
-        let (at, end) = (at as usize, (at + len) as usize);
-        if end <= out.len() {
-            out.splice(at..end, text.iter().copied());
-        }
-    }
-    out
+/// `command_line`: the input's first line is the program's command line,
+/// where a value is written as its shell word needs (see [`lift_all`]).
+pub fn lift(input: &[u8], param: &Param, value: &Value, command_line: bool) -> Vec<u8> {
+    lift_all(input, &[(param, value)], command_line)
 }
 
 /// `input` with several parameters replaced at once (their occurrences,
 /// from the last to the first; one that overlaps a later one is left).
-pub fn lift_all(input: &[u8], values: &[(&Param, &Value)]) -> Vec<u8> {
-    let mut subs: Vec<(usize, usize, Vec<u8>)> = values
+/// With `command_line`, a value that lands in the first line is escaped
+/// for the quoting in force there (`a b` becomes `a\ b`, `it's` in
+/// single quotes `it'\''s`), and an empty value that is a whole word
+/// becomes `''`, so the line splits into the words the unit had.
+pub fn lift_all(input: &[u8], values: &[(&Param, &Value)], command_line: bool) -> Vec<u8> {
+    let line = if command_line { input.iter().position(|&b| b == b'\n').unwrap_or(input.len()) } else { 0 };
+    // A line whose quotes do not balance splits at blanks alone: nothing
+    // to escape there.
+    let shell = command_line && shell::words(&input[..line]).is_some();
+    let mut subs: Vec<(usize, usize, &Param, &Value)> = values
         .iter()
-        .flat_map(|(p, v)| {
-            let text = p.text(v);
-            p.occurrences.iter().map(move |&(at, len)| (at as usize, (at + len) as usize, text.clone()))
-        })
+        .flat_map(|&(p, v)| p.occurrences.iter().map(move |&(at, len)| (at as usize, (at + len) as usize, p, v)))
         .collect();
     subs.sort_by_key(|s| std::cmp::Reverse(s.0));
     let mut out = input.to_vec();
     let mut limit = usize::MAX;
-    for (at, end, text) in subs {
+    for (at, end, p, v) in subs {
         if end <= out.len() && end <= limit {
+            let text = if shell && at <= line { in_line(&out, at, end, p, v) } else { p.text(v) };
             out.splice(at..end, text);
             limit = at;
         }
@@ -55,53 +54,42 @@ pub fn lift_all(input: &[u8], values: &[(&Param, &Value)]) -> Vec<u8> {
     out
 }
 
+/// `value` of `param` written at `at..end` of the command line `out`
+/// starts with.
+fn in_line(out: &[u8], at: usize, end: usize, param: &Param, value: &Value) -> Vec<u8> {
+    let quote = shell::quoting_at(&out[..at]);
+    if let Site::NewWord { .. } = param.site {
+        // A new word after a blank; an empty one is no word.
+        let word = value.text();
+        return if word.is_empty() { word } else { [&b" "[..], &shell::escape(&word, Quote::None)].concat() };
+    }
+    let text = param.text(value);
+    let edge = |c: Option<&u8>| c.is_none_or(|&c| c == b' ' || c == b'\t' || c == b'\n');
+    let whole_word = edge(at.checked_sub(1).map(|i| &out[i])) && edge(out.get(end));
+    if text.is_empty() && quote == Quote::None && whole_word {
+        return b"''".to_vec();
+    }
+    shell::escape(&text, quote)
+}
+
 /// The bytes a new value of `param` cannot hold and be lifted, when the
 /// test's first line is the program's command line (`--args-in-input`):
-/// a newline anywhere in it, and at each occurrence in it what would end
-/// or change the shell word it sits in (a blank, quote, backslash or `#`
-/// outside quotes; the closing quote inside quotes), the same at the end
-/// of the line for a new word there.
+/// a newline, which would end the line, where an occurrence is in it.
+/// Anything else is escaped as its shell word needs ([`lift_all`]); but
+/// in a line whose quotes do not balance, which splits at blanks alone,
+/// neither a blank, a quote, a backslash nor a `#` can be.
 pub fn unliftable_bytes(input: &[u8], param: &Param) -> Vec<u8> {
     let line = input.iter().position(|&b| b == b'\n').unwrap_or(input.len());
-    let mut out = Vec::new();
-    for &(at, len) in &param.occurrences {
-        let at = at as usize;
-        // What starts at the line's end and is empty is a new last word.
-        if at > line || at == line && len > 0 {
-            continue;
-        }
-        let extra: &[u8] = match quoting_at(&input[..at]) {
-            Quote::None => b"\n \t'\"\\#",
-            Quote::Single => b"\n'",
-            Quote::Double => b"\n\"\\$`",
-        };
-        out.extend_from_slice(extra);
+    // What starts at the line's end and is empty is a new last word.
+    let in_line = |&(at, len): &(u64, u64)| at < line as u64 || at == line as u64 && len == 0;
+    if !param.occurrences.iter().any(in_line) {
+        return Vec::new();
     }
-    out.sort_unstable();
-    out.dedup();
-    out
-}
-
-enum Quote {
-    None,
-    Single,
-    Double,
-}
-
-/// The shell quoting in force after `line`.
-fn quoting_at(line: &[u8]) -> Quote {
-    let (mut q, mut i) = (Quote::None, 0);
-    while i < line.len() {
-        match (&q, line[i]) {
-            (Quote::None | Quote::Double, b'\\') => i += 1,
-            (Quote::None, b'\'') => q = Quote::Single,
-            (Quote::None, b'"') => q = Quote::Double,
-            (Quote::Single, b'\'') | (Quote::Double, b'"') => q = Quote::None,
-            _ => {}
-        }
-        i += 1;
+    if shell::words(&input[..line]).is_some() {
+        b"\n".to_vec()
+    } else {
+        b"\t\n \"#'\\".to_vec()
     }
-    q
 }
 
 /// Runs `lifted` through `system` and classifies it against `cov`, the
@@ -120,7 +108,7 @@ pub fn check(system: &mut ForkServer, cov: &mut Coverage, lifted: &[u8]) -> Resu
 #[cfg(test)]
 mod tests {
     use super::*;
-    use model::unit::{Encoding, Site};
+    use model::unit::Encoding;
 
     #[test]
     fn every_occurrence_is_replaced_and_lengths_may_change() {
@@ -132,7 +120,10 @@ mod tests {
             excluded: Vec::new(),
             room: 0,
         };
-        assert_eq!(lift(b"len 12\nn  12\n", &p, &Value::Int(i32::MIN as i64)), b"len -2147483648\nn  -2147483648\n");
+        assert_eq!(
+            lift(b"len 12\nn  12\n", &p, &Value::Int(i32::MIN as i64), false),
+            b"len -2147483648\nn  -2147483648\n"
+        );
         let s = Param {
             site: Site::Stream { object: 0 },
             encoding: Encoding::Raw,
@@ -141,10 +132,10 @@ mod tests {
             excluded: Vec::new(),
             room: 0,
         };
-        assert_eq!(lift(b"abc!", &s, &Value::Bytes(b"xy\0z".to_vec())), b"xy!", "a string ends at its NUL");
+        assert_eq!(lift(b"abc!", &s, &Value::Bytes(b"xy\0z".to_vec()), false), b"xy!", "a string ends at its NUL");
         let n = Param { occurrences: vec![(4, 2)], ..p.clone() };
         let w = Param { occurrences: vec![(7, 3)], ..s.clone() };
-        let both = lift_all(b"len 12\nabc!", &[(&n, &Value::Int(7)), (&w, &Value::Bytes(b"q".to_vec()))]);
+        let both = lift_all(b"len 12\nabc!", &[(&n, &Value::Int(7)), (&w, &Value::Bytes(b"q".to_vec()))], false);
         assert_eq!(both, b"len 7\nq!", "each at its own occurrences");
     }
 
@@ -160,10 +151,39 @@ mod tests {
             excluded: Vec::new(),
             room: 0,
         };
-        assert_eq!(unliftable_bytes(input, &p(vec![(at(b"s/a"), 5)])), b"\n'");
-        assert_eq!(unliftable_bytes(input, &p(vec![(at(b"x "), 1)])), b"\t\n \"#'\\");
-        assert_eq!(unliftable_bytes(input, &p(vec![(at(b"z\""), 1)])), b"\n\"$\\`");
+        for frag in [&b"s/a"[..], b"x ", b"z\""] {
+            assert_eq!(unliftable_bytes(input, &p(vec![(at(frag), 1)])), b"\n");
+        }
         assert!(unliftable_bytes(input, &p(vec![(at(b"body") + 5, 5)])).is_empty(), "the content is free");
+        let args = |test: &[u8]| exec::split_test(test).0;
+        let lifted = |occ, v: &[u8]| lift(input, &p(occ), &Value::Bytes(v.to_vec()), true);
+        // In single quotes, bare, in double quotes; the content as it is.
+        let v = b"it's a \"\\$`#";
+        assert_eq!(args(&lifted(vec![(at(b"s/a"), 5)], v))[1], [v, &b"/"[..]].concat());
+        assert_eq!(args(&lifted(vec![(at(b"x "), 1)], v))[3], v);
+        assert_eq!(args(&lifted(vec![(at(b"z\""), 1)], v))[4], [&b"y\""[..], v].concat());
+        assert!(lifted(vec![(at(b"body") + 5, 5)], v).ends_with(&[&b"body "[..], v, b"/\n"].concat()));
+        // An empty value that is a whole word stays a word.
+        assert_eq!(args(&lifted(vec![(at(b"-n"), 2)], b"")), [&b"-e"[..], b"s/a/b/", b"", b"x", b"y\"z"]);
+        assert_eq!(args(&lifted(vec![(at(b"-n"), 1)], b"")), [&b"-e"[..], b"s/a/b/", b"n", b"x", b"y\"z"]);
+        // Nothing is escaped without a command line.
+        let raw = lift(input, &p(vec![(at(b"x "), 1)]), &Value::Bytes(b"a b".to_vec()), false);
+        assert_eq!(args(&raw), [&b"-e"[..], b"s/a/b/", b"-n", b"a", b"b", b"y\"z"]);
+    }
+
+    #[test]
+    fn a_line_whose_quotes_do_not_balance_splits_at_blanks() {
+        let input = b"-e 'open x\nbody";
+        let p = Param {
+            site: Site::Stream { object: 0 },
+            encoding: Encoding::Raw,
+            occurrences: vec![(9, 1)],
+            original: Vec::new(),
+            excluded: Vec::new(),
+            room: 0,
+        };
+        assert_eq!(unliftable_bytes(input, &p), b"\t\n \"#'\\");
+        assert_eq!(lift(input, &p, &Value::Bytes(b"y".to_vec()), true), b"-e 'open y\nbody");
     }
 
     #[test]
@@ -178,10 +198,12 @@ mod tests {
             excluded: Vec::new(),
             room: 16,
         };
-        assert_eq!(unliftable_bytes(input, &p), b"\t\n \"#'\\");
+        assert_eq!(unliftable_bytes(input, &p), b"\n");
         let file = Param { site: Site::InputFile, occurrences: vec![(line + 1, 5)], ..p.clone() };
-        let both = lift_all(input, &[(&p, &Value::Bytes(b"-c\0x".to_vec())), (&file, &Value::Bytes(b"z".to_vec()))]);
+        let both =
+            lift_all(input, &[(&p, &Value::Bytes(b"-c\0x".to_vec())), (&file, &Value::Bytes(b"z".to_vec()))], true);
         assert_eq!(both, b"-s @@ -c\nz");
-        assert_eq!(lift(input, &p, &Value::Bytes(vec![0; 4])), input, "an empty word is no word");
+        assert_eq!(lift(input, &p, &Value::Bytes(vec![0; 4]), true), input, "an empty word is no word");
+        assert_eq!(lift(input, &p, &Value::Bytes(b"a b".to_vec()), true), b"-s @@ a\\ b\na\nb\n\n");
     }
 }

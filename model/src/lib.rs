@@ -10,6 +10,7 @@ mod consts;
 pub mod env;
 mod names;
 pub mod protocol;
+pub mod shell;
 pub mod snapshot;
 pub mod symtrace;
 pub mod trace;

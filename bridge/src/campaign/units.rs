@@ -407,7 +407,7 @@ impl Campaign {
         }
         let c = t.candidate;
         let subs: Vec<_> = c.values.iter().map(|(k, v)| (&params[*k], v)).collect();
-        let lifted = lifter::lift_all(input, &subs);
+        let lifted = lifter::lift_all(input, &subs, self.fs.target().args_in_input);
         let (class, sys) = lifter::check(&mut self.fs, &mut self.cov, &lifted)?;
         self.file.stats.execs += 1;
         self.file.stats.lifted += 1;

@@ -130,7 +130,7 @@ fn run_with(args: FuzzUnitArgs, make: &dyn Fn(u64) -> Box<dyn unitgen::UnitGener
                 return Ok(());
             }
             let subs: Vec<_> = t.candidate.values.iter().map(|(k, v)| (&params[*k], v)).collect();
-            let lifted = lifter::lift_all(&input, &subs);
+            let lifted = lifter::lift_all(&input, &subs, args_in_input);
             let (class, sys_outcome) = lifter::check(&mut system, &mut sys_cov, &lifted)?;
             sum.lifted += 1;
             match (class, t.candidate.changed(&params)) {

@@ -198,6 +198,22 @@ fn main_is_carved_and_its_options_are_solved_to_a_long_option_no_seed_has() {
     let words: Vec<&str> = line.split(' ').collect();
     let st = std::process::Command::new(&prog).args(&words).arg(&file).output().unwrap().status;
     assert_eq!(st.signal(), Some(11), "{line} does not reproduce");
+    // `,` solved into a backslash (an escape DELIM does not know): the
+    // lifted word is escaped as a shell needs, and a shell given the
+    // command line reproduces the abort.
+    let escape = alarms
+        .iter()
+        .find(|a| a["original"] == "," && a["value"].as_str().is_some_and(|v| v.starts_with('\\')))
+        .unwrap_or_else(|| panic!("`,` solved into an escape: {sum}"));
+    let id = escape["id"].as_u64().unwrap();
+    let input = std::fs::read(out.join(format!("alarms/{id:06}/input"))).unwrap();
+    let line = String::from_utf8_lossy(input.split(|&b| b == b'\n').next().unwrap()).into_owned();
+    std::fs::write(&file, &input[line.len() + 1..]).unwrap();
+    let sh = std::process::Command::new("sh")
+        .args(["-c", &format!("exec \"$0\" {line} \"$1\""), prog.to_str().unwrap(), file.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(sh.status.signal(), Some(6), "{line} does not reproduce in a shell");
     // `--help` and `--version` end the program early: their paths are
     // coverage lifts.
     let lifts: Vec<String> = std::fs::read_dir(out.join("lifts"))

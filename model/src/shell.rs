@@ -1,0 +1,165 @@
+//! The shell words of a test's first line when it is the program's command
+//! line (`--args-in-input`): where each word stands and what it says, the
+//! quoting in force at a byte, and how a new value is written at a place
+//! of the line so that the line splits back to it. The splitting is the
+//! one `exec::split_test` does (the `shlex` crate's): blanks, `'...'` and
+//! `"..."` quoting, backslashes, and a `#` at a word's start, which starts
+//! a comment.
+
+/// A word of the line: bytes `start..end` (its quotes included) say `text`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Word {
+    pub start: usize,
+    pub end: usize,
+    pub text: Vec<u8>,
+}
+
+/// The quoting in force at a place of the line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Quote {
+    None,
+    Single,
+    Double,
+}
+
+fn blank(c: u8) -> bool {
+    matches!(c, b' ' | b'\t' | b'\n')
+}
+
+/// The words of `line`; `None` when its quotes do not balance (or it ends
+/// in a backslash), where the split falls back to blanks alone.
+pub fn words(line: &[u8]) -> Option<Vec<Word>> {
+    let n = line.len();
+    let (mut out, mut i) = (Vec::new(), 0);
+    loop {
+        while i < n && (blank(line[i]) || line[i] == b'#') {
+            if line[i] == b'#' {
+                i = line[i..].iter().position(|&c| c == b'\n').map_or(n, |k| i + k);
+            }
+            i += 1;
+        }
+        if i >= n {
+            return Some(out);
+        }
+        let (start, mut text) = (i, Vec::new());
+        while i < n && !blank(line[i]) {
+            match line[i] {
+                b'\'' => {
+                    let k = line[i + 1..].iter().position(|&c| c == b'\'')?;
+                    text.extend_from_slice(&line[i + 1..i + 1 + k]);
+                    i += k + 2;
+                }
+                b'"' => {
+                    i += 1;
+                    loop {
+                        match *line.get(i)? {
+                            b'"' => break,
+                            b'\\' => {
+                                match *line.get(i + 1)? {
+                                    c @ (b'$' | b'`' | b'"' | b'\\') => text.push(c),
+                                    b'\n' => {}
+                                    c => text.extend_from_slice(&[b'\\', c]),
+                                }
+                                i += 2;
+                            }
+                            c => {
+                                text.push(c);
+                                i += 1;
+                            }
+                        }
+                    }
+                    i += 1;
+                }
+                b'\\' => {
+                    let c = *line.get(i + 1)?;
+                    if c != b'\n' {
+                        text.push(c);
+                    }
+                    i += 2;
+                }
+                c => {
+                    text.push(c);
+                    i += 1;
+                }
+            }
+        }
+        out.push(Word { start, end: i, text });
+    }
+}
+
+/// The quoting in force after `prefix`, a beginning of the line.
+pub fn quoting_at(prefix: &[u8]) -> Quote {
+    let (mut q, mut i) = (Quote::None, 0);
+    while i < prefix.len() {
+        match (q, prefix[i]) {
+            (Quote::None | Quote::Double, b'\\') => i += 1,
+            (Quote::None, b'\'') => q = Quote::Single,
+            (Quote::None, b'"') => q = Quote::Double,
+            (Quote::Single, b'\'') | (Quote::Double, b'"') => q = Quote::None,
+            _ => {}
+        }
+        i += 1;
+    }
+    q
+}
+
+/// `text` written where `quote` is in force, so that it reads back as
+/// itself (a newline cannot be: it ends the line).
+pub fn escape(text: &[u8], quote: Quote) -> Vec<u8> {
+    let mut out = Vec::with_capacity(text.len() + 2);
+    for &c in text {
+        match (quote, c) {
+            (Quote::None, b' ' | b'\t' | b'\'' | b'"' | b'\\' | b'#') | (Quote::Double, b'$' | b'`' | b'"' | b'\\') => {
+                out.extend_from_slice(&[b'\\', c])
+            }
+            (Quote::Single, b'\'') => out.extend_from_slice(b"'\\''"),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_say_what_shlex_says_and_stand_where_they_are() {
+        let line = br#"-e 's/a/b/' -n x\ y "a\"b\$c\q" #rest"#;
+        let w = words(line).unwrap();
+        let texts: Vec<&[u8]> = w.iter().map(|w| &w.text[..]).collect();
+        assert_eq!(texts, [&b"-e"[..], b"s/a/b/", b"-n", b"x y", br#"a"b$c\q"#]);
+        assert_eq!(&line[w[1].start..w[1].end], b"'s/a/b/'");
+        assert_eq!(&line[w[3].start..w[3].end], br"x\ y");
+        assert_eq!(words(b"-e 'open"), None);
+        assert_eq!(words(b"a\\"), None);
+        // Against the crate, on lines of the characters that matter.
+        let alphabet = b" \t'\"\\#ab$`";
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..20_000 {
+            let len = (seed % 9) as usize;
+            let line: Vec<u8> = (0..len)
+                .map(|_| {
+                    seed ^= seed << 13;
+                    seed ^= seed >> 7;
+                    seed ^= seed << 17;
+                    alphabet[(seed % alphabet.len() as u64) as usize]
+                })
+                .collect();
+            let ours = words(&line).map(|w| w.into_iter().map(|w| w.text).collect::<Vec<_>>());
+            assert_eq!(ours, shlex::bytes::split(&line), "{:?}", String::from_utf8_lossy(&line));
+        }
+    }
+
+    #[test]
+    fn an_escaped_value_splits_back_to_itself_in_every_quoting() {
+        let value = b"a b\t'c\"d\\e#f$g`h";
+        for (open, close, quote) in [("", "", Quote::None), ("'", "'", Quote::Single), ("\"", "\"", Quote::Double)] {
+            let line = [b"-e x".as_slice(), open.as_bytes(), &escape(value, quote), close.as_bytes(), b"y z"].concat();
+            assert_eq!(quoting_at(&[b"-e x".as_slice(), open.as_bytes()].concat()), quote);
+            let w = words(&line).unwrap();
+            assert_eq!(w[1].text, [b"x".as_slice(), value, b"y"].concat(), "{}", String::from_utf8_lossy(&line));
+            assert_eq!(shlex::bytes::split(&line).unwrap()[1], w[1].text);
+        }
+    }
+}
