@@ -46,7 +46,9 @@ pub fn lift_all(input: &[u8], values: &[(&Param, &Value)], command_line: bool) -
     let mut limit = usize::MAX;
     for (at, end, p, v) in subs {
         if end <= out.len() && end <= limit {
-            let text = if shell && at <= line { in_line(&out, at, end, p, v) } else { p.text(v) };
+            // (An empty occurrence at the line's end is a new last word.)
+            let in_the_line = at < line || at == line && end == at;
+            let text = if shell && in_the_line { in_line(&out, at, end, p, v) } else { p.text(v) };
             out.splice(at..end, text);
             limit = at;
         }
