@@ -25,6 +25,7 @@ mod state;
 mod sym;
 pub mod symabi;
 mod symfile;
+mod symfold;
 mod symgetopt;
 mod symmodels;
 mod symptr;
