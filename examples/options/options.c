@@ -10,7 +10,7 @@
  *    short word of a command line has to grow to hold it.
  *  - An escape other than those two aborts (SIGABRT: not implemented).
  *    On a command line the backslash has to be quoted (`-d '\x'`,
- *    `-d \\x`).
+ *    `-d "\\"`).
  * Expected: exit 0 on every input but those (SIGSEGV, SIGABRT); exit 1
  * when FILE cannot be read, exit 2 on a bad option. */
 #include <getopt.h>

@@ -28,10 +28,10 @@ pub fn lift(input: &[u8], param: &Param, value: &Value, command_line: bool) -> V
 
 /// `input` with several parameters replaced at once (their occurrences,
 /// from the last to the first; one that overlaps a later one is left).
-/// With `command_line`, a value that lands in the first line is escaped
-/// for the quoting in force there (`a b` becomes `a\ b`, `it's` in
-/// single quotes `it'\''s`), and an empty value that is a whole word
-/// becomes `''`, so the line splits into the words the unit had.
+/// With `command_line`, a value that lands in the first line is written
+/// for the quoting in force there (`a b` becomes `'a b'`, an empty word
+/// `''`, `it's` inside single quotes `it'\''s`), so the line splits into
+/// the words the unit had, here and in a shell.
 pub fn lift_all(input: &[u8], values: &[(&Param, &Value)], command_line: bool) -> Vec<u8> {
     let line = if command_line { input.iter().position(|&b| b == b'\n').unwrap_or(input.len()) } else { 0 };
     // A line whose quotes do not balance splits at blanks alone: nothing
@@ -48,17 +48,20 @@ pub fn lift_all(input: &[u8], values: &[(&Param, &Value)], command_line: bool) -
         if end <= out.len() && end <= limit {
             // (An empty occurrence at the line's end is a new last word.)
             let in_the_line = at < line || at == line && end == at;
-            let text = if shell && in_the_line { in_line(&out, at, end, p, v) } else { p.text(v) };
-            out.splice(at..end, text);
+            // A value the parameter already has stays as it is written.
+            if !(in_the_line && p.text(v) == p.original) {
+                let text = if shell && in_the_line { in_line(&out, at, p, v) } else { p.text(v) };
+                out.splice(at..end, text);
+            }
             limit = at;
         }
     }
     out
 }
 
-/// `value` of `param` written at `at..end` of the command line `out`
-/// starts with.
-fn in_line(out: &[u8], at: usize, end: usize, param: &Param, value: &Value) -> Vec<u8> {
+/// `value` of `param` written at `at` of the command line `out` starts
+/// with.
+fn in_line(out: &[u8], at: usize, param: &Param, value: &Value) -> Vec<u8> {
     let quote = shell::quoting_at(&out[..at]);
     if let Site::NewWord { .. } = param.site {
         // A new word after a blank; an empty one is no word.
@@ -66,18 +69,13 @@ fn in_line(out: &[u8], at: usize, end: usize, param: &Param, value: &Value) -> V
         return if word.is_empty() { word } else { [&b" "[..], &shell::escape(&word, Quote::None)].concat() };
     }
     let text = param.text(value);
-    let edge = |c: Option<&u8>| c.is_none_or(|&c| c == b' ' || c == b'\t' || c == b'\n');
-    let whole_word = edge(at.checked_sub(1).map(|i| &out[i])) && edge(out.get(end));
-    if text.is_empty() && quote == Quote::None && whole_word {
-        return b"''".to_vec();
-    }
     shell::escape(&text, quote)
 }
 
 /// The bytes a new value of `param` cannot hold and be lifted, when the
 /// test's first line is the program's command line (`--args-in-input`):
 /// a newline, which would end the line, where an occurrence is in it.
-/// Anything else is escaped as its shell word needs ([`lift_all`]); but
+/// Anything else is written as its place in the line needs ([`lift_all`]); but
 /// in a line whose quotes do not balance, which splits at blanks alone,
 /// neither a blank, a quote, a backslash nor a `#` can be.
 pub fn unliftable_bytes(input: &[u8], param: &Param) -> Vec<u8> {
@@ -149,7 +147,7 @@ mod tests {
             site: Site::Stream { object: 0 },
             encoding: Encoding::Raw,
             occurrences,
-            original: Vec::new(),
+            original: b"?".to_vec(),
             excluded: Vec::new(),
             room: 0,
         };
@@ -169,6 +167,9 @@ mod tests {
         assert_eq!(args(&lifted(vec![(at(b"-n"), 2)], b"")), [&b"-e"[..], b"s/a/b/", b"", b"x", b"y\"z"]);
         assert_eq!(args(&lifted(vec![(at(b"-n"), 1)], b"")), [&b"-e"[..], b"s/a/b/", b"n", b"x", b"y\"z"]);
         // Nothing is escaped without a command line.
+        // A value a word already has stays as it is written.
+        let same = Param { original: b"s/a/b/".to_vec(), ..p(vec![(at(b"'s/a"), 8)]) };
+        assert_eq!(lift(input, &same, &Value::Bytes(b"s/a/b/".to_vec()), true), input);
         let raw = lift(input, &p(vec![(at(b"x "), 1)]), &Value::Bytes(b"a b".to_vec()), false);
         assert_eq!(args(&raw), [&b"-e"[..], b"s/a/b/", b"-n", b"a", b"b", b"y\"z"]);
     }
@@ -206,6 +207,6 @@ mod tests {
             lift_all(input, &[(&p, &Value::Bytes(b"-c\0x".to_vec())), (&file, &Value::Bytes(b"z".to_vec()))], true);
         assert_eq!(both, b"-s @@ -c\nz");
         assert_eq!(lift(input, &p, &Value::Bytes(vec![0; 4]), true), input, "an empty word is no word");
-        assert_eq!(lift(input, &p, &Value::Bytes(b"a b".to_vec()), true), b"-s @@ a\\ b\na\nb\n\n");
+        assert_eq!(lift(input, &p, &Value::Bytes(b"a b".to_vec()), true), b"-s @@ 'a b'\na\nb\n\n");
     }
 }

@@ -104,14 +104,20 @@ pub fn quoting_at(prefix: &[u8]) -> Quote {
 }
 
 /// `text` written where `quote` is in force, so that it reads back as
-/// itself (a newline cannot be: it ends the line).
+/// itself, here and in a POSIX shell (a newline cannot be: it ends the
+/// line). Outside quotes, text a shell would take apart (a blank, `;`,
+/// `*`, a quote...) is quoted as the `shlex` crate quotes it (`'/[q]/p'`;
+/// the empty text is `''`); inside quotes, what would end them or be
+/// expanded is escaped.
 pub fn escape(text: &[u8], quote: Quote) -> Vec<u8> {
+    if quote == Quote::None {
+        // (Only a NUL cannot be quoted, and no text holds one.)
+        return shlex::bytes::try_quote(text).map_or_else(|_| text.to_vec(), |q| q.into_owned());
+    }
     let mut out = Vec::with_capacity(text.len() + 2);
     for &c in text {
         match (quote, c) {
-            (Quote::None, b' ' | b'\t' | b'\'' | b'"' | b'\\' | b'#') | (Quote::Double, b'$' | b'`' | b'"' | b'\\') => {
-                out.extend_from_slice(&[b'\\', c])
-            }
+            (Quote::Double, b'$' | b'`' | b'"' | b'\\') => out.extend_from_slice(&[b'\\', c]),
             (Quote::Single, b'\'') => out.extend_from_slice(b"'\\''"),
             _ => out.push(c),
         }
@@ -122,6 +128,7 @@ pub fn escape(text: &[u8], quote: Quote) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::os::unix::ffi::OsStrExt;
 
     #[test]
     fn words_say_what_shlex_says_and_stand_where_they_are() {
@@ -153,13 +160,20 @@ mod tests {
 
     #[test]
     fn an_escaped_value_splits_back_to_itself_in_every_quoting() {
-        let value = b"a b\t'c\"d\\e#f$g`h";
+        let value = b"a b\t'c\"d\\e#f$g`h;i*j|k";
         for (open, close, quote) in [("", "", Quote::None), ("'", "'", Quote::Single), ("\"", "\"", Quote::Double)] {
             let line = [b"-e x".as_slice(), open.as_bytes(), &escape(value, quote), close.as_bytes(), b"y z"].concat();
             assert_eq!(quoting_at(&[b"-e x".as_slice(), open.as_bytes()].concat()), quote);
             let w = words(&line).unwrap();
             assert_eq!(w[1].text, [b"x".as_slice(), value, b"y"].concat(), "{}", String::from_utf8_lossy(&line));
             assert_eq!(shlex::bytes::split(&line).unwrap()[1], w[1].text);
+            // And in a shell.
+            let sh = std::process::Command::new("sh")
+                .arg("-c")
+                .arg(std::ffi::OsStr::from_bytes(&[b"printf %s ".as_slice(), &line].concat()))
+                .output()
+                .unwrap();
+            assert_eq!(sh.stdout, [b"-ex".as_slice(), value, b"yz"].concat(), "{}", String::from_utf8_lossy(&line));
         }
     }
 }

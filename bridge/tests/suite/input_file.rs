@@ -126,9 +126,9 @@ fn a_campaign_explores_main_of_entry_after_entry_and_lifts_the_file_alarm() {
     assert!(found, "{csv}");
 }
 
-/// The system test of the alarm with `outcome`: its command line (line 1)
-/// and its file.
-fn alarm_test(sum: &serde_json::Value, outcome: &str, out: &Path) -> (Vec<u8>, Vec<u8>) {
+/// The system test of the alarm with `outcome`: the words of its command
+/// line (line 1, split as a shell splits it) and its file.
+fn alarm_test(sum: &serde_json::Value, outcome: &str, out: &Path) -> (Vec<Vec<u8>>, Vec<u8>) {
     let alarm = sum["alarms"]
         .as_array()
         .unwrap()
@@ -137,8 +137,8 @@ fn alarm_test(sum: &serde_json::Value, outcome: &str, out: &Path) -> (Vec<u8>, V
         .unwrap_or_else(|| panic!("no {outcome}: {sum}"));
     let id = alarm["id"].as_u64().unwrap();
     let input = std::fs::read(out.join(format!("alarms/{id:06}/input"))).unwrap();
-    let nl = input.iter().position(|&b| b == b'\n').unwrap();
-    (input[..nl].to_vec(), input[nl + 1..].to_vec())
+    let (words, file) = exec::split_test(&input);
+    (words, file.to_vec())
 }
 
 /// The signal `prog WORD FILE` ends with (`word` as one argument).
@@ -160,9 +160,8 @@ fn an_option_no_word_could_become_is_added_then_the_file_is_solved_for_it() {
     let sum = explore("explore", &unit, &prog, &["@@"], &out);
     // A new word: `-`, then `-c` (getopt's model), then a `sum:` line
     // first in the file: the division by a count of zero.
-    let (line, file) = alarm_test(&sum, "crash (signal 8, SIGFPE)", &out);
-    let words = String::from_utf8_lossy(&line).into_owned();
-    assert_eq!(words.split_whitespace().collect::<Vec<_>>(), ["-c"], "{line:?}");
+    let (words, file) = alarm_test(&sum, "crash (signal 8, SIGFPE)", &out);
+    assert_eq!(words, [b"-c"], "{words:?}");
     assert!(file.starts_with(b"sum:"), "{file:?}");
     // It reproduces: the word before the target's `@@`.
     assert_eq!(signal_of(&prog, b"-c", &file, dir.path()), Some(8), "{file:?}");
@@ -186,7 +185,8 @@ fn a_word_read_up_to_an_end_pointer_grows_by_the_flag_it_needs() {
     // past where any run read it, and a grown byte is solved into `I`.
     // (The first alarm may come from a script that grew by another flag
     // first, and the delimiter may have been solved into another byte.)
-    let (script, file) = alarm_test(&sum, "crash (signal 6, SIGABRT)", &out);
+    let (words, file) = alarm_test(&sum, "crash (signal 6, SIGABRT)", &out);
+    let [script] = &words[..] else { panic!("{words:?}") };
     assert!(script.len() > b"s/a/b/g".len() && !script.contains(&0), "{script:?}");
     let parts: Vec<&[u8]> = script[2..].split(|&b| b == script[1]).collect();
     let [from, to, flags] = parts[..] else { panic!("{script:?}") };
@@ -194,7 +194,7 @@ fn a_word_read_up_to_an_end_pointer_grows_by_the_flag_it_needs() {
     assert!(flags.contains(&b'g') && flags.contains(&b'I'), "{script:?}");
     assert!(flags.iter().all(|b| b"gpI".contains(b)), "{script:?}");
     // It reproduces.
-    assert_eq!(signal_of(&prog, &script, &file, dir.path()), Some(6), "{script:?}");
+    assert_eq!(signal_of(&prog, script, &file, dir.path()), Some(6), "{script:?}");
     // The unit fuzzer, with the same tries, does not write that byte.
     let fuzz = explore_tries("fuzz-unit", &unit, &prog, &["@@"], &dir.path().join("fuzz"), "150");
     assert_eq!(fuzz["unique_true_alarms"].as_u64(), Some(0), "{fuzz}");
