@@ -57,9 +57,10 @@ pub fn map(unit: &Unit, input: &[u8]) -> Vec<Param> {
         }
     }
     // Strings: every recorded object's leading text; streams: their rest.
+    let words = line_words(input);
     for (o, (h, bytes)) in s.objects.iter().enumerate() {
         // An argv word of the test's command line: where it stands.
-        if let Some((text, occ)) = (h.kind == OBJ_ARGV).then(|| command_word(bytes, input)).flatten() {
+        if let Some((text, occ)) = (h.kind == OBJ_ARGV).then(|| command_word(bytes, &words)).flatten() {
             out.push(Param {
                 site: Site::Bytes { object: o as u32, offset: 0, len: text.len() as u64, nul: true },
                 encoding: Encoding::Raw,
@@ -166,28 +167,34 @@ pub fn signed(v: u64, size: u8) -> i64 {
     }
 }
 
-/// An argv word that is a whole word of the input's first line (the test
-/// carries its command line): its text and where the words that say it
-/// stand, quotes and backslashes included (a lifted value replaces them
-/// and is written as its own word needs). Any length will do: a word is
-/// found where it stands, not by chance.
-fn command_word<'a>(bytes: &'a [u8], input: &[u8]) -> Option<(&'a [u8], Occurrences)> {
-    let text = &bytes[..bytes.iter().position(|&b| b == 0)?];
+/// The words of the input's first line (the test carries its command
+/// line), where they stand: as a shell splits it, or at blanks when its
+/// quotes do not balance (as `exec::split_test` falls back).
+fn line_words(input: &[u8]) -> Vec<shell::Word> {
     let line = &input[..input.iter().position(|&b| b == b'\n').unwrap_or(input.len())];
-    let occ: Vec<(u64, u64)> = match shell::words(line) {
-        Some(words) => {
-            words.iter().filter(|w| w.text == text).map(|w| (w.start as u64, (w.end - w.start) as u64)).collect()
+    shell::words(line).unwrap_or_else(|| {
+        let mut out = Vec::new();
+        let mut start = 0;
+        for (i, &c) in line.iter().chain([&b' ']).enumerate() {
+            if c.is_ascii_whitespace() {
+                if i > start {
+                    out.push(shell::Word { start, end: i, text: line[start..i].to_vec() });
+                }
+                start = i + 1;
+            }
         }
-        // Quotes that do not balance: the line splits at blanks.
-        None => find_all(line, text)
-            .into_iter()
-            .filter(|&(at, len)| {
-                let (at, end) = (at as usize, (at + len) as usize);
-                let blank = |c: u8| c == b' ' || c == b'\t';
-                (at == 0 || blank(line[at - 1])) && (end == line.len() || blank(line[end]))
-            })
-            .collect(),
-    };
+        out
+    })
+}
+
+/// An argv word that is a whole word of the command line: its text and
+/// where the words that say it stand, quotes and backslashes included (a
+/// lifted value replaces them and is written as its place needs). Any
+/// length will do: a word is found where it stands, not by chance.
+fn command_word<'a>(bytes: &'a [u8], words: &[shell::Word]) -> Option<(&'a [u8], Occurrences)> {
+    let text = &bytes[..bytes.iter().position(|&b| b == 0)?];
+    let occ: Occurrences =
+        words.iter().filter(|w| w.text == text).map(|w| (w.start as u64, (w.end - w.start) as u64)).collect();
     (!text.is_empty() && !occ.is_empty()).then_some((text, occ))
 }
 

@@ -308,18 +308,21 @@ fn next(b: &mut B, st: State, c: V, syntax: u64) -> State {
         list,
     );
     let in_list_bracket = State { name: b.zext(c), name_len: V::K(1), ..in_list_bracket };
-    let named = |m: u64, b: &mut B| State {
-        mode: V::K(m),
-        name: b.shift_in(st.name, c),
-        name_len: b.step(st.name_len, 1, NAME_MAX),
-        ..st
+    // A name grows, and is checked, only where the automaton may be
+    // inside one (its mode known to be another, nothing is built).
+    let may_be = |x: u64| matches!(st.mode, V::S(_)) || st.mode == V::K(x);
+    let (name, name_len) = if may_be(m::CLASS) || may_be(m::CLASS_END) {
+        (b.shift_in(st.name, c), b.step(st.name_len, 1, NAME_MAX))
+    } else {
+        (st.name, st.name_len)
     };
-    let (class, class_end) = (named(m::CLASS, b), named(m::CLASS_END, b));
+    let class = State { mode: V::K(m::CLASS), name, name_len, ..st };
+    let class_end = State { mode: V::K(m::CLASS_END), ..class };
     let in_class = choose(b, &[Arm { when: class_char, to: class_end }], class);
     // The name ends at its opening character and `]`: a class must be one
     // libc knows, a collating element or an equivalence class one
     // character (libc's C locale).
-    let known = known_name(b, st);
+    let known = if may_be(m::CLASS_END) { known_name(b, st) } else { V::K(0) };
     let valid = b.and(close, known);
     let unknown = b.not(known);
     let invalid = b.and(close, unknown);

@@ -28,9 +28,7 @@ fn explore_tries(
     let (u, p, o) = (unit.to_str().unwrap(), prog.to_str().unwrap(), out.to_str().unwrap());
     let mut a = vec![generator, u, "--args-in-input", "--tries", tries, "--json", "-o", o, "--", p];
     a.extend_from_slice(args);
-    let o = bridge(&a, b"");
-    assert!(o.status.success(), "{}", stderr(&o));
-    serde_json::from_slice(&o.stdout).unwrap()
+    bridge_json(&a, b"")
 }
 
 /// The one alarm: a `halt` record whose value adds up to 500, in a file

@@ -14,9 +14,7 @@ fn explore_main(prog: &Path, dir: &Path) -> serde_json::Value {
     let out = dir.join("out");
     let (u, o) = (unit.to_str().unwrap(), out.to_str().unwrap());
     let args = ["explore", u, "--args-in-input", "--tries", "60", "--json", "-o", o, "--", p, "@@"];
-    let o = bridge(&args, b"");
-    assert!(o.status.success(), "{}", stderr(&o));
-    serde_json::from_slice(&o.stdout).unwrap()
+    bridge_json(&args, b"")
 }
 
 #[test]

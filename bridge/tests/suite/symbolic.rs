@@ -25,9 +25,7 @@ fn explore_solves_what_mutation_does_not_and_the_alarms_reproduce() {
     let (p, u) = (prog.to_str().unwrap(), units.to_str().unwrap());
     let out = dir.path().join("out");
     let started = std::time::Instant::now();
-    let o = bridge(&["explore", u, "--tries", "60", "--json", "-o", out.to_str().unwrap(), "--", p, "@@"], b"");
-    assert!(o.status.success(), "{}", stderr(&o));
-    let sum: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let sum = bridge_json(&["explore", u, "--tries", "60", "--json", "-o", out.to_str().unwrap(), "--", p, "@@"], b"");
     // A 32-bit magic value, a strcmp keyword, a checksum, a switch; and
     // from main, whose input file is symbolic as it reads it, one of them
     // in a file that is the seed but for the solved bytes.
@@ -59,9 +57,7 @@ fn explore_solves_what_mutation_does_not_and_the_alarms_reproduce() {
 
     // The unit fuzzer, with the same number of tries, finds none of the
     // three value puzzles.
-    let o = bridge(&["fuzz-unit", u, "--tries", "60", "--json", "--", p, "@@"], b"");
-    assert!(o.status.success(), "{}", stderr(&o));
-    let fz: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let fz = bridge_json(&["fuzz-unit", u, "--tries", "60", "--json", "--", p, "@@"], b"");
     let found = alarm_functions(&fz);
     for f in ["check_magic", "check_sum", "check_word"] {
         assert!(!found.iter().any(|x| x == f), "the fuzzer found {f}: {fz}");
@@ -232,12 +228,10 @@ fn a_pattern_libc_must_accept_is_solved_to_one_it_accepts() {
     let p = prog.to_str().unwrap();
     let unit = carve_all(&prog, "examples/pattern/seeds/plain", dir.path()).join("main.0.unit");
     let out = dir.path().join("out");
-    let o = bridge(
+    let sum = bridge_json(
         &["explore", unit.to_str().unwrap(), "--tries", "30", "--json", "-o", out.to_str().unwrap(), "--", p, "@@"],
         b"",
     );
-    assert!(o.status.success(), "{}", stderr(&o));
-    let sum: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     // "[bcd", what the branch alone asks for, is a pattern regcomp
     // rejects: the first bug needs "[q]" with the pattern kept valid, the
     // second a class libc knows the name of ("[[:x:]]" is rejected).
@@ -259,7 +253,6 @@ fn a_pattern_libc_must_accept_is_solved_to_one_it_accepts() {
         .collect();
     signals.sort();
     assert_eq!(signals, [Some(6), Some(11)]);
-    let o = bridge(&["fuzz-unit", unit.to_str().unwrap(), "--tries", "30", "--json", "--", p, "@@"], b"");
-    let fz: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let fz = bridge_json(&["fuzz-unit", unit.to_str().unwrap(), "--tries", "30", "--json", "--", p, "@@"], b"");
     assert_eq!(fz["true_alarms"], 0, "{fz}");
 }

@@ -116,6 +116,14 @@ pub fn bridge(args: &[&str], stdin: &[u8]) -> Output {
     child.wait_with_output().unwrap()
 }
 
+/// Runs bridge with `args` (a `--json` command), feeding `stdin`; it must
+/// succeed. The parsed output.
+pub fn bridge_json(args: &[&str], stdin: &[u8]) -> serde_json::Value {
+    let o = bridge(args, stdin);
+    assert!(o.status.success(), "bridge {} failed: {}", args.join(" "), stderr(&o));
+    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("bad JSON ({e}): {}", stdout(&o)))
+}
+
 pub fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
