@@ -59,7 +59,6 @@ cases() {
 }
 
 printf '%-7s %6s %9s %7s %9s %8s %9s %9s %11s %10s\n' subject inputs functions calls faithful "%" truncated same-out "us/snapshot" "B/snapshot"
-total_calls=0; total_faithful=0
 IFS=, read -r -a list <<< "$subjects"
 for s in "${list[@]}"; do
   bin="$cache/bin-carve/$s"

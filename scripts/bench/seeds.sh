@@ -1,15 +1,24 @@
+# shellcheck shell=bash disable=SC2154
 # Sourced by the benchmarks: seed_dir SUBJECT OUT writes the subject's seeds,
 # each with its command line on the first line (--args-in-input; @@ is the
-# file), into OUT/seeds-SUBJECT and prints that directory. Needs $repo.
+# file), into OUT/seeds-SUBJECT and prints that directory; probe_dir does
+# the same with the hand-written probes of scripts/bench/probes/SUBJECT
+# (OUT/probes-SUBJECT, empty when it has none). Needs $repo.
+
+# Copies each file of $1 into $2, ` @@` added to its first line.
+with_file_arg() {
+  local f
+  for f in "$1"/*; do
+    { head -n 1 "$f" | sed 's/$/ @@/'; tail -n +2 "$f"; } > "$2/$(basename "$f")"
+  done
+}
 
 # Seeds carry their command line (--args-in-input); @@ is the file.
 seed_dir() { # subject out -> directory of seeds
   local s=$1 d="$2/seeds-$1"
   mkdir -p "$d"
   if [ -d "$repo/scripts/bench/seeds/$s" ]; then
-    for f in "$repo/scripts/bench/seeds/$s"/*; do
-      { head -n 1 "$f" | sed 's/$/ @@/'; tail -n +2 "$f"; } > "$d/$(basename "$f")"
-    done
+    with_file_arg "$repo/scripts/bench/seeds/$s" "$d"
   else
     case "$s" in
       tac) printf -- '@@\none\ntwo\nthree\n' > "$d/a"; printf -- '-s , @@\na,b,c,' > "$d/b"; printf -- '-r -s [0-9] @@\na1b22c333' > "$d/c" ;;
@@ -20,3 +29,9 @@ seed_dir() { # subject out -> directory of seeds
   echo "$d"
 }
 
+probe_dir() { # subject out -> directory of probes
+  local d="$2/probes-$1"
+  mkdir -p "$d"
+  [ -d "$repo/scripts/bench/probes/$1" ] && with_file_arg "$repo/scripts/bench/probes/$1" "$d"
+  echo "$d"
+}

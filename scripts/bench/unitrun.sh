@@ -41,7 +41,7 @@ for s in "${list[@]}"; do
   [ -x "$bin" ] || { echo "unitrun.sh: $bin missing: run scripts/subjects.sh" >&2; exit 1; }
   d=$(seed_dir "$s" "$out")
   units="$out/$s/units"
-  rm -rf "$out/$s"; mkdir -p "$units"
+  rm -rf "${out:?}/$s"; mkdir -p "$units"
   for f in "$d"/*; do
     t="$out/$s/carve-$(basename "$f")"
     "$bridge" carve --args-in-input --max-per-function 2 -o "$t" -i "$f" -- "$bin" > "$t.log" 2>&1 || { tail -3 "$t.log" >&2; continue; }
