@@ -25,7 +25,14 @@ fn explore_solves_what_mutation_does_not_and_the_alarms_reproduce() {
     let (p, u) = (prog.to_str().unwrap(), units.to_str().unwrap());
     let out = dir.path().join("out");
     let started = std::time::Instant::now();
-    let sum = bridge_json(&["explore", u, "--tries", "60", "--json", "-o", out.to_str().unwrap(), "--", p, "@@"], b"");
+    // The checksum's query takes z3 about 100 ms; tests running side by
+    // side on a loaded machine can push it past the default's 250, so the
+    // limit here is what is solved, not how fast (the bench's concern).
+    let o = out.to_str().unwrap();
+    let sum = bridge_json(
+        &["explore", u, "--tries", "60", "--solver-timeout", "5000", "--json", "-o", o, "--", p, "@@"],
+        b"",
+    );
     // A 32-bit magic value, a strcmp keyword, a checksum, a switch; and
     // from main, whose input file is symbolic as it reads it, one of them
     // in a file that is the seed but for the solved bytes.
