@@ -53,9 +53,9 @@ for s in "${list[@]}"; do
   n_probes=$(covered "$bin" "$probes")
   n_tests=$(covered "$bin" "${dirs[@]}")
   union=$(covered "$bin" "$seeds" "$probes" "${dirs[@]}")
-  # Per bench output: radamsa-like alone's branches over its seeds, the
-  # union over them (the lowest: every seed must reach a target), and the
-  # lowest ratio another configuration reached over the same seed.
+  # Per bench output: the union over the radamsa-like-alone campaign that
+  # covered most (the lowest bound: a target holds on every seed), and the
+  # lowest ratio another configuration reached over its seed's campaign.
   python3 - "$s" "$n_seeds" "$n_probes" "$n_tests" "$union" "${outs[@]}" <<'PY'
 import glob, json, os, sys
 paper = {"cut": 1.05, "paste": 1.12, "tac": 1.12, "b2sum": 1.19, "sed": 1.59, "dc": 0.54}
