@@ -168,23 +168,9 @@ pub fn signed(v: u64, size: u8) -> i64 {
 }
 
 /// The words of the input's first line (the test carries its command
-/// line), where they stand: as a shell splits it, or at blanks when its
-/// quotes do not balance (as `exec::split_test` falls back).
+/// line), where they stand.
 fn line_words(input: &[u8]) -> Vec<shell::Word> {
-    let line = &input[..input.iter().position(|&b| b == b'\n').unwrap_or(input.len())];
-    shell::words(line).unwrap_or_else(|| {
-        let mut out = Vec::new();
-        let mut start = 0;
-        for (i, &c) in line.iter().chain([&b' ']).enumerate() {
-            if c.is_ascii_whitespace() {
-                if i > start {
-                    out.push(shell::Word { start, end: i, text: line[start..i].to_vec() });
-                }
-                start = i + 1;
-            }
-        }
-        out
-    })
+    shell::line_words(&input[..input.iter().position(|&b| b == b'\n').unwrap_or(input.len())])
 }
 
 /// An argv word that is a whole word of the command line: its text and

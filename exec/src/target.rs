@@ -73,9 +73,8 @@ pub fn split_test(test: &[u8]) -> (Vec<Vec<u8>>, &[u8]) {
         Some(i) => (&test[..i], &test[i + 1..]),
         None => (test, &test[test.len()..]),
     };
-    let args = shlex::bytes::split(line).unwrap_or_else(|| {
-        line.split(|b| b.is_ascii_whitespace()).filter(|w| !w.is_empty()).map(<[u8]>::to_vec).collect()
-    });
+    let args = shlex::bytes::split(line)
+        .unwrap_or_else(|| model::shell::blank_words(line).into_iter().map(|w| w.text).collect());
     // NUL cannot travel in argv: it ends the argument there.
     let args = args.into_iter().map(|a| a.split(|&b| b == 0).next().unwrap_or_default().to_vec()).collect();
     (args, content)

@@ -166,10 +166,10 @@ mod tests {
         // An empty value that is a whole word stays a word.
         assert_eq!(args(&lifted(vec![(at(b"-n"), 2)], b"")), [&b"-e"[..], b"s/a/b/", b"", b"x", b"y\"z"]);
         assert_eq!(args(&lifted(vec![(at(b"-n"), 1)], b"")), [&b"-e"[..], b"s/a/b/", b"n", b"x", b"y\"z"]);
-        // Nothing is escaped without a command line.
         // A value a word already has stays as it is written.
         let same = Param { original: b"s/a/b/".to_vec(), ..p(vec![(at(b"'s/a"), 8)]) };
         assert_eq!(lift(input, &same, &Value::Bytes(b"s/a/b/".to_vec()), true), input);
+        // Nothing is escaped without a command line.
         let raw = lift(input, &p(vec![(at(b"x "), 1)]), &Value::Bytes(b"a b".to_vec()), false);
         assert_eq!(args(&raw), [&b"-e"[..], b"s/a/b/", b"-n", b"a", b"b", b"y\"z"]);
     }

@@ -87,6 +87,27 @@ pub fn words(line: &[u8]) -> Option<Vec<Word>> {
     }
 }
 
+/// The words of `line` as the test's command line splits: as a shell
+/// splits it, or at blanks alone when its quotes do not balance.
+pub fn line_words(line: &[u8]) -> Vec<Word> {
+    words(line).unwrap_or_else(|| blank_words(line))
+}
+
+/// The words of `line` split at ASCII blanks alone.
+pub fn blank_words(line: &[u8]) -> Vec<Word> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    for (i, &c) in line.iter().chain([&b' ']).enumerate() {
+        if c.is_ascii_whitespace() {
+            if i > start {
+                out.push(Word { start, end: i, text: line[start..i].to_vec() });
+            }
+            start = i + 1;
+        }
+    }
+    out
+}
+
 /// The quoting in force after `prefix`, a beginning of the line.
 pub fn quoting_at(prefix: &[u8]) -> Quote {
     let (mut q, mut i) = (Quote::None, 0);
@@ -139,6 +160,8 @@ mod tests {
         assert_eq!(&line[w[1].start..w[1].end], b"'s/a/b/'");
         assert_eq!(&line[w[3].start..w[3].end], br"x\ y");
         assert_eq!(words(b"-e 'open"), None);
+        let open: Vec<Vec<u8>> = line_words(b" -e\t'open  x").into_iter().map(|w| w.text).collect();
+        assert_eq!(open, [&b"-e"[..], b"'open", b"x"]);
         assert_eq!(words(b"a\\"), None);
         // Against the crate, on lines of the characters that matter.
         let alphabet = b" \t'\"\\#ab$`";
