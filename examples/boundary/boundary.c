@@ -15,18 +15,18 @@
 static const char *names[10] = {"zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"};
 static int table[16] = {3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 8, 9, 7, 9, 3};
 
-__attribute__((noinline)) const char *digit_name(int d) {
+const char *digit_name(int d) {
     if (d < 0 || d > 9) *(volatile int *)0 = d; /* never reached from main */
     return names[d];
 }
 
-__attribute__((noinline)) int scale_row(int factor) {
+int scale_row(int factor) {
     unsigned u = factor < 0 ? 0u - (unsigned)factor : (unsigned)factor;
     if (u > INT_MAX) *(volatile int *)0 = factor; /* the bug: INT_MIN */
     return table[u % 16] * 2;
 }
 
-__attribute__((noinline)) int check_key(const char *key) {
+int check_key(const char *key) {
     size_t n = strlen(key), ff = 0;
     for (size_t i = 0; i < n; i++) ff += (unsigned char)key[i] == 0xff;
     if (n >= 4 && ff == n) *(volatile char *)0 = key[0]; /* the bug */

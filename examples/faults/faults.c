@@ -20,24 +20,24 @@
 
 static int confirm_fd = -1;
 
-__attribute__((noinline)) int wait_token(const char *word) {
+int wait_token(const char *word) {
     char c = 0;
     while (read(confirm_fd, &c, 1) != 1) {
     } /* the pipe is gone in a replay: spins */
     return (int)strlen(word) + (c == '!');
 }
 
-__attribute__((noinline)) int peek(const char *word, const char *page) {
+int peek(const char *word, const char *page) {
     return page[0] + (int)strlen(word);
 }
 
-__attribute__((noinline)) long delay(int n) {
+long delay(int n) {
     volatile long k = 0;
     while (n < 0 || k < n % 1000) k++; /* negative counts never end */
     return k;
 }
 
-__attribute__((noinline)) int mix(unsigned h) {
+int mix(unsigned h) {
     return (int)(h % 7u);
 }
 

@@ -13,17 +13,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-__attribute__((noinline)) int check_magic(unsigned v) {
+int check_magic(unsigned v) {
     if (v == 0xDEADBEEFu) *(volatile int *)0 = 1; /* the magic value */
     return (int)(v % 7);
 }
 
-__attribute__((noinline)) int check_word(const char *w) {
+int check_word(const char *w) {
     if (strcmp(w, "xyzzy") == 0) *(volatile int *)0 = 2; /* the keyword */
     return (int)strlen(w);
 }
 
-__attribute__((noinline)) int check_sum(const char *w) {
+int check_sum(const char *w) {
     if (strlen(w) < 4) return 0;
     unsigned h = 0;
     for (int i = 0; i < 4; i++) {
@@ -34,7 +34,7 @@ __attribute__((noinline)) int check_sum(const char *w) {
     return (int)(h & 0xff);
 }
 
-__attribute__((noinline)) int run_cmd(const char *c) {
+int run_cmd(const char *c) {
     switch (c[0]) {
     case 'p': return 1;
     case 'd': return 2;

@@ -13,19 +13,19 @@ struct pair { char *name; int *vals; int n; };
 
 int scale = 1; /* changed by main before the calls */
 
-__attribute__((noinline)) int sum_list(const struct node *n) {
+int sum_list(const struct node *n) {
     int s = 0;
     for (; n; n = n->next) s += n->v * scale;
     return s;
 }
 
-__attribute__((noinline)) int pair_score(const struct pair *p) {
+int pair_score(const struct pair *p) {
     int s = (int)strlen(p->name);
     for (int i = 0; i < p->n; i++) s += p->vals[i] > 10 ? 2 : 1;
     return s;
 }
 
-__attribute__((noinline)) int mid_sum(const int *p, int before, int after) {
+int mid_sum(const int *p, int before, int after) {
     int s = 0;
     for (int i = -before; i <= after; i++) s += p[i];
     return s;
@@ -33,22 +33,22 @@ __attribute__((noinline)) int mid_sum(const int *p, int before, int after) {
 
 static int twice(int x) { return 2 * x; }
 static int negate(int x) { return -x; }
-__attribute__((noinline)) int apply(int (*f)(int), int x) { return f(x) + 1; }
+int apply(int (*f)(int), int x) { return f(x) + 1; }
 
-__attribute__((noinline)) int count_upper(const char *s, size_t n) {
+int count_upper(const char *s, size_t n) {
     int c = 0;
     for (size_t i = 0; i < n; i++) c += s[i] >= 'A' && s[i] <= 'Z';
     return c;
 }
 
-__attribute__((noinline)) int bits_set(const unsigned char *bits, size_t n) {
+int bits_set(const unsigned char *bits, size_t n) {
     int c = 0;
     for (size_t i = 0; i < n; i++)
         for (int b = 0; b < 8; b++) c += (bits[i] >> b) & 1;
     return c;
 }
 
-__attribute__((noinline)) long big_sum(const long *a, size_t n) {
+long big_sum(const long *a, size_t n) {
     long s = 0;
     for (size_t i = 0; i < n; i += 4096) s += a[i];
     return s;
