@@ -5,9 +5,10 @@
 /// called by each module's constructor; sets `*area` to the module's slice
 /// of the coverage map.
 pub const REGISTER_MODULE: &str = "__carve_register_module";
-/// `void __carve_main_entry(int *argc, char ***argv)`: called first thing in
+/// `int __carve_main_entry(int *argc, char ***argv)`: called first thing in
 /// `main` (null pointers when `main` takes no arguments); starts the fork
-/// server when asked to, and may replace the command line of each run.
+/// server when asked to, and may replace the command line of each run;
+/// returns non-zero when the run carves (`main` then runs its copy).
 pub const MAIN_ENTRY: &str = "__carve_main_entry";
 /// `uint8_t __carve_dummy_map[MAP_SIZE]`: where counters go before the
 /// module is registered.

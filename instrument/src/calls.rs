@@ -46,12 +46,12 @@ fn kind_of(t: AnyTypeEnum<'_>) -> Option<(u8, u8)> {
     }
 }
 
-/// Adds the probes to `funcs` (in function-id order) and returns each one's
-/// trampoline (`None` for functions that cannot be replayed).
+/// Adds the probes to `funcs` (each with its function id) and returns each
+/// one's trampoline (`None` for functions that cannot be replayed).
 pub fn instrument<'ctx>(
     ctx: &'ctx Context,
     module: &Module<'ctx>,
-    funcs: &[FunctionValue<'ctx>],
+    funcs: &[(FunctionValue<'ctx>, u32)],
 ) -> Result<Vec<Option<FunctionValue<'ctx>>>, Error> {
     let td = TargetData::create(&module.get_data_layout().as_str().to_string_lossy());
     let b = ctx.create_builder();
@@ -72,7 +72,8 @@ pub fn instrument<'ctx>(
     });
     let area = module.get_global(abi::AREA).expect("the area global exists");
     let mut tramps = Vec::with_capacity(funcs.len());
-    for (k, &f) in funcs.iter().enumerate() {
+    for &(f, k) in funcs {
+        let k = k as usize;
         let kinds = param_kinds(f);
         let entry = f.get_first_basic_block().expect("a body");
         let insts = ir::instructions(entry);

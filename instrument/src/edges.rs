@@ -2,16 +2,23 @@
 //! of a conditional branch or switch.
 //!
 //! Ids are local to the module: `0..functions` for the entries of the
-//! functions in module order, then the branch outcomes function by function
-//! (stable for the same bitcode); the runtime places each
-//! module's range in the map when the module registers, so ids of different
-//! translation units never collide while the program has fewer than
-//! `MAP_SIZE` edges. Each distinct outgoing edge of a conditional branch or
-//! switch has its counter on the edge: in the successor when the edge is
+//! source functions (their [`preserve::source_index`]; functions without one,
+//! such as those of a module built without the out-of-line copies, follow in
+//! module order), then the branch outcomes grouped by source function
+//! (stable for the same bitcode). Every copy of a source edge shares its
+//! counter: the branch's `carve.src` tag and the successor (the operand
+//! index of a `br`, the case value of a `switch`) name it, so a function
+//! inlined into its callers and its out-of-line copy count in the same slots,
+//! and unit runs compare with system runs. Branches the optimiser made get
+//! counters of their own, under the function they are in. The runtime
+//! places each module's range in the map when the module registers, so ids
+//! of different translation units never collide while the program has fewer
+//! than `MAP_SIZE` edges. Each distinct outgoing edge of a conditional branch
+//! or switch has its counter on the edge: in the successor when the edge is
 //! its only way in, else in a small block split into the edge. A taken edge
 //! costs one increment (`incb off(%reg)`); an edge not taken costs nothing.
 
-use crate::{attrs, ir, Error, Stats};
+use crate::{attrs, ir, preserve, Error, Stats};
 use inkwell::basic_block::BasicBlock;
 use inkwell::builder::Builder;
 use inkwell::context::Context;
@@ -19,49 +26,169 @@ use inkwell::llvm_sys::core as llvm;
 use inkwell::llvm_sys::prelude::LLVMValueRef;
 use inkwell::values::{AsValueRef, FunctionValue, GlobalValue, InstructionOpcode, InstructionValue, IntValue};
 use model::MAP_SIZE;
+use std::collections::BTreeMap;
 
 /// Metadata on a counted branch or switch: its successors' counter ids
 /// (module-local), in successor order.
 pub const SLOTS_KIND: &str = "carve.slots";
 
-/// The branches to count, collected before other probes add blocks of
+/// A source edge: `(function id, branch, successor kind, value)`; kinds:
+/// 0 `br` operand, 1 `switch` default, 2 `switch` case, 3 an edge the
+/// optimiser made (value: a running count).
+type Key = (u32, u32, u8, u64);
+
+/// A terminator with each successor's counter (`None`: not counted).
+type Counted<'ctx> = (InstructionValue<'ctx>, Vec<Option<u32>>);
+
+/// Where the counters go, worked out before other probes add blocks of
 /// their own (those are never counted).
 pub struct Plan<'ctx> {
-    terminators: Vec<Vec<InstructionValue<'ctx>>>,
+    /// Counted functions with their function ids and terminators.
+    funcs: Vec<(FunctionValue<'ctx>, u32, Vec<Counted<'ctx>>)>,
+    /// Function ids (entries), then branch outcomes.
+    ids: u32,
+    entries: u32,
+    function_branches: Vec<(u32, u32)>,
 }
 
-pub fn plan<'ctx>(funcs: &[FunctionValue<'ctx>]) -> Plan<'ctx> {
-    let terminators = funcs
+impl<'ctx> Plan<'ctx> {
+    /// Each counted function with its function id, in the order [`plan`]
+    /// was given them.
+    pub fn function_ids(&self) -> impl Iterator<Item = (FunctionValue<'ctx>, u32)> + '_ {
+        self.funcs.iter().map(|(f, id, _)| (*f, *id))
+    }
+
+    /// How many function ids there are.
+    pub fn entries(&self) -> u32 {
+        self.entries
+    }
+}
+
+pub fn plan<'ctx>(ctx: &'ctx Context, funcs: &[FunctionValue<'ctx>]) -> Plan<'ctx> {
+    let sources = funcs.iter().filter_map(|f| preserve::source_index(*f)).max().map_or(0, |m| m + 1);
+    let mut extra = sources;
+    let ids: Vec<u32> = funcs
         .iter()
         .map(|f| {
-            f.get_basic_blocks()
-                .iter()
-                .filter_map(|bb| bb.get_terminator())
-                .filter(|t| matches!(t.get_opcode(), InstructionOpcode::Br | InstructionOpcode::Switch))
-                .collect()
+            preserve::source_index(*f).unwrap_or_else(|| {
+                extra += 1;
+                extra - 1
+            })
         })
         .collect();
-    Plan { terminators }
+    let entries = extra;
+    let tag_kind = ctx.get_kind_id(preserve::BRANCH_KIND);
+    let mut made: BTreeMap<u32, u64> = BTreeMap::new();
+    // Each terminator with the key of each successor's edge: the least key
+    // among the successors that lead to the same block.
+    let mut keyed = Vec::with_capacity(funcs.len());
+    for (f, &fid) in funcs.iter().zip(&ids) {
+        let mut terms = Vec::new();
+        for bb in f.get_basic_blocks() {
+            let Some(t) = bb.get_terminator() else { continue };
+            let counted = match t.get_opcode() {
+                InstructionOpcode::Br => t.get_num_operands() == 3,
+                InstructionOpcode::Switch => true,
+                _ => false,
+            };
+            if !counted {
+                continue;
+            }
+            let tag = source_tag(t, tag_kind);
+            let keys = successor_keys(t, tag, fid, &mut made);
+            terms.push((t, keys));
+        }
+        keyed.push(terms);
+    }
+    let mut used: Vec<Key> = keyed.iter().flatten().flat_map(|(_, ks)| ks.iter().flatten().copied()).collect();
+    used.sort_unstable();
+    used.dedup();
+    let slot: BTreeMap<Key, u32> = used.iter().enumerate().map(|(i, k)| (*k, entries + i as u32)).collect();
+    let mut function_branches = vec![(entries + used.len() as u32, 0u32); entries as usize];
+    for (i, k) in used.iter().enumerate().rev() {
+        let fb = &mut function_branches[k.0 as usize];
+        *fb = (entries + i as u32, fb.1 + 1);
+    }
+    let funcs = funcs
+        .iter()
+        .zip(ids)
+        .zip(keyed)
+        .map(|((f, id), terms)| {
+            let terms =
+                terms.into_iter().map(|(t, ks)| (t, ks.iter().map(|k| k.map(|k| slot[&k])).collect())).collect();
+            (*f, id, terms)
+        })
+        .collect();
+    Plan { funcs, ids: entries + used.len() as u32, entries, function_branches }
 }
 
-/// Adds the counters to `funcs` (the module's instrumentable functions, in
-/// id order) for the branches of `plan`.
-pub fn instrument<'ctx>(
-    ctx: &'ctx Context,
-    area: GlobalValue<'ctx>,
-    funcs: &[FunctionValue<'ctx>],
-    plan: Plan<'ctx>,
-) -> Result<Stats, Error> {
-    // Layout of the module's ids: function entries first, then branch
-    // outcomes, so the runtime can tell the client which are which.
-    let entries = funcs.len() as u64;
-    let mut probe = Probe { ctx, builder: ctx.create_builder(), area, base: None, next_id: entries, branches: 0 };
-    let mut function_branches = Vec::with_capacity(funcs.len());
-    for ((k, f), terminators) in funcs.iter().enumerate().zip(plan.terminators) {
-        attrs::strip_memory_promises(*f);
-        let first = probe.next_id as u32;
+/// The `carve.src` tag of a terminator: `(function, branch)`.
+fn source_tag(t: InstructionValue<'_>, kind: u32) -> Option<(u32, u32)> {
+    let md = t.get_metadata(kind)?;
+    let ops = md.get_node_values()?;
+    let num = |k: usize| {
+        ops.get(k).filter(|v| v.is_int_value()).and_then(|v| v.into_int_value().get_zero_extended_constant())
+    };
+    Some((num(0)? as u32, num(1)? as u32))
+}
+
+/// The key of each successor slot of `t` (`None` for all when fewer than
+/// two distinct blocks follow it).
+fn successor_keys(
+    t: InstructionValue<'_>,
+    tag: Option<(u32, u32)>,
+    fid: u32,
+    made: &mut BTreeMap<u32, u64>,
+) -> Vec<Option<Key>> {
+    let raw = t.as_value_ref();
+    // SAFETY: `raw` is a live terminator.
+    let n = unsafe { llvm::LLVMGetNumSuccessors(raw) };
+    let succ = |i| unsafe { llvm::LLVMGetSuccessor(raw, i) };
+    let is_switch = t.get_opcode() == InstructionOpcode::Switch;
+    let mut keys: Vec<Key> = (0..n)
+        .map(|i| match tag {
+            Some((func, branch)) if !is_switch => (func, branch, 0, u64::from(i)),
+            Some((func, branch)) if i == 0 => (func, branch, 1, 0),
+            Some((func, branch)) => (func, branch, 2, case_value(raw, i)),
+            None => {
+                let c = made.entry(fid).or_insert(0);
+                *c += 1;
+                (fid, u32::MAX, 3, *c)
+            }
+        })
+        .collect();
+    for i in 0..n as usize {
+        let least = (0..n as usize).filter(|&j| succ(j as u32) == succ(i as u32)).map(|j| keys[j]).min();
+        keys[i] = least.expect("i itself");
+    }
+    let mut dests: Vec<LLVMValueRef> = (0..n).map(|i| succ(i) as LLVMValueRef).collect();
+    dests.sort_unstable();
+    dests.dedup();
+    if dests.len() < 2 {
+        return vec![None; n as usize];
+    }
+    keys.into_iter().map(Some).collect()
+}
+
+/// The value of a switch's `i`-th successor's case (`i >= 1`).
+fn case_value(switch: LLVMValueRef, i: u32) -> u64 {
+    // SAFETY: operands of a switch: condition, default, then (value, dest)
+    // pairs; successor i >= 1 is case i - 1.
+    unsafe {
+        let v = llvm::LLVMGetOperand(switch, 2 * i);
+        if v.is_null() || llvm::LLVMIsAConstantInt(v).is_null() {
+            return u64::from(i);
+        }
+        llvm::LLVMConstIntGetZExtValue(v)
+    }
+}
+
+/// Adds the counters of `plan`.
+pub fn instrument<'ctx>(ctx: &'ctx Context, area: GlobalValue<'ctx>, plan: Plan<'ctx>) -> Result<Stats, Error> {
+    let mut probe = Probe { ctx, builder: ctx.create_builder(), area, base: None };
+    for (f, fid, terminators) in plan.funcs {
+        attrs::strip_memory_promises(f);
         let Some(at) = f.get_first_basic_block().and_then(ir::first_insertion_point) else {
-            function_branches.push((first, 0));
             continue;
         };
         // The map pointer is loaded once, at entry, and kept for the whole
@@ -71,23 +198,23 @@ pub fn instrument<'ctx>(
         probe.base = None;
         let base = probe.builder.build_load(ctx.ptr_type(Default::default()), area.as_pointer_value(), "carve.area")?;
         probe.base = Some(base.into_pointer_value());
-        probe.count(ctx.i64_type().const_int(k as u64 % MAP_SIZE as u64, false))?;
-        for term in terminators {
-            match term.get_opcode() {
-                InstructionOpcode::Br if term.get_num_operands() == 3 => probe.branch(term)?,
-                InstructionOpcode::Switch => probe.branch(term)?,
-                _ => {}
-            }
+        probe.count(slot(ctx, fid))?;
+        for (term, ids) in terminators {
+            probe.branch(term, &ids)?;
         }
-        function_branches.push((first, probe.next_id as u32 - first));
     }
     Ok(Stats {
-        functions: entries as u32,
-        edges: probe.next_id as u32,
-        branches: probe.branches,
+        functions: plan.entries,
+        edges: plan.ids,
+        branches: plan.ids - plan.entries,
         has_main: false,
-        function_branches,
+        function_branches: plan.function_branches,
     })
+}
+
+/// A counter id as an index into the map.
+fn slot(ctx: &Context, id: u32) -> IntValue<'_> {
+    ctx.i64_type().const_int(u64::from(id) % MAP_SIZE as u64, false)
 }
 
 struct Probe<'ctx> {
@@ -96,18 +223,9 @@ struct Probe<'ctx> {
     area: GlobalValue<'ctx>,
     /// This function's map pointer, loaded at its entry.
     base: Option<inkwell::values::PointerValue<'ctx>>,
-    next_id: u64,
-    branches: u32,
 }
 
 impl<'ctx> Probe<'ctx> {
-    /// Reserves `n` consecutive ids; returns the first (wrapped into the map).
-    fn fresh(&mut self, n: u64) -> u64 {
-        let id = self.next_id;
-        self.next_id += n;
-        id % MAP_SIZE as u64
-    }
-
     /// `area[idx] += 1` at the builder's position.
     fn count(&self, idx: IntValue<'ctx>) -> Result<(), Error> {
         let i8t = self.ctx.i8_type();
@@ -127,35 +245,34 @@ impl<'ctx> Probe<'ctx> {
     }
 
     /// Conditional branches and switches alike: one counter per distinct
-    /// outgoing edge, placed on the edge itself (see [`Probe::count_edge`]).
-    fn branch(&mut self, term: InstructionValue<'ctx>) -> Result<(), Error> {
+    /// outgoing edge (`ids`: each successor's), placed on the edge itself
+    /// (see [`Probe::count_edge`]).
+    fn branch(&mut self, term: InstructionValue<'ctx>, ids: &[Option<u32>]) -> Result<(), Error> {
         let bb = term.get_parent().expect("a terminator in a block");
         let raw = term.as_value_ref();
         // SAFETY: `raw` is a live terminator of this module.
         let n = unsafe { llvm::LLVMGetNumSuccessors(raw) };
         let succ = |i| unsafe { BasicBlock::new(llvm::LLVMGetSuccessor(raw, i)).expect("successor") };
+        if ids.len() != n as usize || ids.iter().any(Option::is_none) {
+            return Ok(());
+        }
         let mut dests: Vec<BasicBlock<'ctx>> = Vec::new();
         for i in 0..n {
             if !dests.contains(&succ(i)) {
                 dests.push(succ(i));
             }
         }
-        if dests.len() < 2 {
-            return Ok(());
-        }
-        let mut ids = vec![0; n as usize];
         for dest in dests {
-            let id = self.fresh(1);
-            self.branches += 1;
             let slots: Vec<u32> = (0..n).filter(|&j| succ(j) == dest).collect();
-            for &j in &slots {
-                ids[j as usize] = id;
-            }
+            let id = ids[slots[0] as usize].expect("checked above");
             self.count_edge(bb, raw, &slots, dest, id)?;
         }
         // Each successor's counter, for the symbolic clone's branch probes.
         let i32t = self.ctx.i32_type();
-        let node: Vec<_> = ids.iter().map(|&id| i32t.const_int(id, false).into()).collect();
+        let node: Vec<_> = ids
+            .iter()
+            .map(|&id| i32t.const_int(u64::from(id.expect("checked")) % MAP_SIZE as u64, false).into())
+            .collect();
         let kind = self.ctx.get_kind_id(SLOTS_KIND);
         term.set_metadata(self.ctx.metadata_node(&node), kind).map_err(|e| Error::Verify(e.to_string()))?;
         Ok(())
@@ -171,9 +288,9 @@ impl<'ctx> Probe<'ctx> {
         term: LLVMValueRef,
         slots: &[u32],
         dest: BasicBlock<'ctx>,
-        id: u64,
+        id: u32,
     ) -> Result<(), Error> {
-        let idx = self.ctx.i64_type().const_int(id, false);
+        let idx = slot(self.ctx, id);
         if slots.len() == 1 && single_entry(dest) {
             if let Some(at) = ir::first_insertion_point(dest) {
                 self.builder.position_before(&at);

@@ -121,3 +121,29 @@ pub fn split_before<'ctx>(ctx: &'ctx Context, at: InstructionValue<'ctx>, name: 
     }
     new
 }
+
+/// Moves the constant-size allocas of `bb` (a function's entry) to its
+/// start, so that a split after them leaves them in the entry block;
+/// returns the first other instruction.
+pub fn hoist_static_allocas<'ctx>(bb: BasicBlock<'ctx>) -> Option<InstructionValue<'ctx>> {
+    let insts = instructions(bb);
+    let is_static = |i: &InstructionValue<'_>| {
+        i.get_opcode() == InstructionOpcode::Alloca
+            && i.get_operand(0)
+                .and_then(|o| o.value())
+                .is_some_and(|v| v.is_int_value() && v.into_int_value().is_const())
+    };
+    let first_other = insts.iter().position(|i| !is_static(i))?;
+    let at = insts[first_other];
+    for i in insts[first_other..].iter().filter(|i| is_static(i)) {
+        // SAFETY: both are live instructions of `bb`; `i` moves before `at`.
+        unsafe {
+            llvm::LLVMInstructionRemoveFromParent(i.as_value_ref());
+            let b = llvm::LLVMCreateBuilderInContext(llvm::LLVMGetTypeContext(llvm::LLVMTypeOf(at.as_value_ref())));
+            llvm::LLVMPositionBuilderBefore(b, at.as_value_ref());
+            llvm::LLVMInsertIntoBuilder(b, i.as_value_ref());
+            llvm::LLVMDisposeBuilder(b);
+        }
+    }
+    Some(at)
+}

@@ -27,18 +27,21 @@ pub fn area_global<'ctx>(ctx: &'ctx Context, module: &Module<'ctx>) -> GlobalVal
 /// Inserts `__carve_main_entry(&argc, &argv)` at the start of `main` when
 /// this module defines it; afterwards `main` reads `argc` and `argv` back
 /// from those slots, so the runtime can give each forked run its own
-/// command line. Returns whether it did.
+/// command line. When the hook says the runtime carves and the module has
+/// `main`'s out-of-line copy ([`crate::preserve`]), `main` returns what the
+/// copy returns instead: carving runs the copies. Returns whether it did.
 pub fn hook_main<'ctx>(ctx: &'ctx Context, module: &Module<'ctx>) -> Result<bool, Error> {
     let Some(main) = module.get_function("main").filter(|f| ir::is_instrumentable(*f)) else {
         return Ok(false);
     };
     let ptr_t = ctx.ptr_type(AddressSpace::default());
-    let hook_ty = ctx.void_type().fn_type(&[ptr_t.into(), ptr_t.into()], false);
+    let i32t = ctx.i32_type();
+    let hook_ty = i32t.fn_type(&[ptr_t.into(), ptr_t.into()], false);
     let hook =
         module.get_function(abi::MAIN_ENTRY).unwrap_or_else(|| module.add_function(abi::MAIN_ENTRY, hook_ty, None));
     let entry = main.get_first_basic_block().expect("main has a body");
     let builder = ctx.create_builder();
-    match entry.get_first_instruction() {
+    match ir::hoist_static_allocas(entry) {
         Some(at) => builder.position_before(&at),
         None => builder.position_at_end(entry),
     }
@@ -47,33 +50,67 @@ pub fn hook_main<'ctx>(ctx: &'ctx Context, module: &Module<'ctx>) -> Result<bool
         (Some(argc), Some(argv)) if argc.is_int_value() && argv.is_pointer_value() => Some((*argc, *argv)),
         _ => None,
     };
-    let Some((argc, argv)) = args else {
-        builder.build_call(hook, &[ptr_t.const_null().into(), ptr_t.const_null().into()], "")?;
-        return Ok(true);
+    let (carving, last, call_args) = match args {
+        None => {
+            let r = builder.build_call(hook, &[ptr_t.const_null().into(), ptr_t.const_null().into()], "carve.mode")?;
+            let last = r.try_as_basic_value().basic().and_then(|v| v.as_instruction_value()).expect("a call");
+            (r.try_as_basic_value().basic().expect("i32").into_int_value(), last, params.clone())
+        }
+        Some((argc, argv)) => {
+            let argc_slot = builder.build_alloca(argc.get_type(), "carve.argc")?;
+            let argv_slot = builder.build_alloca(ptr_t, "carve.argv")?;
+            let argc_store = builder.build_store(argc_slot, argc)?;
+            let argv_store = builder.build_store(argv_slot, argv)?;
+            let r = builder.build_call(hook, &[argc_slot.into(), argv_slot.into()], "carve.mode")?;
+            let new_argc = builder.build_load(argc.get_type(), argc_slot, "carve.argc.v")?;
+            let new_argv = builder.build_load(ptr_t, argv_slot, "carve.argv.v")?;
+            // Every use of the parameters now reads the slots, except our stores.
+            argc.into_int_value().replace_all_uses_with(new_argc.into_int_value());
+            argv.into_pointer_value().replace_all_uses_with(new_argv.into_pointer_value());
+            argc_store.set_operand(0, argc);
+            argv_store.set_operand(0, argv);
+            let mut call_args = params.clone();
+            call_args[0] = new_argc;
+            call_args[1] = new_argv;
+            let last = new_argv.as_instruction_value().expect("a load");
+            (r.try_as_basic_value().basic().expect("i32").into_int_value(), last, call_args)
+        }
     };
-    let argc_slot = builder.build_alloca(argc.get_type(), "carve.argc")?;
-    let argv_slot = builder.build_alloca(ptr_t, "carve.argv")?;
-    let argc_store = builder.build_store(argc_slot, argc)?;
-    let argv_store = builder.build_store(argv_slot, argv)?;
-    builder.build_call(hook, &[argc_slot.into(), argv_slot.into()], "")?;
-    let new_argc = builder.build_load(argc.get_type(), argc_slot, "carve.argc.v")?;
-    let new_argv = builder.build_load(ptr_t, argv_slot, "carve.argv.v")?;
-    // Every use of the parameters now reads the slots, except our stores.
-    argc.into_int_value().replace_all_uses_with(new_argc.into_int_value());
-    argv.into_pointer_value().replace_all_uses_with(new_argv.into_pointer_value());
-    argc_store.set_operand(0, argc);
-    argv_store.set_operand(0, argv);
+    let copy = module.get_function(&format!("main{}", crate::preserve::SUFFIX));
+    if let (Some(copy), Some(next)) = (copy, last.get_next_instruction()) {
+        let rest = ir::split_before(ctx, next, "carve.main");
+        let to_copy = ctx.insert_basic_block_after(entry, "carve.main.copy");
+        builder.position_at_end(entry);
+        let go = builder.build_int_compare(inkwell::IntPredicate::NE, carving, i32t.const_zero(), "")?;
+        builder.build_conditional_branch(go, to_copy, rest)?;
+        builder.position_at_end(to_copy);
+        let args: Vec<_> = call_args.iter().map(|a| (*a).into()).collect();
+        let v = builder.build_call(copy, &args, "")?;
+        match v.try_as_basic_value().basic() {
+            Some(v) => builder.build_return(Some(&v))?,
+            None => builder.build_return(None)?,
+        };
+    }
     Ok(true)
+}
+
+/// One function id's entry in the module's function table.
+pub struct Entry<'ctx> {
+    /// What a function pointer to it holds (none when no copy of the
+    /// function is left).
+    pub func: Option<FunctionValue<'ctx>>,
+    /// Its name in the source.
+    pub name: String,
+    /// The replay trampoline of its unit.
+    pub tramp: Option<FunctionValue<'ctx>>,
+    /// The trampoline of its unit's symbolic clone.
+    pub sym_tramp: Option<FunctionValue<'ctx>>,
 }
 
 /// What the constructor hands the runtime besides the counters.
 pub struct Tables<'a, 'ctx> {
-    /// Instrumentable functions, in id order.
-    pub funcs: &'a [FunctionValue<'ctx>],
-    /// Their replay trampolines.
-    pub tramps: &'a [Option<FunctionValue<'ctx>>],
-    /// The trampolines of their symbolic clones.
-    pub sym_tramps: &'a [Option<FunctionValue<'ctx>>],
+    /// The functions, in id order.
+    pub funcs: &'a [Entry<'ctx>],
     pub globals: &'a crate::globals::Globals<'ctx>,
 }
 
@@ -130,15 +167,15 @@ pub fn add_constructor<'ctx>(
     let fns: Vec<_> = t
         .funcs
         .iter()
-        .zip(t.tramps)
-        .zip(t.sym_tramps)
         .zip(&stats.function_branches)
-        .map(|(((f, tr), st), (first, count))| {
-            let tramp = tr.map(|x| rel(x.as_global_value().as_pointer_value(), functab)).unwrap_or(i32t.const_zero());
-            let sym = st.map(|x| rel(x.as_global_value().as_pointer_value(), functab)).unwrap_or(i32t.const_zero());
+        .map(|(e, (first, count))| {
+            let fun = |x: &Option<FunctionValue<'ctx>>| {
+                x.map(|x| rel(x.as_global_value().as_pointer_value(), functab)).unwrap_or(i32t.const_zero())
+            };
+            let (tramp, sym) = (fun(&e.tramp), fun(&e.sym_tramp));
             fn_t.const_named_struct(&[
-                rel(f.as_global_value().as_pointer_value(), functab).into(),
-                rel(name_of(&f.get_name().to_string_lossy()), functab).into(),
+                fun(&e.func).into(),
+                rel(name_of(&e.name), functab).into(),
                 tramp.into(),
                 i32t.const_int(u64::from(*first), false).into(),
                 i32t.const_int(u64::from(*count), false).into(),

@@ -21,6 +21,11 @@ pub const ALL: &[EnvVar] = &[
     EnvVar { name: DEBUG, reader: "carve-clang", help: "1: print every command carve-clang runs" },
     EnvVar { name: NO_INSTRUMENT, reader: "carve-clang", help: "1: compile without instrumentation" },
     EnvVar {
+        name: SAVE_TEMPS,
+        reader: "carve-clang",
+        help: "directory to keep each source's bitcode at every step in (debugging the pass)",
+    },
+    EnvVar {
         name: RUN_AS,
         reader: "runtime",
         help: "UID:GID the fork server runs the target as (set by bridge as root)",

@@ -16,6 +16,9 @@ pub const RUNTIME: &str = "CARVE_RUNTIME";
 pub const DEBUG: &str = "CARVE_DEBUG";
 /// `1`: `carve-clang` compiles without instrumentation (plain clang).
 pub const NO_INSTRUMENT: &str = "CARVE_NO_INSTRUMENT";
+/// A directory where `carve-clang` keeps each source's bitcode at every
+/// step (front end, copies made, optimised, instrumented).
+pub const SAVE_TEMPS: &str = "CARVE_SAVE_TEMPS";
 /// `1`: the runtime prints what it does to stderr.
 pub const RT_DEBUG: &str = "CARVE_RT_DEBUG";
 /// Path of a file holding the arguments of the next run (NUL-terminated

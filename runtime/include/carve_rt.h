@@ -19,6 +19,6 @@ void __carve_register_module(uint8_t **area, uint32_t edges, uint32_t branches);
 
 /* Called first thing in main: starts the fork server when CARVE_FORKSRV=1
  * (protocol: model/src/protocol.rs); returns at once otherwise. */
-void __carve_main_entry(void);
+int __carve_main_entry(int *argc, char ***argv);
 
 #endif

@@ -97,15 +97,17 @@ static MAIN_ENTERED: core::sync::atomic::AtomicBool = core::sync::atomic::Atomic
 /// `bridge` asked for one (`CARVE_FORKSRV=1`); in each run, replaces the
 /// command line when `CARVE_ARGS_FILE` is set, records argv and envp when carving,
 /// and replays a unit (`CARVE_REPLAY`) or lists the functions
-/// (`CARVE_LIST`) instead of running `main`.
+/// (`CARVE_LIST`) instead of running `main`. Returns non-zero when the run
+/// carves: `main` then runs its out-of-line copy, whose calls the probes see.
 ///
 /// # Safety
 /// `argc` and `argv` are null or point to `main`'s argument slots.
 #[no_mangle]
-pub unsafe extern "C" fn __carve_main_entry(argc: *mut c_int, argv: *mut *mut *mut c_char) {
-    // Once per process: a replayed `main` meets this hook again.
+pub unsafe extern "C" fn __carve_main_entry(argc: *mut c_int, argv: *mut *mut *mut c_char) -> c_int {
+    // Once per process: a replayed `main` of a module built without
+    // out-of-line copies meets this hook again.
     if MAIN_ENTERED.swap(true, core::sync::atomic::Ordering::Relaxed) {
-        return;
+        return 0;
     }
     forkserver::start_if_asked();
     if !argc.is_null() && !argv.is_null() {
@@ -135,6 +137,7 @@ pub unsafe extern "C" fn __carve_main_entry(argc: *mut c_int, argv: *mut *mut *m
         }
     }
     replay::run_if_asked();
+    c_int::from(state::tracking())
 }
 
 /// A function was entered (only called while tracking). `area` and `k`

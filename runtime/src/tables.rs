@@ -69,7 +69,7 @@ impl Module {
         let e = self.funcs.get(k)?;
         let t = self.funcs.as_ptr().cast::<u8>();
         Some(Func {
-            addr: Self::at(t, e.addr),
+            addr: if e.addr == 0 { core::ptr::null() } else { Self::at(t, e.addr) },
             name: Self::at(t, e.name).cast(),
             tramp: if e.tramp == 0 { core::ptr::null() } else { Self::at(t, e.tramp) },
             sym_tramp: if e.sym_tramp == 0 { core::ptr::null() } else { Self::at(t, e.sym_tramp) },
@@ -130,7 +130,7 @@ impl Tables {
         if self.by_addr.is_empty() {
             for m in &self.modules {
                 for k in 0..m.nfuncs() {
-                    if let Some(f) = m.func(k) {
+                    if let Some(f) = m.func(k).filter(|f| !f.addr.is_null()) {
                         self.by_addr.insert(f.addr as usize, m.base + k as u32);
                     }
                 }

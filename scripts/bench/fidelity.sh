@@ -3,8 +3,12 @@
 # `bridge carve` (at most --max calls per function), then `bridge replay`
 # of every unit; a replay is faithful when it returns what the original call
 # returned and hits the same edges within the call. Also checks that
-# carving does not change what the program does (stdout, exit status), and
-# the cost of carving (time per snapshot, bytes per snapshot).
+# carving does not change what the program does (stdout, exit status), the
+# cost of carving (time per snapshot, bytes per snapshot), and whether unit
+# coverage compares with system coverage: the map slots a system run of the
+# input hits (`bridge showmap`, the optimised program) against those the
+# replay of `main` carved from it hits (the out-of-line copies), as the
+# Jaccard index of the two sets ("sys~unit", 1.0: the same slots).
 #   scripts/bench/fidelity.sh [--cache DIR] [--subjects cut,paste,...] [--max N]
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
@@ -58,7 +62,7 @@ cases() {
   esac
 }
 
-printf '%-7s %6s %9s %7s %9s %8s %9s %9s %11s %10s\n' subject inputs functions calls faithful "%" truncated same-out "us/snapshot" "B/snapshot"
+printf '%-7s %6s %9s %7s %9s %8s %9s %9s %11s %10s %9s\n' subject inputs functions calls faithful "%" truncated same-out "us/snapshot" "B/snapshot" "sys~unit"
 IFS=, read -r -a list <<< "$subjects"
 for s in "${list[@]}"; do
   bin="$cache/bin-carve/$s"
@@ -74,6 +78,7 @@ for s in "${list[@]}"; do
     if ls "$out"/*.unit >/dev/null 2>&1; then
       "$bridge" replay --json "$out" > "$work/$s.$k.json"
       cat "$work/$s.$k.json" >> "$work/$s.json.all"
+      "$bridge" showmap --args-in-input -i "$work/$s.$k.test" -o "$work/$s.$k.map" -- "$bin" >/dev/null 2>&1 || true
     fi
     # Carving on and off: the same stdout and exit status.
     args=$(head -n 1 "$work/$s.$k.test"); tail -n +2 "$work/$s.$k.test" > "$work/input"
@@ -106,7 +111,20 @@ for line in open(f"{work}/{s}.cost"):
     a, c, d = map(int, line.split()); n += a; b += c; t += d
 us = t / 1000 / max(n, 1); per = b / max(n, 1)
 pct = 100 * ok / max(len(judged), 1)
-print(f"{s:<7} {k:6d} {funcs:9d} {len(judged):7d} {ok:9d} {pct:8.1f} {trunc:9d} {same:>5d}/{k:<3d} {us:11.0f} {per:10.0f}")
+# System coverage of each input against its replayed main's.
+jac = []
+for f in sorted(glob.glob(f"{work}/{s}.*.map")):
+    case = f[: -len(".map")]
+    sysm = {int(l.split(":")[0]) for l in open(f) if ":" in l}
+    try:
+        unit = [r for r in json.load(open(case + ".json")) if r["unit"].endswith("/main.0.unit")]
+    except (OSError, ValueError):
+        unit = []
+    if unit and sysm:
+        u = set(unit[0].get("edge_slots", []))
+        jac.append(len(sysm & u) / len(sysm | u))
+comp = f"{sum(jac) / len(jac):9.3f}" if jac else f"{'-':>9}"
+print(f"{s:<7} {k:6d} {funcs:9d} {len(judged):7d} {ok:9d} {pct:8.1f} {trunc:9d} {same:>5d}/{k:<3d} {us:11.0f} {per:10.0f} {comp}")
 bad = {}
 for r in judged:
     if not r["faithful"]:

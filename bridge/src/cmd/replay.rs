@@ -19,6 +19,8 @@ struct Result1 {
     outcome: String,
     ret: Option<u64>,
     edges: usize,
+    /// The map slots the replayed call hit.
+    edge_slots: Vec<u32>,
     /// None when the original call has no recorded outcome.
     faithful: Option<bool>,
     missing_edges: usize,
@@ -57,6 +59,7 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<i32> {
             outcome: describe(outcome),
             ret: replayed.as_ref().map(|r| r.ret),
             edges: replayed.as_ref().map_or(0, |r| r.edges.len()),
+            edge_slots: replayed.as_ref().map(|r| r.edges.clone()).unwrap_or_default(),
             faithful: fid.as_ref().map(|f| f.faithful() && outcome == Outcome::Exit(0)),
             missing_edges: fid.as_ref().map_or(0, |f| f.missing.len()),
             extra_edges: fid.as_ref().map_or(0, |f| f.extra.len()),

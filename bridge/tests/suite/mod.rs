@@ -4,6 +4,7 @@ mod bridging;
 mod campaign;
 mod carving;
 mod commands;
+mod inlining;
 mod input_file;
 mod modules;
 mod symbolic;

@@ -20,7 +20,8 @@ fn main() {
         let exe = std::env::current_exe().unwrap_or_default();
         exe.parent().unwrap_or(std::path::Path::new(".")).join("libcarve_rt.a")
     });
-    let tc = Toolchain { cc, runtime, verbose: flag(env::DEBUG), plain: flag(env::NO_INSTRUMENT) };
+    let save_temps = std::env::var_os(env::SAVE_TEMPS).map(PathBuf::from);
+    let tc = Toolchain { cc, runtime, verbose: flag(env::DEBUG), plain: flag(env::NO_INSTRUMENT), save_temps };
     let inv = Invocation::parse(&args);
     match driver::run(&inv, &tc) {
         Ok(code) => std::process::exit(code),

@@ -15,6 +15,8 @@ pub struct Toolchain {
     pub verbose: bool,
     /// Plain clang: no instrumentation, no runtime.
     pub plain: bool,
+    /// Where to keep each source's bitcode at every step.
+    pub save_temps: Option<PathBuf>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -115,7 +117,9 @@ fn link_args(inv: &Invocation, tc: &Toolchain, objects: &[(usize, PathBuf)]) -> 
     args
 }
 
-/// Source -> optimised bitcode -> instrumented bitcode -> object/assembly.
+/// Source -> bitcode (no LLVM passes) -> out-of-line copies and source
+/// tags ([`crate::preserve`]) -> optimised bitcode (clang's optimiser at the
+/// user's flags) -> instrumented bitcode -> object/assembly.
 fn compile_one(
     inv: &Invocation,
     tc: &Toolchain,
@@ -126,7 +130,10 @@ fn compile_one(
     k: usize,
 ) -> Result<i32, DriverError> {
     let bc = tmp.join(format!("{k}.bc"));
+    let pre = tmp.join(format!("{k}.pre.bc"));
+    let opt = tmp.join(format!("{k}.opt.bc"));
     let inst = tmp.join(format!("{k}.inst.bc"));
+    let path = |p: &Path| p.to_string_lossy().into_owned();
     let mut front = inv.common_flags(true);
     if inv.writes_deps {
         // The dependency file must name the real output, not our bitcode.
@@ -137,7 +144,8 @@ fn compile_one(
             front.extend(["-MF".into(), default_output(out, "d")]);
         }
     }
-    front.extend(["-c".into(), "-emit-llvm".into(), "-o".into(), bc.to_string_lossy().into_owned()]);
+    front.extend(["-Xclang".into(), "-disable-llvm-passes".into()]);
+    front.extend(["-c".into(), "-emit-llvm".into(), "-o".into(), path(&bc)]);
     if let Some(lang) = &src.lang {
         front.extend(["-x".into(), lang.clone()]);
     }
@@ -146,13 +154,35 @@ fn compile_one(
     if status != 0 {
         return Ok(status);
     }
-    let stats = crate::instrument_file(&bc, &inst)
+    crate::prepare_file(&bc, &pre).map_err(|err| DriverError::Instrument { source_path: src.path.clone(), err })?;
+    let mut middle = inv.common_flags(false);
+    middle.extend([
+        "-Wno-unused-command-line-argument".into(),
+        "-c".into(),
+        "-emit-llvm".into(),
+        "-x".into(),
+        "ir".into(),
+        path(&pre),
+        "-o".into(),
+        path(&opt),
+    ]);
+    let status = spawn(tc, &middle)?;
+    if status != 0 {
+        return Ok(status);
+    }
+    let stats = crate::instrument_file(&opt, &inst)
         .map_err(|err| DriverError::Instrument { source_path: src.path.clone(), err })?;
     if tc.verbose {
         eprintln!(
             "carve-clang: {}: {} functions, {} edges ({} branch outcomes)",
             src.path, stats.functions, stats.edges, stats.branches
         );
+    }
+    if let Some(dir) = &tc.save_temps {
+        let stem = Path::new(&src.path).file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+        for (step, file) in [("front", &bc), ("copies", &pre), ("opt", &opt), ("inst", &inst)] {
+            let _ = std::fs::copy(file, dir.join(format!("{stem}.{step}.bc")));
+        }
     }
     let mut back = inv.common_flags(false);
     back.extend([
@@ -162,7 +192,7 @@ fn compile_one(
         if asm { "-S" } else { "-c" }.into(),
         "-x".into(),
         "ir".into(),
-        inst.to_string_lossy().into_owned(),
+        path(&inst),
         "-o".into(),
         out.to_string(),
     ]);

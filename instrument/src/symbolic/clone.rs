@@ -1,13 +1,14 @@
-//! The symbolic clones: a copy of the module in which every defined
-//! function `F` becomes `F.sym`, linked back into the module. The copy
-//! shares the module's globals (its own become declarations of them) and
-//! calls the clones among themselves; a `.sym` function's address never
-//! escapes (non-call uses are pointed back at `F`), so function pointers
-//! compare as in the original program. `F.sym` is internal when `F` is; a
-//! function other modules may call keeps a hidden clone they call too
-//! (`calls.rs`), so symbolic replay crosses files as the program does.
+//! Clones of a module's functions, linked back into it: the out-of-line
+//! copies kept for carving (`F.carve`, [`crate::preserve`]) and the
+//! symbolic clones (`F.sym`). The copy shares the module's globals (its own
+//! become declarations of them) and calls the clones among themselves; a
+//! clone's address never escapes (non-call uses are pointed back at `F`),
+//! so function pointers compare as in the original program. A clone is
+//! internal when `F` is; a function other modules may call keeps a hidden
+//! clone they call too (`calls.rs`), so replay crosses files as the
+//! program does.
 
-use crate::{ir, Error};
+use crate::Error;
 use inkwell::llvm_sys::core as llvm;
 use inkwell::llvm_sys::prelude::LLVMValueRef;
 use inkwell::module::{Linkage, Module};
@@ -19,12 +20,13 @@ pub const SUFFIX: &str = ".sym";
 /// to the original after linking).
 const DECL_SUFFIX: &str = ".carve.symdecl";
 
-/// Clones the module's defined functions (those [`ir::is_instrumentable`]
-/// and `keep` ones, e.g. the replay trampolines) into it; returns the
-/// names of the clones.
+/// Clones the module's defined functions that `select` picks (by name,
+/// among those with a body) into it, each named `rename(name)`; returns
+/// the names of the originals and of their clones.
 pub fn clone_functions<'ctx>(
     module: &Module<'ctx>,
-    keep: impl Fn(&str) -> bool,
+    select: impl Fn(&str, FunctionValue<'ctx>) -> bool,
+    rename: impl Fn(&str) -> String,
 ) -> Result<Vec<(String, String)>, Error> {
     let copy = module.clone();
     // SAFETY: the copy is ours; its debug info would duplicate the module's.
@@ -72,8 +74,8 @@ pub fn clone_functions<'ctx>(
             continue;
         }
         let name = f.get_name().to_string_lossy().into_owned();
-        if ir::is_instrumentable(f) || keep(&name) {
-            let sym = format!("{name}{SUFFIX}");
+        if select(&name, f) {
+            let sym = rename(&name);
             let linkage = clone_linkage(f.get_linkage());
             f.as_global_value().set_name(&sym);
             // External while linking (the linker drops unreferenced
@@ -83,7 +85,13 @@ pub fn clone_functions<'ctx>(
             unsafe { inkwell::llvm_sys::comdat::LLVMSetComdat(f.as_value_ref(), std::ptr::null_mut()) };
             clones.push((name, sym, linkage));
         } else {
-            // Bound to the module's own definition.
+            // Bound to the module's own definition (a module-private one
+            // through a temporary name, as for globals).
+            if matches!(f.get_linkage(), Linkage::Internal | Linkage::Private) {
+                let decl = format!("{name}{DECL_SUFFIX}");
+                f.as_global_value().set_name(&decl);
+                private.push((decl, name.clone()));
+            }
             for bb in f.get_basic_blocks() {
                 // SAFETY: the whole body goes.
                 let _ = unsafe { bb.delete() };
@@ -99,6 +107,12 @@ pub fn clone_functions<'ctx>(
     module.link_in_module(copy).map_err(|e| Error::Verify(format!("linking the symbolic clones: {e}")))?;
     for (decl, name) in private {
         if let (Some(d), Some(g)) = (module.get_global(&decl), module.get_global(&name)) {
+            // SAFETY: same type (a pointer); the declaration goes.
+            unsafe {
+                llvm::LLVMReplaceAllUsesWith(d.as_value_ref(), g.as_value_ref());
+                d.delete();
+            }
+        } else if let (Some(d), Some(g)) = (module.get_function(&decl), module.get_function(&name)) {
             // SAFETY: same type (a pointer); the declaration goes.
             unsafe {
                 llvm::LLVMReplaceAllUsesWith(d.as_value_ref(), g.as_value_ref());

@@ -22,16 +22,22 @@ use inkwell::values::FunctionValue;
 /// Most parameters whose shadows a call passes (as the runtime's table).
 const MAX_PARAMS: usize = 64;
 
-/// Clones and instruments; returns, for each trampoline in `tramps`, the
-/// trampoline of its symbolic clone.
+/// Clones and instruments `units` (the functions carving and replay call:
+/// the `.carve` copies, or every function of a module built without them)
+/// and the trampolines in `tramps`; returns, for each trampoline, the
+/// trampoline of its symbolic clone. The clone of `F.carve` is `F.sym`, as
+/// a module's calls to another module's `F` expect.
 pub fn instrument<'ctx>(
     ctx: &'ctx Context,
     module: &Module<'ctx>,
+    units: &[FunctionValue<'ctx>],
     tramps: &[Option<FunctionValue<'ctx>>],
 ) -> Result<Vec<Option<FunctionValue<'ctx>>>, Error> {
-    let tramp_names: Vec<String> =
-        tramps.iter().flatten().map(|t| t.get_name().to_string_lossy().into_owned()).collect();
-    let clones = clone::clone_functions(module, |name| tramp_names.iter().any(|t| t == name))?;
+    let mut names: Vec<String> = tramps.iter().flatten().map(|t| t.get_name().to_string_lossy().into_owned()).collect();
+    names.extend(units.iter().map(|f| f.get_name().to_string_lossy().into_owned()));
+    names.sort_unstable();
+    let clones =
+        clone::clone_functions(module, |name, _| names.binary_search_by(|n| n.as_str().cmp(name)).is_ok(), sym_name)?;
     let td = TargetData::create(&module.get_data_layout().as_str().to_string_lossy());
     let abi = abi::Abi::declare(ctx, module);
     let mut s = shadow::Shadower::new(ctx, module, &abi, &td);
@@ -40,8 +46,10 @@ pub fn instrument<'ctx>(
             s.instrument(f)?;
         }
     }
-    Ok(tramps
-        .iter()
-        .map(|t| t.and_then(|t| module.get_function(&format!("{}{}", t.get_name().to_string_lossy(), clone::SUFFIX))))
-        .collect())
+    Ok(tramps.iter().map(|t| t.and_then(|t| module.get_function(&sym_name(&t.get_name().to_string_lossy())))).collect())
+}
+
+/// The name of a function's symbolic clone.
+pub fn sym_name(name: &str) -> String {
+    format!("{}{}", name.strip_suffix(crate::preserve::SUFFIX).unwrap_or(name), clone::SUFFIX)
 }

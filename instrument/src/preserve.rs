@@ -1,0 +1,198 @@
+//! Before the optimiser: every function gets an out-of-line copy for
+//! carving, and every branch a tag naming it in the source.
+//!
+//! The optimiser inlines small `static` functions into their callers; a
+//! probe placed after it would find no call to carve. So `carve-clang`
+//! runs this on the unoptimised bitcode (clang's `-O` level, with
+//! `-disable-llvm-passes`): each defined function `F` gets a clone
+//! `F.carve`, marked `noinline` and kept whole (`llvm.compiler.used`: the
+//! optimiser neither deletes it nor changes its signature), whose calls go
+//! to the other clones. The program itself (`F`) is optimised as the user
+//! asked, inlining included; carving and unit replay run the clones, which
+//! `main` switches to when the runtime carves.
+//!
+//! Coverage stays comparable between the two: each function carries its
+//! source index (the `carve-src` attribute) and each conditional branch or
+//! switch a `carve.src` tag `!{i32 function, i32 branch}`, which inlining
+//! and cloning copy; after the optimiser, [`crate::edges`] gives every copy
+//! of a source edge (in the clone, in each caller it was inlined into) the
+//! same counter.
+
+use crate::symbolic::clone;
+use crate::{ir, Error};
+use inkwell::attributes::{Attribute, AttributeLoc};
+use inkwell::context::Context;
+use inkwell::llvm_sys::core as llvm;
+use inkwell::module::{Linkage, Module};
+use inkwell::values::{AsValueRef, FunctionValue, InstructionOpcode};
+use inkwell::AddressSpace;
+
+/// Suffix of the out-of-line copies.
+pub const SUFFIX: &str = ".carve";
+/// String attribute on a function: its source index in the module.
+pub const SRC_ATTR: &str = "carve-src";
+/// Metadata on a conditional branch or switch: `!{i32 function, i32 branch}`.
+pub const BRANCH_KIND: &str = "carve.src";
+
+/// What [`prepare`] did.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Prepared {
+    pub functions: u32,
+    pub branches: u32,
+}
+
+/// Tags the module's functions and branches and adds the `.carve` copies.
+pub fn prepare<'ctx>(ctx: &'ctx Context, module: &Module<'ctx>) -> Result<Prepared, Error> {
+    let funcs: Vec<FunctionValue<'ctx>> = module.get_functions().filter(|f| ir::is_instrumentable(*f)).collect();
+    if funcs.is_empty() || funcs.iter().any(|f| source_index(*f).is_some()) {
+        return Ok(Prepared::default());
+    }
+    let kind = ctx.get_kind_id(BRANCH_KIND);
+    let i32t = ctx.i32_type();
+    let mut done = Prepared::default();
+    for (s, f) in funcs.iter().enumerate() {
+        f.add_attribute(AttributeLoc::Function, ctx.create_string_attribute(SRC_ATTR, &s.to_string()));
+        let mut b = 0u64;
+        for bb in f.get_basic_blocks() {
+            let Some(t) = bb.get_terminator() else { continue };
+            let counted = match t.get_opcode() {
+                InstructionOpcode::Br => t.get_num_operands() == 3,
+                InstructionOpcode::Switch => true,
+                _ => false,
+            };
+            if counted {
+                let node =
+                    ctx.metadata_node(&[i32t.const_int(s as u64, false).into(), i32t.const_int(b, false).into()]);
+                t.set_metadata(node, kind).map_err(|e| Error::Verify(e.to_string()))?;
+                b += 1;
+            }
+        }
+        done.branches += b as u32;
+    }
+    done.functions = funcs.len() as u32;
+    let names: Vec<String> = funcs.iter().map(|f| f.get_name().to_string_lossy().into_owned()).collect();
+    let clones =
+        clone::clone_functions(module, |name, _| names.iter().any(|n| n == name), |name| format!("{name}{SUFFIX}"))?;
+    let noinline = Attribute::get_named_enum_kind_id("noinline");
+    let alwaysinline = Attribute::get_named_enum_kind_id("alwaysinline");
+    let noduplicate = Attribute::get_named_enum_kind_id("noduplicate");
+    let mut kept = Vec::with_capacity(clones.len());
+    for (_, copy) in &clones {
+        let Some(c) = module.get_function(copy) else { continue };
+        c.remove_enum_attribute(AttributeLoc::Function, alwaysinline);
+        c.add_attribute(AttributeLoc::Function, ctx.create_enum_attribute(noinline, 0));
+        // Nor specialised for constant arguments (a specialisation would be
+        // a function carving does not know).
+        c.add_attribute(AttributeLoc::Function, ctx.create_enum_attribute(noduplicate, 0));
+        kept.push(c);
+    }
+    keep_whole(ctx, module, &kept);
+    Ok(done)
+}
+
+/// A function's source index, set by [`prepare`].
+pub fn source_index(f: FunctionValue<'_>) -> Option<u32> {
+    let a = f.get_string_attribute(AttributeLoc::Function, SRC_ATTR)?;
+    a.get_string_value().to_str().ok()?.parse().ok()
+}
+
+/// Whether `f` is an out-of-line copy made by [`prepare`].
+pub fn is_copy(f: FunctionValue<'_>) -> bool {
+    f.get_name().to_bytes().ends_with(SUFFIX.as_bytes()) && source_index(f).is_some()
+}
+
+/// The name of the function a copy was made from.
+pub fn original_name(copy: &str) -> &str {
+    copy.strip_suffix(SUFFIX).unwrap_or(copy)
+}
+
+/// Adds `funcs` to `llvm.compiler.used`: the optimiser keeps them, with
+/// their signatures, as if something it cannot see called them.
+fn keep_whole<'ctx>(ctx: &'ctx Context, module: &Module<'ctx>, funcs: &[FunctionValue<'ctx>]) {
+    if funcs.is_empty() {
+        return;
+    }
+    let ptr_t = ctx.ptr_type(AddressSpace::default());
+    let mut entries: Vec<_> = funcs.iter().map(|f| f.as_global_value().as_pointer_value().as_value_ref()).collect();
+    if let Some(old) = module.get_global("llvm.compiler.used") {
+        // SAFETY: its initializer is a constant array of pointers; the old
+        // global goes once its elements are copied.
+        unsafe {
+            let init = llvm::LLVMGetInitializer(old.as_value_ref());
+            if !init.is_null() {
+                for k in 0..llvm::LLVMGetNumOperands(init) {
+                    entries.push(llvm::LLVMGetOperand(init, k as u32));
+                }
+            }
+            old.delete();
+        }
+    }
+    // SAFETY: every element is a pointer constant.
+    let init = unsafe {
+        llvm::LLVMConstArray2(
+            inkwell::types::AsTypeRef::as_type_ref(&ptr_t),
+            entries.as_mut_ptr(),
+            entries.len() as u64,
+        )
+    };
+    let g = module.add_global(ptr_t.array_type(entries.len() as u32), None, "llvm.compiler.used");
+    g.set_linkage(Linkage::Appending);
+    // SAFETY: `init` has the global's type.
+    unsafe { llvm::LLVMSetInitializer(g.as_value_ref(), init) };
+    g.set_section(Some("llvm.metadata"));
+}
+
+/// In the copies, a call to a function of another module goes to that
+/// function's copy when the other module has one: a weak reference, null
+/// when the callee comes from a library or from a module built without
+/// copies, which then runs the callee itself. Done after the other probes,
+/// which know libc's functions by their names.
+pub fn redirect_external_calls<'ctx>(
+    ctx: &'ctx Context,
+    module: &Module<'ctx>,
+    units: &[FunctionValue<'ctx>],
+) -> Result<u32, Error> {
+    let b = ctx.create_builder();
+    let mut done = 0;
+    for f in units {
+        for bb in f.get_basic_blocks() {
+            for i in ir::instructions(bb) {
+                if i.get_opcode() != InstructionOpcode::Call {
+                    continue;
+                }
+                let n = i.get_num_operands();
+                // SAFETY: the last operand of a call is its callee.
+                let callee = unsafe { llvm::LLVMGetOperand(i.as_value_ref(), n - 1) };
+                // SAFETY: a live value.
+                if callee.is_null() || unsafe { llvm::LLVMIsAFunction(callee) }.is_null() {
+                    continue;
+                }
+                // SAFETY: `callee` is a function.
+                let g = unsafe { FunctionValue::new(callee) }.expect("a function");
+                let name = g.get_name().to_string_lossy().into_owned();
+                if g.count_basic_blocks() > 0
+                    || name.starts_with("llvm.")
+                    || name.starts_with(crate::abi::PREFIX)
+                    || name.starts_with("__sym_")
+                    || name.ends_with(SUFFIX)
+                {
+                    continue;
+                }
+                let copy_name = format!("{name}{SUFFIX}");
+                let copy = module.get_function(&copy_name).unwrap_or_else(|| {
+                    let d = module.add_function(&copy_name, g.get_type(), Some(Linkage::ExternalWeak));
+                    d.as_global_value().set_visibility(inkwell::GlobalVisibility::Hidden);
+                    d
+                });
+                b.position_before(&i);
+                let (cp, gp) = (copy.as_global_value().as_pointer_value(), g.as_global_value().as_pointer_value());
+                let has = b.build_is_not_null(cp, "")?;
+                let target = b.build_select(has, cp, gp, "")?;
+                // SAFETY: a pointer replaces the callee pointer.
+                unsafe { llvm::LLVMSetOperand(i.as_value_ref(), n - 1, target.as_value_ref()) };
+                done += 1;
+            }
+        }
+    }
+    Ok(done)
+}
