@@ -24,12 +24,18 @@ mod restore;
 mod state;
 mod sym;
 pub mod symabi;
+mod symchars;
 mod symfile;
 mod symfold;
 mod symgetopt;
 mod symmodels;
 mod symptr;
 mod symregex;
+mod symscanf;
+mod symscanfmt;
+mod symstr;
+mod symstrtok;
+mod symstrtol;
 mod symtable;
 mod tables;
 // The shared names, compiled from `model`'s `core`-only files (the runtime

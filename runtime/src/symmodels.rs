@@ -5,7 +5,6 @@
 
 use crate::model::trace::*;
 use crate::sym::{self, Sym};
-use alloc::vec::Vec;
 
 /// Longest string or block a model looks at.
 const MAX_SPAN: usize = 4096;
@@ -147,54 +146,5 @@ pub extern "C" fn __sym_model_char(kind: u32, sc: u32) -> u32 {
         };
         let (one, zero) = (s.constant(1, 32), s.constant(0, 32));
         s.node(OP_ITE, 32, cond, one, zero, 0)
-    })
-}
-
-/// `atoi`/`atol`/`strtol(p, _, 10)`: decimal digits after optional
-/// blanks and sign. The digits the real call used become the value; each
-/// "is a digit" test is a branch the explorer may flip (site `site`).
-#[no_mangle]
-pub extern "C" fn __sym_model_atoi(p: *const u8, site: u32, width: u32) -> u32 {
-    with(|s| {
-        let p = p as usize;
-        let len = strnlen(p, 64);
-        if !(0..=len).any(|i| s.byte(p + i) != 0) {
-            return 0;
-        }
-        // SAFETY: the string the real call read.
-        let bytes: Vec<u8> = (0..len).map(|i| unsafe { *((p + i) as *const u8) }).collect();
-        let mut i = bytes.iter().take_while(|b| b.is_ascii_whitespace()).count();
-        let neg = bytes.get(i) == Some(&b'-');
-        if matches!(bytes.get(i), Some(b'-' | b'+')) {
-            i += 1;
-        }
-        let mut acc = s.constant(0, width);
-        let ten = s.constant(10, width);
-        let (zero, nine) = (s.constant(48, 8), s.constant(57, 8));
-        loop {
-            let x = byte_expr(s, p + i);
-            let ge = s.node(OP_UGE, 1, x, zero, 0, 0);
-            let le = s.node(OP_ULE, 1, x, nine, 0, 0);
-            let digit = s.node(OP_AND, 1, ge, le, 0, 0);
-            let is = bytes.get(i).is_some_and(u8::is_ascii_digit);
-            s.record(PATH_BRANCH, site, digit, u64::from(is), &[], []);
-            if !is || i >= 19 {
-                break;
-            }
-            let wide = s.resize(x, width, false);
-            let c48 = s.constant(48, width);
-            let d = s.node(OP_SUB, width, wide, c48, 0, 0);
-            let m = s.node(OP_MUL, width, acc, ten, 0, 0);
-            acc = s.node(OP_ADD, width, m, d, 0, 0);
-            if acc == 0 {
-                return 0;
-            }
-            i += 1;
-        }
-        if neg {
-            let z = s.constant(0, width);
-            acc = s.node(OP_SUB, width, z, acc, 0, 0);
-        }
-        acc
     })
 }

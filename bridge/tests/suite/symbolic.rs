@@ -144,7 +144,10 @@ fn symbolic_work_without_end_is_bounded_and_reported() {
     // 200000 symbolic branches: the trace stops at the runtime's bound
     // and says so.
     assert!(g["truncated"].as_u64().unwrap() >= 1, "{sum}");
-    assert!(g["path_entries"].as_u64().unwrap() <= 2 * 65537, "{sum}");
+    // (The runs that stop early record a few entries each: `strcspn`,
+    // `strncmp`.)
+    let few = 16 * g["traces"].as_u64().unwrap();
+    assert!(g["path_entries"].as_u64().unwrap() <= 2 * 65537 + few, "{sum}");
 }
 
 #[test]
@@ -261,5 +264,27 @@ fn a_pattern_libc_must_accept_is_solved_to_one_it_accepts() {
     signals.sort();
     assert_eq!(signals, [Some(6), Some(11)]);
     let fz = bridge_json(&["fuzz-unit", unit.to_str().unwrap(), "--tries", "30", "--json", "--", p, "@@"], b"");
+    assert_eq!(fz["true_alarms"], 0, "{fz}");
+}
+
+#[test]
+fn a_line_parsed_by_sscanf_is_solved_through_the_model() {
+    let dir = tempfile::tempdir().unwrap();
+    let prog = fixture("scanline", dir.path());
+    let (p, units) = (prog.to_str().unwrap(), dir.path().join("units"));
+    let u = units.to_str().unwrap();
+    let o = bridge(&["carve", "-o", u, "--", p, "@@"], b"help 12\n");
+    assert!(o.status.success(), "{}", stderr(&o));
+    // `sscanf(line, "%15s %d", cmd, &n)`: the token's bytes reach strcmp
+    // and the number's digits the compare with 77, each through the
+    // model's shadows; its branches keep the token's end a blank.
+    let sum = bridge_json(&["explore", u, "--tries", "40", "--json", "--", p, "@@"], b"");
+    let values: Vec<&str> = sum["alarms"].as_array().unwrap().iter().filter_map(|a| a["value"].as_str()).collect();
+    assert!(values.contains(&"boom 77\n"), "{sum}");
+    let file = dir.path().join("boom");
+    std::fs::write(&file, "boom 77\n").unwrap();
+    let st = std::process::Command::new(&prog).arg(&file).output().unwrap().status;
+    assert_eq!(st.signal(), Some(6));
+    let fz = bridge_json(&["fuzz-unit", u, "--tries", "40", "--json", "--", p, "@@"], b"");
     assert_eq!(fz["true_alarms"], 0, "{fz}");
 }

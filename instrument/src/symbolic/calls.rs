@@ -2,9 +2,13 @@
 //! between clones; models for the libc functions that matter; memory
 //! intrinsics; `getopt` and its long forms (`runtime/src/symgetopt.rs`);
 //! the acceptance of a regex by libc's compilers (`runtime/src/symregex.rs`);
+//! the parsers and string searches of [`libc`] (`sscanf`, `strtol`,
+//! `strchr`, `strtok`...);
 //! reads from files ([`super::io`]);
 //! and, for any other call, symbolic integer arguments
 //! pinned to their values (the callee ran concretely).
+
+mod libc;
 
 use super::shadow::{int_width, operand, shadow_width, Shadower};
 use crate::Error;
@@ -157,6 +161,9 @@ impl<'ctx> Shadower<'_, 'ctx> {
 
     /// libc functions with a model; the rest pin their arguments.
     fn model(&mut self, i: InstructionValue<'ctx>, name: &str, args: &[BasicValueEnum<'ctx>]) -> Result<(), Error> {
+        if self.libc_model(i, name, args)? {
+            return Ok(());
+        }
         let i64t = self.ctx.i64_type();
         let shadowed = args.iter().any(|a| self.shadow(*a).is_some());
         let result = match name {
@@ -187,15 +194,6 @@ impl<'ctx> Shadower<'_, 'ctx> {
                 let n = self.wide(args[2], false)?;
                 let s = self.or_zero(self.shadow(args[1]));
                 self.call(self.abi.memset, &[args[0], s.into(), n.into()])?
-            }
-            "atoi" | "atol" | "atoll" | "strtol" | "strtoll" | "strtoul" | "strtoull" if !args.is_empty() => {
-                let base10 = args.get(2).is_none_or(|b| {
-                    b.is_int_value() && matches!(b.into_int_value().get_zero_extended_constant(), Some(0 | 10))
-                });
-                let Some(w) = int_width(i.get_type()).filter(|_| base10) else { return Ok(()) };
-                self.after(i);
-                let site = self.site();
-                self.call(self.abi.model_atoi, &[args[0], self.i32c(site.into()).into(), self.i32c(w.into()).into()])?
             }
             "getopt" | "getopt_long" | "getopt_long_only"
                 if args.len() >= 3
