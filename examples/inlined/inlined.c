@@ -11,8 +11,9 @@
  *
  * Planted bug: store() checks "addr + n > sizeof image" in 32 bits. With
  * the extended linear address 0xFFFF, a data record whose offset plus
- * length reaches 0x10000 makes the sum wrap around to a small number, and
- * the copy lands 4 GiB past the image (SIGSEGV). Input:
+ * length reaches 0x10000 makes the sum wrap around to a small number; the
+ * assertion that the address lies in the image fails (SIGABRT; built with
+ * NDEBUG, the copy lands 4 GiB past the image: SIGSEGV). Input:
  *   :02000004FFFFFC
  *   :04FFFC0001020304F7
  * No other base wraps: 0x0001 to 0xFFFE put the data past the image, and
@@ -20,6 +21,7 @@
  *
  * Exit status: 0 when every record loaded, 1 otherwise or when FILE
  * cannot be read. */
+#include <assert.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -64,6 +66,7 @@ static int store(uint32_t addr, const unsigned char *data, unsigned n)
 {
     if (addr + n > sizeof image)
         return 0;
+    assert(addr < sizeof image);
     memcpy(image + addr, data, n);
     if (addr < lowest)
         lowest = addr;
