@@ -6,5 +6,6 @@ mod carving;
 mod commands;
 mod inlining;
 mod input_file;
+mod libc_models;
 mod modules;
 mod symbolic;
