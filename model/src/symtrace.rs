@@ -42,12 +42,20 @@ pub struct Trace {
     pub path: Vec<PathEntry>,
     /// Tables read by `OP_TABLE` nodes, [`TABLE_LEN`] entries each.
     pub tables: Vec<Vec<u64>>,
+    /// What pinned values: a pin entry's `site` is an index here plus one
+    /// (0: not named). Traces written before names were kept have none.
+    pub pin_names: Vec<String>,
 }
 
 /// Most nodes and path entries a trace may announce.
 const MAX_ITEMS: u32 = 1 << 26;
 
 impl Trace {
+    /// What pinned the value of pin entry `e` (`None`: not named).
+    pub fn pinned_by(&self, e: &PathEntry) -> Option<&str> {
+        (e.kind == PATH_PIN && e.site > 0).then(|| self.pin_names.get(e.site as usize - 1).map(String::as_str))?
+    }
+
     pub fn decode(bytes: &[u8]) -> Result<Trace, DecodeError> {
         let (kind, payload, _) = next_record(bytes)?;
         if kind != KIND_TRACE {
@@ -122,7 +130,24 @@ impl Trace {
         if nodes.iter().any(|x| x.op == OP_TABLE && x.val >= u64::from(t)) {
             return Err(DecodeError::Malformed("table id"));
         }
-        Ok(Trace { flags, nodes, path, tables })
+        let mut pin_names = Vec::new();
+        if !r.is_empty() {
+            let k = r.u32()?;
+            if k > 1 << 16 {
+                return Err(DecodeError::Malformed("pin name count"));
+            }
+            for _ in 0..k {
+                let len = r.u32()?;
+                if len > 1 << 12 {
+                    return Err(DecodeError::Malformed("pin name"));
+                }
+                pin_names.push(String::from_utf8_lossy(r.take(len as usize)?).into_owned());
+            }
+        }
+        if path.iter().any(|e| e.kind == PATH_PIN && e.site as usize > pin_names.len()) {
+            return Err(DecodeError::Malformed("pin site"));
+        }
+        Ok(Trace { flags, nodes, path, tables, pin_names })
     }
 }
 

@@ -36,6 +36,9 @@ pub struct Entry {
     slots: Vec<u32>,
 }
 
+/// Longest name of what pinned a value.
+const MAX_PIN_NAME: usize = 256;
+
 pub struct Sym {
     pub nodes: Vec<Node>,
     pub path: Vec<Entry>,
@@ -45,6 +48,9 @@ pub struct Sym {
     flags: u32,
     /// Tables `OP_TABLE` nodes read (`TABLE_LEN` entries each).
     tables: Vec<Vec<u64>>,
+    /// What pinned values (a pin entry's site is its index here plus one):
+    /// the names the probes pass, by address.
+    pin_names: Vec<*const u8>,
 }
 
 struct Cell(UnsafeCell<Option<Sym>>);
@@ -72,6 +78,7 @@ pub fn activate() -> &'static mut Sym {
         params: [0; MAX_PARAMS],
         ret: 0,
         flags: 0,
+        pin_names: Vec::new(),
         tables: Vec::new(),
     };
     // SAFETY: before the call, single-threaded.
@@ -298,6 +305,27 @@ impl Sym {
         self.path.push(Entry { kind, site, node, taken, cases, slots });
     }
 
+    /// Records that `node` (a value whose expression is `sa`) is pinned to
+    /// `v` because of `why` (a NUL-terminated name the probes pass, or
+    /// null): kept in every query, and counted by name.
+    pub fn pin(&mut self, sa: u32, v: u64, why: *const u8) {
+        let w = self.width(sa);
+        let c = self.constant(v, w);
+        if c == 0 {
+            return;
+        }
+        let eq = self.node(OP_EQ, 1, sa, c, 0, 0);
+        let site = match self.pin_names.iter().position(|&p| p == why) {
+            _ if why.is_null() => 0,
+            Some(k) => k as u32 + 1,
+            None => {
+                self.pin_names.push(why);
+                self.pin_names.len() as u32
+            }
+        };
+        self.record(PATH_PIN, site, eq, 1, &[], []);
+    }
+
     /// The trace record (header and payload).
     pub fn encode(&self) -> Vec<u8> {
         let mut p = crate::carve::Buf(Vec::with_capacity(8 + self.nodes.len() * NODE_LEN + self.path.len() * 17));
@@ -330,6 +358,15 @@ impl Sym {
             for &v in t {
                 p.u64(v);
             }
+        }
+        // What pinned values, by pin site.
+        p.u32(self.pin_names.len() as u32);
+        for &name in &self.pin_names {
+            // SAFETY: the probes pass NUL-terminated constants.
+            let len = unsafe { libc::strnlen(name.cast(), MAX_PIN_NAME) };
+            p.u32(len as u32);
+            // SAFETY: `len` bytes are readable (strnlen read them).
+            p.0.extend_from_slice(unsafe { core::slice::from_raw_parts(name, len) });
         }
         let mut out = header(KIND_TRACE, &p.0).to_vec();
         out.extend_from_slice(&p.0);

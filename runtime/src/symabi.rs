@@ -78,12 +78,7 @@ pub extern "C" fn __sym_load_indexed(p: *const u8, si: u32, vi: u64, elem: u32, 
         if let Some(t) = crate::symtable::read(s, p as usize, si, vi, elem as usize, size as usize) {
             return t;
         }
-        let w = s.width(si);
-        let c = s.constant(vi, w);
-        if c != 0 {
-            let eq = s.node(OP_EQ, 1, si, c, 0, 0);
-            s.record(PATH_PIN, 0, eq, 1, &[], []);
-        }
+        s.pin(si, vi, INDEX_PIN.as_ptr());
         s.load(p as usize, size as usize)
     })
 }
@@ -204,18 +199,16 @@ unsafe fn map_slot(area: *const *mut u8, id: u32) -> u32 {
     ((offset + id as usize) % crate::model::MAP_SIZE) as u32
 }
 
-/// An unmodelled call's argument: pinned to its value.
+/// An unmodelled call's argument: pinned to its value. `callee` names
+/// the call (a NUL-terminated constant; null when unknown), so that a
+/// user sees what blocks exploration.
 #[no_mangle]
-pub extern "C" fn __sym_pin(sa: u32, v: u64) {
+pub extern "C" fn __sym_pin(sa: u32, v: u64, callee: *const core::ffi::c_char) {
     if sa == 0 {
         return;
     }
-    with(|s| {
-        let w = s.width(sa);
-        let c = s.constant(v, w);
-        if c != 0 {
-            let eq = s.node(OP_EQ, 1, sa, c, 0, 0);
-            s.record(PATH_PIN, 0, eq, 1, &[], []);
-        }
-    })
+    with(|s| s.pin(sa, v, callee.cast()))
 }
+
+/// What a symbolic index into memory that is no table is pinned by.
+const INDEX_PIN: &[u8] = b"(symbolic index into memory)\0";

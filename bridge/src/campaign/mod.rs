@@ -5,7 +5,7 @@
 
 pub mod outdir;
 pub mod state;
-mod status;
+pub mod status;
 pub mod units;
 
 use ::exec::{Coverage, ForkServer, Newness, Outcome};

@@ -42,8 +42,9 @@ impl Status {
             s.unique_crashes,
             s.unique_hangs,
             if s.units_analysed > 0 {
+                let pinned = pinned_summary(&s.unit_generator, 1).map(|p| format!(" | {p}")).unwrap_or_default();
                 format!(
-                    " | units {} | lifts: {} alarms, {} coverage, {} false",
+                    " | units {} | lifts: {} alarms, {} coverage, {} false{pinned}",
                     s.units_analysed, s.unique_true_alarms, s.coverage_lifts, s.false_alarms
                 )
             } else {
@@ -71,4 +72,47 @@ impl Status {
 fn clock(secs: f64) -> String {
     let s = secs.max(0.0) as u64;
     format!("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60)
+}
+
+/// What pinned most symbolic values (the symbolic generator's `pinned`
+/// counts, in its statistics `stats`), the `n` largest: "pinned by
+/// `strtod`: 12 345 times, by `(indirect call)`: 17 times"; `None` when
+/// nothing was pinned.
+pub fn pinned_summary(stats: &serde_json::Value, n: usize) -> Option<String> {
+    let map = stats.get("pinned")?.as_object()?;
+    let mut v: Vec<(&str, u64)> = map.iter().filter_map(|(k, c)| Some((k.as_str(), c.as_u64()?))).collect();
+    v.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+    v.truncate(n);
+    let parts: Vec<String> =
+        v.iter().map(|(name, count)| format!("by `{name}`: {} times", thousands(*count))).collect();
+    (!parts.is_empty()).then(|| format!("pinned {}", parts.join(", ")))
+}
+
+/// `12345` as `12 345`.
+fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (k, c) in digits.chars().enumerate() {
+        if k > 0 && (digits.len() - k).is_multiple_of(3) {
+            out.push(' ');
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_largest_pins_are_named_first() {
+        let stats = serde_json::json!({ "pinned": { "strtod": 12345, "(indirect call)": 17, "qsort": 400 } });
+        assert_eq!(
+            pinned_summary(&stats, 2).as_deref(),
+            Some("pinned by `strtod`: 12 345 times, by `qsort`: 400 times")
+        );
+        assert_eq!(pinned_summary(&serde_json::json!({ "pinned": {} }), 3), None);
+        assert_eq!(pinned_summary(&serde_json::Value::Null, 3), None);
+    }
 }

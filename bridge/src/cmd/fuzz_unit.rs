@@ -207,6 +207,9 @@ fn run_with(args: FuzzUnitArgs, make: &dyn Fn(u64) -> Box<dyn unitgen::UnitGener
             "lifted {}: {} true alarms ({} kept), {} coverage lifts, {} false alarms filtered",
             sum.lifted, sum.true_alarms, sum.unique_true_alarms, sum.coverage_lifts, sum.false_alarms
         );
+        if let Some(p) = sum.generator.last().and_then(|g| crate::campaign::status::pinned_summary(&g["stats"], 5)) {
+            println!("symbolic values {p} (unmodelled calls keep them concrete)");
+        }
         for a in &sum.alarms {
             println!(
                 "alarm {}: {}() parameter {} {:?} -> {:?} ({}): {}",

@@ -74,6 +74,9 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
             "bridge run: {} units analysed, {} unit tries ({} failures); lifted {}: {} true alarms ({} kept in alarms/), {} coverage lifts, {} false alarms filtered",
             s.units_analysed, s.unit_tries, s.unit_failures, s.lifted, s.true_alarms, s.unique_true_alarms, s.coverage_lifts, s.false_alarms
         );
+        if let Some(p) = crate::campaign::status::pinned_summary(&s.unit_generator, 5) {
+            println!("bridge run: symbolic values {p} (unmodelled calls keep them concrete)");
+        }
     }
     println!(
         "bridge run: {} execs in {:.0} s; {} of {} branch outcomes ({:.1} %), {} edges; corpus {}; {} crashes ({} kept), {} hangs ({} kept){}",

@@ -288,3 +288,27 @@ fn a_line_parsed_by_sscanf_is_solved_through_the_model() {
     let fz = bridge_json(&["fuzz-unit", u, "--tries", "40", "--json", "--", p, "@@"], b"");
     assert_eq!(fz["true_alarms"], 0, "{fz}");
 }
+
+#[test]
+fn what_pins_symbolic_values_is_counted_by_callee() {
+    let dir = tempfile::tempdir().unwrap();
+    let prog = fixture("pinned", dir.path());
+    let (p, units) = (prog.to_str().unwrap(), dir.path().join("units"));
+    let u = units.to_str().unwrap();
+    let o = bridge(&["carve", "-o", u, "--", p, "@@"], b"a");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let sum = bridge_json(&["explore", u, "--tries", "10", "--json", "--", p, "@@"], b"");
+    let pinned = &sum["generator"][0]["stats"]["pinned"];
+    // Every try runs the call once with the byte symbolic.
+    assert!(pinned["usleep"].as_u64().is_some_and(|n| n >= 1), "{sum}");
+    assert_eq!(pinned.as_object().map(|m| m.len()), Some(1), "{sum}");
+    // The pin keeps c & 1 as it was, not c: the abort is still solved.
+    let values: Vec<&str> = sum["alarms"].as_array().unwrap().iter().filter_map(|a| a["value"].as_str()).collect();
+    assert!(values.contains(&"q"), "{sum}");
+    let o = bridge(&["explore", u, "--tries", "10", "--", p, "@@"], b"");
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("pinned by `usleep`: "),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+}

@@ -78,7 +78,7 @@ impl<'ctx> Abi<'ctx> {
             get_ret: f("__sym_get_ret", i32t.fn_type(&[], false)),
             branch: f("__sym_branch", v.fn_type(&[i, i, i, q, i, i], false)),
             switch: f("__sym_switch", v.fn_type(&[i, i, l, q, i, q, q], false)),
-            pin: f("__sym_pin", v.fn_type(&[i, l], false)),
+            pin: f("__sym_pin", v.fn_type(&[i, l, q], false)),
             model_cmp: f("__sym_model_cmp", i32t.fn_type(&[q, q, l, i], false)),
             model_strlen: f("__sym_model_strlen", i32t.fn_type(&[q, l], false)),
             model_strcpy: f("__sym_model_strcpy", v.fn_type(&[q, q], false)),

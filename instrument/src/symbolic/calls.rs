@@ -299,7 +299,8 @@ impl<'ctx> Shadower<'_, 'ctx> {
             }
             let pinned = if k < declared { self.b.build_select(has, zero, s, "")?.into_int_value() } else { s };
             let v = self.wide(*a, false)?;
-            self.call(self.abi.pin, &[pinned.into(), v.into()])?;
+            let why = self.pin_name(name);
+            self.call(self.abi.pin, &[pinned.into(), v.into(), why.into()])?;
         }
         if shadow_width(i.get_type()).is_some() {
             self.after(i);
@@ -317,11 +318,38 @@ impl<'ctx> Shadower<'_, 'ctx> {
         if pinned.is_empty() {
             return Ok(());
         }
+        let why = self.pin_name(&callee_name(i));
         self.b.position_before(&i);
         for (a, s) in pinned {
             let v = self.wide(a, false)?;
-            self.call(self.abi.pin, &[s.into(), v.into()])?;
+            self.call(self.abi.pin, &[s.into(), v.into(), why.into()])?;
         }
         Ok(())
+    }
+
+    /// The constant naming what pins a value (`__sym_pin`'s last
+    /// argument), one per name in the module.
+    pub(super) fn pin_name(&self, name: &str) -> inkwell::values::PointerValue<'ctx> {
+        let global = format!("carve.pin.{name}");
+        if let Some(g) = self.module.get_global(&global) {
+            return g.as_pointer_value();
+        }
+        let bytes = self.ctx.const_string(name.as_bytes(), true);
+        let g = self.module.add_global(bytes.get_type(), None, &global);
+        g.set_linkage(inkwell::module::Linkage::Private);
+        g.set_constant(true);
+        g.set_initializer(&bytes);
+        g.as_pointer_value()
+    }
+}
+
+/// The name of the function a call calls, as the source names it
+/// (`(indirect call)` when it is not a function).
+pub(super) fn callee_name(i: InstructionValue<'_>) -> String {
+    let n = i.get_num_operands();
+    let callee = operand(i, n.saturating_sub(1)).filter(|v| v.is_pointer_value()).map(|v| v.into_pointer_value());
+    match callee.map(|p| p.get_name().to_string_lossy().into_owned()).filter(|s| !s.is_empty()) {
+        Some(name) => name.strip_suffix(super::clone::SUFFIX).unwrap_or(&name).to_string(),
+        None => "(indirect call)".to_string(),
     }
 }

@@ -107,7 +107,7 @@ mod tests {
             node(OP_CONST, 8, 0, 0, 7),
             node(OP_EQ, 1, 10, 11, 0),
         ];
-        Trace { flags: 0, nodes, path: Vec::new(), tables: Vec::new() }
+        Trace { flags: 0, nodes, path: Vec::new(), tables: Vec::new(), pin_names: Vec::new() }
     }
 
     #[test]
@@ -158,7 +158,7 @@ mod tests {
         }
         let want = push(node(OP_CONST, 64, 0, 0, want));
         let eq = push(node(OP_EQ, 1, h, want, 0));
-        let t = Trace { flags: 0, nodes, path: Vec::new(), tables: Vec::new() };
+        let t = Trace { flags: 0, nodes, path: Vec::new(), tables: Vec::new(), pin_names: Vec::new() };
         let mut s = chain(1, None);
         let conds = vec![Cond::Bit(eq, true)];
         let q = Query { id: 1, trace: &t, conds };

@@ -227,7 +227,7 @@ mod tests {
         let three = nodes.len() as u32 - 1;
         nodes.push(node(OP_ULT, 1, three, acc, 0, 0));
         let lt = nodes.len() as u32 - 1;
-        (Trace { flags: 0, nodes, path: Vec::new(), tables: Vec::new() }, Cond::Bit(lt, true))
+        (Trace { flags: 0, nodes, path: Vec::new(), tables: Vec::new(), pin_names: Vec::new() }, Cond::Bit(lt, true))
     }
 
     #[test]

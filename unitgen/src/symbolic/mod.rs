@@ -59,7 +59,21 @@ pub struct ExploreStats {
     /// Directions not asked for at a meeting because their path had no
     /// solution the last times ([`unsolvable`]).
     pub skipped_unsolvable: u64,
+    /// Values pinned to what they were (kept concrete in every query), by
+    /// what pinned them: an unmodelled call's name, or the runtime's word
+    /// for it. What blocks exploration, for a user to see.
+    pub pinned: std::collections::BTreeMap<String, u64>,
     pub solver: solver::Stats,
+}
+
+impl ExploreStats {
+    /// The `n` largest pin counts, largest first.
+    pub fn top_pinned(&self, n: usize) -> Vec<(&str, u64)> {
+        let mut v: Vec<(&str, u64)> = self.pinned.iter().map(|(k, &c)| (k.as_str(), c)).collect();
+        v.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+        v.truncate(n);
+        v
+    }
 }
 
 /// One parameter's place among the symbolic bytes.
@@ -282,6 +296,10 @@ impl UnitGenerator for Symbolic {
             s.stats.traces += 1;
             s.stats.path_entries += t.path.len() as u64;
             s.stats.truncated += u64::from(t.flags != 0);
+            for e in t.path.iter().filter(|e| e.kind == PATH_PIN) {
+                let by = t.pinned_by(e).unwrap_or("(unnamed)");
+                *s.stats.pinned.entry(by.to_string()).or_default() += 1;
+            }
             let taken: std::collections::HashSet<_> =
                 t.path.iter().filter(|e| e.kind != PATH_PIN).map(direction).collect();
             if let Some(target) = target {
@@ -367,7 +385,7 @@ mod tests {
             cases: vec![10, 113, 120],
             slots: Vec::new(),
         }];
-        Trace { flags: 0, nodes, path, tables: Vec::new() }
+        Trace { flags: 0, nodes, path, tables: Vec::new(), pin_names: Vec::new() }
     }
 
     /// The switch's default taken ('k'), then a branch on a class table
@@ -394,7 +412,7 @@ mod tests {
             },
             PathEntry { kind: PATH_BRANCH, site: 8, node: 6, taken: 0, cases: Vec::new(), slots: Vec::new() },
         ];
-        Trace { flags: 0, nodes, path, tables: vec![upper] }
+        Trace { flags: 0, nodes, path, tables: vec![upper], pin_names: Vec::new() }
     }
 
     /// The two-byte string parameter the switch traces read, carved as
@@ -503,7 +521,13 @@ mod tests {
         ];
         let branch =
             |node, taken| PathEntry { kind: PATH_BRANCH, site: 9, node, taken, cases: Vec::new(), slots: Vec::new() };
-        Trace { flags: 0, nodes, path: vec![branch(4, 1), branch(6, u64::from(go_on))], tables: Vec::new() }
+        Trace {
+            flags: 0,
+            nodes,
+            path: vec![branch(4, 1), branch(6, u64::from(go_on))],
+            tables: Vec::new(),
+            pin_names: Vec::new(),
+        }
     }
 
     #[test]

@@ -157,7 +157,8 @@ impl<'ctx> Shadower<'_, 'ctx> {
                         if let Some(sn) = self.shadow(n) {
                             self.b.position_before(&i);
                             let v = self.wide(n, false)?;
-                            self.call(self.abi.pin, &[sn.into(), v.into()])?;
+                            let why = self.pin_name(name);
+                            self.call(self.abi.pin, &[sn.into(), v.into(), why.into()])?;
                         }
                         n
                     }
