@@ -81,6 +81,9 @@ impl Trace {
             if [x.a, x.b, x.c][..refs].iter().any(|&o| o == 0 || o >= id) {
                 return Err(DecodeError::Malformed("operand after its user"));
             }
+            if !well_typed(&x, &nodes) {
+                return Err(DecodeError::Malformed("node whose width does not fit its operands"));
+            }
             nodes.push(x);
         }
         let m = r.u32()?;
@@ -151,6 +154,28 @@ impl Trace {
     }
 }
 
+/// Whether node `x`'s width fits its operator and operands (`nodes`: the
+/// nodes before it, their own widths checked), so that a solver can trust
+/// every node it is given.
+fn well_typed(x: &Node, nodes: &[Node]) -> bool {
+    let w = |id: u32| nodes[id as usize].width;
+    if x.width == 0 || x.width > 64 {
+        return false;
+    }
+    match x.op {
+        OP_INPUT => x.width == 8,
+        OP_CONST => true,
+        OP_ADD..=OP_XOR => w(x.a) == x.width && w(x.b) == x.width,
+        OP_EQ..=OP_SGE => x.width == 1 && w(x.a) == w(x.b),
+        OP_ZEXT | OP_SEXT => w(x.a) <= x.width,
+        OP_EXTRACT => x.val < 64 && x.val + u64::from(x.width) <= u64::from(w(x.a)),
+        OP_CONCAT => u32::from(w(x.a)) + u32::from(w(x.b)) == u32::from(x.width),
+        OP_ITE => w(x.a) == 1 && w(x.b) == x.width && w(x.c) == x.width,
+        OP_TABLE => w(x.a) == 8,
+        _ => false,
+    }
+}
+
 /// The symbolic-input file (`CARVE_SYM_IN`) for these parameter bytes.
 pub fn encode_sym_in(inputs: &[SymInput]) -> Vec<u8> {
     let mut payload = Vec::new();
@@ -161,4 +186,71 @@ pub fn encode_sym_in(inputs: &[SymInput]) -> Vec<u8> {
     let mut out = Vec::new();
     push_record(&mut out, KIND_SYM_IN, &payload);
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::snapshot::Sink;
+
+    fn node(op: u8, width: u8, a: u32, b: u32, val: u64) -> Node {
+        Node { op, width, a, b, c: 0, val }
+    }
+
+    /// A trace of `nodes` (from id 1), `pins` pin entries `(site, node)`,
+    /// no tables, and `names` as its pin names.
+    fn encode(nodes: &[Node], pins: &[(u32, u32)], names: &[&str]) -> Vec<u8> {
+        let mut p = Vec::new();
+        p.u32(0);
+        p.u32(nodes.len() as u32);
+        for n in nodes {
+            n.encode(&mut p);
+        }
+        p.u32(pins.len() as u32);
+        for &(site, id) in pins {
+            p.u8(PATH_PIN);
+            p.u32(site);
+            p.u32(id);
+            p.u64(1);
+        }
+        p.u32(0);
+        p.u32(names.len() as u32);
+        for n in names {
+            p.u32(n.len() as u32);
+            p.put(n.as_bytes());
+        }
+        let mut out = Vec::new();
+        push_record(&mut out, KIND_TRACE, &p);
+        out
+    }
+
+    #[test]
+    fn nodes_whose_widths_do_not_fit_are_rejected() {
+        let byte = node(OP_INPUT, 8, 0, 0, 0);
+        let wide = node(OP_ZEXT, 64, 1, 0, 0);
+        let k = node(OP_CONST, 64, 0, 0, 7);
+        assert!(Trace::decode(&encode(&[byte, wide, k, node(OP_ADD, 64, 2, 3, 0)], &[], &[])).is_ok());
+        // An 8-bit operand under a 64-bit add, as a narrow pointer shadow made.
+        let bad = encode(&[byte, k, node(OP_ADD, 64, 1, 2, 0)], &[], &[]);
+        assert!(matches!(Trace::decode(&bad), Err(DecodeError::Malformed(_))));
+        for x in [
+            node(OP_EQ, 8, 2, 3, 0),
+            node(OP_EXTRACT, 8, 2, 0, 60),
+            node(OP_CONCAT, 32, 1, 1, 0),
+            node(OP_ITE, 64, 2, 2, 0),
+            node(OP_ZEXT, 4, 2, 0, 0),
+            node(99, 8, 1, 1, 0),
+        ] {
+            assert!(Trace::decode(&encode(&[byte, wide, k, x], &[], &[])).is_err(), "{x:?}");
+        }
+    }
+
+    #[test]
+    fn pins_name_what_pinned_them() {
+        let nodes = [node(OP_INPUT, 8, 0, 0, 0), node(OP_CONST, 8, 0, 0, 1), node(OP_EQ, 1, 1, 2, 0)];
+        let t = Trace::decode(&encode(&nodes, &[(1, 3), (0, 3)], &["usleep"])).unwrap();
+        assert_eq!(t.pinned_by(&t.path[0]), Some("usleep"));
+        assert_eq!(t.pinned_by(&t.path[1]), None);
+        assert!(Trace::decode(&encode(&nodes, &[(2, 3)], &["usleep"])).is_err());
+    }
 }

@@ -242,6 +242,9 @@ pub fn ptr_add(s: &mut Sym, sp: u32, k: u64) -> u32 {
     if sp == 0 || k == 0 {
         return sp;
     }
+    // A pointer's shadow is 64 bits wide; one narrower (a pointer read back
+    // from memory whose shadow held fewer bytes) is widened first.
+    let sp = if s.width(sp) == 64 { sp } else { s.resize(sp, 64, false) };
     let n = s.nodes[sp as usize];
     if n.op == OP_ADD && s.nodes[n.b as usize].op == OP_CONST {
         let c = s.constant(s.nodes[n.b as usize].val.wrapping_add(k), 64);

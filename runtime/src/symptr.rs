@@ -13,10 +13,13 @@ fn with<R: Default>(f: impl FnOnce(&mut Sym) -> R) -> R {
 
 /// `e` (64 bits) as `(x, c)` with `e == x + c`; `x` is 0 for a constant
 /// `e` whose value is `v`.
-fn split(s: &Sym, e: u32, v: u64) -> (u32, u64) {
+fn split(s: &mut Sym, e: u32, v: u64) -> (u32, u64) {
     if e == 0 {
         return (0, v);
     }
+    // A pointer's shadow narrower than a pointer (the bytes a load read
+    // back held a narrower expression) is widened: `x + c` is 64 bits.
+    let e = if s.width(e) == 64 { e } else { s.resize(e, 64, false) };
     let n = s.nodes[e as usize];
     let konst = |k: u32| {
         let m = s.nodes[k as usize];
