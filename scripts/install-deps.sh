@@ -24,7 +24,7 @@ if [ "$want_subjects" = 1 ]; then
   pkgs+=(dpkg-dev texinfo bison flex ed perl)
 fi
 if [ "$want_bench" = 1 ]; then
-  pkgs+=(afl++ valgrind python3-pip)
+  pkgs+=(afl++ valgrind python3-pip libclang-rt-19-dev)
 fi
 
 missing=()

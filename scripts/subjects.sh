@@ -12,6 +12,9 @@
 #   carve  CC=carve-clang ($REPO/target/release/carve-clang, or on PATH; built
 #          with `cargo build --release -p instrument -p runtime` if missing)
 #   afl    CC=afl-clang-fast (AFL++ reference build, AFL_QUIET=1)
+#   cov    CC=clang-19 with -fprofile-instr-generate -fcoverage-mapping: the
+#          source-based coverage build that benchmarks replay tests on
+#          (scripts/bench/covreplay.sh; needs libclang-rt-19-dev)
 # Default: plain and carve.
 #
 # Layout, under CACHE=${CARVE_CACHE:-$HOME/.cache/carve-bridge}/subjects:
@@ -55,9 +58,9 @@ variants=()
 IFS=, read -r -a vlist <<<"$variant_arg"
 for v in "${vlist[@]}"; do
   case "$v" in
-    plain|carve|afl) variants+=("$v") ;;
+    plain|carve|afl|cov) variants+=("$v") ;;
     all) variants+=(plain carve afl) ;;
-    *) die "unknown variant '$v' (plain, carve, afl, all)" ;;
+    *) die "unknown variant '$v' (plain, carve, afl, cov, all)" ;;
   esac
 done
 [ "${#variants[@]}" -gt 0 ] || die "no variant given"
@@ -167,7 +170,7 @@ find_carve_clang() {
 compiler_of() {
   local v=$1 cc
   case "$v" in
-    plain) echo clang-19 ;;
+    plain|cov) echo clang-19 ;;
     afl)
       command -v afl-clang-fast >/dev/null 2>&1 ||
         die "afl-clang-fast not found; install AFL++ (scripts/install-deps.sh --bench)"
@@ -242,6 +245,7 @@ build_package() {
   if [ "$v" = afl ]; then export AFL_QUIET=1; fi
 
   local cflags=$CFLAGS_ALL
+  if [ "$v" = cov ]; then cflags="$cflags -fprofile-instr-generate -fcoverage-mapping"; fi
   if [ "$pkg" = bc ]; then
     # Debian's patch 05 calls checkferror_output() in dc/*.c without a
     # prototype in scope; clang >= 16 makes that an error by default.

@@ -1,0 +1,122 @@
+#!/usr/bin/env python3
+"""Branch coverage of campaigns, measured outside the tool: every test of
+each campaign output (queue/, crashes/, hangs/, alarms/*/input) is run on a
+source-based coverage build of the subject (clang-19
+-fprofile-instr-generate -fcoverage-mapping: scripts/subjects.sh --variant
+cov), and llvm-cov-19 counts the branch outcomes the profiles cover.
+
+Tests carry their command line on the first line (--args-in-input), `@@`
+standing for a file that holds the rest (without `@@`, the rest is stdin).
+Each run happens in a scratch directory with a 2 s limit; a run killed by
+a signal or the limit writes no profile (not counted), as the tools' own
+counters would count it: the number of such runs is printed.
+
+  scripts/bench/covreplay.py BIN OUT [OUT...]      one row per OUT
+  scripts/bench/covreplay.py --union BIN OUT...    also the union of all
+"""
+import json
+import os
+import shlex
+import subprocess
+import sys
+import tempfile
+
+LLVM = {"profdata": "llvm-profdata-19", "cov": "llvm-cov-19"}
+
+
+def tests_of(out):
+    for sub in ("queue", "crashes", "hangs"):
+        d = os.path.join(out, sub)
+        if os.path.isdir(d):
+            for f in sorted(os.listdir(d)):
+                p = os.path.join(d, f)
+                if os.path.isfile(p) and not f.startswith("."):
+                    yield p
+    alarms = os.path.join(out, "alarms")
+    if os.path.isdir(alarms):
+        for a in sorted(os.listdir(alarms)):
+            p = os.path.join(alarms, a, "input")
+            if os.path.isfile(p):
+                yield p
+
+
+def run_one(binary, test, scratch, profdir):
+    data = open(test, "rb").read()
+    line, _, rest = data.partition(b"\n")
+    try:
+        words = shlex.split(line.decode("latin-1"))
+    except ValueError:
+        words = line.decode("latin-1").split()
+    infile = os.path.join(scratch, "input")
+    with open(infile, "wb") as f:
+        f.write(rest)
+    uses_file = "@@" in words
+    argv = [binary] + [infile if w == "@@" else w for w in words]
+    env = {"PATH": "/usr/bin:/bin", "HOME": scratch, "LC_ALL": "C",
+           "LLVM_PROFILE_FILE": os.path.join(profdir, "%p.profraw")}
+    stdin = subprocess.DEVNULL if uses_file else open(infile, "rb")
+    try:
+        r = subprocess.run([a.encode("latin-1") if isinstance(a, str) else a for a in argv],
+                           cwd=scratch, env=env, stdin=stdin, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL, timeout=2)
+        lost = r.returncode < 0
+    except subprocess.TimeoutExpired:
+        lost = True
+    finally:
+        if stdin is not subprocess.DEVNULL:
+            stdin.close()
+    for f in os.listdir(scratch):
+        p = os.path.join(scratch, f)
+        if os.path.isfile(p):
+            os.unlink(p)
+    return lost
+
+
+def branches(binary, profdir):
+    raws = [os.path.join(profdir, f) for f in os.listdir(profdir) if f.endswith(".profraw")]
+    if not raws:
+        return 0, 0
+    merged = os.path.join(profdir, "merged.profdata")
+    with tempfile.NamedTemporaryFile("w", suffix=".list", delete=False) as lst:
+        lst.write("\n".join(raws))
+    subprocess.run([LLVM["profdata"], "merge", "-sparse", "-f", lst.name, "-o", merged], check=True)
+    os.unlink(lst.name)
+    j = subprocess.run([LLVM["cov"], "export", "-summary-only", "-instr-profile", merged, binary],
+                       check=True, capture_output=True).stdout
+    t = json.loads(j)["data"][0]["totals"]["branches"]
+    return t["covered"], t["count"]
+
+
+def measure(binary, outs, profdir):
+    n = lost = 0
+    with tempfile.TemporaryDirectory() as scratch:
+        os.chmod(scratch, 0o755)
+        for out in outs:
+            for t in tests_of(out):
+                n += 1
+                lost += run_one(binary, t, scratch, profdir)
+    covered, total = branches(binary, profdir)
+    return n, lost, covered, total
+
+
+def main():
+    args = sys.argv[1:]
+    union = bool(args) and args[0] == "--union"
+    if union:
+        args = args[1:]
+    if len(args) < 2:
+        sys.exit(__doc__)
+    binary, outs = os.path.abspath(args[0]), args[1:]
+    print(f"{'output':<40} {'tests':>6} {'killed':>6} {'branches':>9} {'of':>6}")
+    for out in outs:
+        with tempfile.TemporaryDirectory() as prof:
+            n, lost, c, t = measure(binary, [out], prof)
+        print(f"{out:<40} {n:6d} {lost:6d} {c:9d} {t:6d}")
+    if union:
+        with tempfile.TemporaryDirectory() as prof:
+            n, lost, c, t = measure(binary, outs, prof)
+        print(f"{'(union)':<40} {n:6d} {lost:6d} {c:9d} {t:6d}")
+
+
+if __name__ == "__main__":
+    main()
