@@ -166,6 +166,41 @@ pub unsafe extern "C" fn __sym_branch(
     }
 }
 
+/// Before a division or remainder (`op`: `OP_UDIV` .. `OP_SREM`) of `a`
+/// by `b` (`width` bits, shadows `sa`, `sb`, values `va`, `vb`): its trap
+/// (`b == 0`, or `a == MIN && b == -1` when signed) as a branch of `site`
+/// without a counter, so the explorer asks for the inputs that make it
+/// trap as it asks for any branch not taken.
+#[no_mangle]
+pub extern "C" fn __sym_check_div(site: u32, op: u32, sa: u32, sb: u32, va: u64, vb: u64, width: u32) {
+    if sa == 0 && sb == 0 || width == 0 || width > 64 {
+        return;
+    }
+    let signed = matches!(op as u8, OP_SDIV | OP_SREM);
+    let mask = if width == 64 { u64::MAX } else { (1u64 << width) - 1 };
+    let min = 1u64 << (width - 1);
+    let (va, vb) = (va & mask, vb & mask);
+    let traps = vb == 0 || (signed && va == min && vb == mask);
+    with(|s| {
+        let a = if sa != 0 { sa } else { s.constant(va, width) };
+        let b = if sb != 0 { sb } else { s.constant(vb, width) };
+        let mut fault = 0;
+        if sb != 0 {
+            let zero = s.constant(0, width);
+            fault = s.node(OP_EQ, 1, b, zero, 0, 0);
+        }
+        if signed {
+            let (kmin, kneg) = (s.constant(min, width), s.constant(mask, width));
+            let (x, y) = (s.node(OP_EQ, 1, a, kmin, 0, 0), s.node(OP_EQ, 1, b, kneg, 0, 0));
+            let both = s.node(OP_AND, 1, x, y, 0, 0);
+            fault = if fault == 0 { both } else { s.node(OP_OR, 1, fault, both, 0, 0) };
+        }
+        if fault != 0 && s.nodes[fault as usize].op != OP_CONST {
+            s.record(PATH_BRANCH, site, fault, u64::from(traps), &[], [NO_SLOT, NO_SLOT]);
+        }
+    })
+}
+
 /// A switch on `sv` (value `v`) with `n` case values at `cases`, and
 /// `n + 1` counter ids at `ids` (the cases', then the default's).
 ///

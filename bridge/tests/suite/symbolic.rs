@@ -312,3 +312,21 @@ fn what_pins_symbolic_values_is_counted_by_callee() {
         String::from_utf8_lossy(&o.stdout)
     );
 }
+
+#[test]
+fn a_division_the_inputs_can_make_trap_is_solved_for() {
+    let dir = tempfile::tempdir().unwrap();
+    let prog = fixture("divide", dir.path());
+    let (p, units) = (prog.to_str().unwrap(), dir.path().join("units"));
+    let u = units.to_str().unwrap();
+    let o = bridge(&["carve", "-o", u, "--functions", "^main$", "--", p, "@@"], b"12 4\n");
+    assert!(o.status.success(), "{}", stderr(&o));
+    // No branch tests the count: only the division's own check asks for 0.
+    let sum = bridge_json(&["explore", u, "--tries", "10", "--json", "--", p, "@@"], b"");
+    let alarm = sum["alarms"].as_array().unwrap().iter().find(|a| a["outcome"].as_str().unwrap().contains("SIGFPE"));
+    let value = alarm.unwrap_or_else(|| panic!("no SIGFPE: {sum}"))["value"].as_str().unwrap().to_string();
+    let file = dir.path().join("zero");
+    std::fs::write(&file, value).unwrap();
+    let st = std::process::Command::new(&prog).arg(&file).output().unwrap().status;
+    assert_eq!(st.signal(), Some(8));
+}

@@ -245,8 +245,24 @@ impl<'a, 'ctx> Shadower<'a, 'ctx> {
                 if sa.is_none() && sb.is_none() {
                     return Ok(());
                 }
-                self.after(i);
                 let code = binop_code(op);
+                if matches!(op, Op::UDiv | Op::SDiv | Op::URem | Op::SRem) {
+                    // Before it runs: whether the inputs could make it
+                    // trap (a divisor of 0, or MIN / -1), as a branch.
+                    self.b.position_before(&i);
+                    let site = self.site();
+                    let args = [
+                        self.i32c(site.into()).into(),
+                        self.i32c(code.into()).into(),
+                        self.or_zero(sa).into(),
+                        self.or_zero(sb).into(),
+                        self.wide(a, false)?.into(),
+                        self.wide(b, false)?.into(),
+                        self.i32c(w.into()).into(),
+                    ];
+                    self.call(self.abi.check_div, &args)?;
+                }
+                self.after(i);
                 let args = [
                     self.i32c(code.into()).into(),
                     self.or_zero(sa).into(),
