@@ -30,6 +30,9 @@ pub const TRACKING: &str = "__carve_tracking";
 /// function `k` of the module whose map slice is `area` was entered; returns
 /// a token for `__carve_leave` (0: nothing to do).
 pub const ENTER: &str = "__carve_enter";
+/// `void *__carve_copy_of(void *fp)`: what an indirect call in an
+/// out-of-line copy calls (the copy of `*fp`'s function, or `fp`).
+pub const COPY_OF: &str = "__carve_copy_of";
 /// `void __carve_leave(uint64_t token, uint64_t ret, uint32_t has_ret)`.
 pub const LEAVE: &str = "__carve_leave";
 /// `void __carve_on_alloc(void *p, uint64_t size)`: after malloc & co.

@@ -83,13 +83,27 @@ pub fn instrument_module<'ctx>(ctx: &'ctx Context, module: &Module<'ctx>) -> Res
     let mut table: Vec<module_init::Entry<'ctx>> = entries
         .into_iter()
         .map(|e| match e {
-            Some((func, name)) => module_init::Entry { func: Some(func), name, tramp: None, sym_tramp: None },
-            None => module_init::Entry { func: None, name: String::new(), tramp: None, sym_tramp: None },
+            Some((func, name)) => {
+                module_init::Entry { func: Some(func), name, tramp: None, sym_tramp: None, copy: None, sym: None }
+            }
+            None => module_init::Entry {
+                func: None,
+                name: String::new(),
+                tramp: None,
+                sym_tramp: None,
+                copy: None,
+                sym: None,
+            },
         })
         .collect();
-    for (((_, id), tramp), sym) in units.iter().zip(&tramps).zip(&sym_tramps) {
-        table[*id as usize].tramp = *tramp;
-        table[*id as usize].sym_tramp = *sym;
+    for (((unit, id), tramp), sym) in units.iter().zip(&tramps).zip(&sym_tramps) {
+        let e = &mut table[*id as usize];
+        e.tramp = *tramp;
+        e.sym_tramp = *sym;
+        if prepared {
+            e.copy = Some(*unit);
+            e.sym = module.get_function(&symbolic::sym_name(&unit.get_name().to_string_lossy()));
+        }
     }
     module_init::add_constructor(ctx, module, area, &stats, &module_init::Tables { funcs: &table, globals: &globals })?;
     module.verify().map_err(|e| Error::Verify(e.to_string()))?;

@@ -105,6 +105,9 @@ pub struct Entry<'ctx> {
     pub tramp: Option<FunctionValue<'ctx>>,
     /// The trampoline of its unit's symbolic clone.
     pub sym_tramp: Option<FunctionValue<'ctx>>,
+    /// Its out-of-line copy, and that copy's symbolic clone.
+    pub copy: Option<FunctionValue<'ctx>>,
+    pub sym: Option<FunctionValue<'ctx>>,
 }
 
 /// What the constructor hands the runtime besides the counters.
@@ -118,8 +121,9 @@ pub struct Tables<'a, 'ctx> {
 /// to `llvm.global_ctors`:
 /// `__carve_register_module(&area, edges, branches, functab, nfuncs, globtab, nglobals, dirty)`
 /// with `functab` = `{ i32 fn, i32 name, i32 tramp, i32 first_branch,
-/// i32 branches, i32 sym_tramp }[nfuncs]` (the function's branch-outcome
-/// ids, local to the module; the trampoline of its symbolic clone) and
+/// i32 branches, i32 sym_tramp, i32 copy, i32 sym }[nfuncs]` (the
+/// function's branch-outcome ids, local to the module; the trampoline of
+/// its symbolic clone; its out-of-line copy and the copy's clone) and
 /// `globtab` = `{ i64 size, i32 addr, i32 name }[nglobals]`, where `fn`,
 /// `name`, `tramp`, `sym_tramp` and `addr` are offsets from the table's
 /// start (0 when the function has no trampoline).
@@ -158,7 +162,7 @@ pub fn add_constructor<'ctx>(
     // Entries hold offsets from the start of their table, not pointers: the
     // static linker resolves them, so loading the program costs no
     // relocation per function or global.
-    let fn_t = ctx.struct_type(&[i32t.into(), i32t.into(), i32t.into(), i32t.into(), i32t.into(), i32t.into()], false);
+    let fn_t = ctx.struct_type(&[i32t.into(); 8], false);
     let functab = table_global(module, fn_t, t.funcs.len(), "carve.functab");
     let rel = |p: inkwell::values::PointerValue<'ctx>, table: Option<GlobalValue<'ctx>>| match table {
         Some(tb) => p.const_to_int(i64t).const_sub(tb.as_pointer_value().const_to_int(i64t)).const_truncate(i32t),
@@ -180,6 +184,8 @@ pub fn add_constructor<'ctx>(
                 i32t.const_int(u64::from(*first), false).into(),
                 i32t.const_int(u64::from(*count), false).into(),
                 sym.into(),
+                fun(&e.copy).into(),
+                fun(&e.sym).into(),
             ])
         })
         .collect();

@@ -145,8 +145,9 @@ fn keep_whole<'ctx>(ctx: &'ctx Context, module: &Module<'ctx>, funcs: &[Function
 /// In the copies, a call to a function of another module goes to that
 /// function's copy when the other module has one: a weak reference, null
 /// when the callee comes from a library or from a module built without
-/// copies, which then runs the callee itself. Done after the other probes,
-/// which know libc's functions by their names.
+/// copies, which then runs the callee itself. A call through a pointer
+/// goes to the copy of the function it points to (`__carve_copy_of`). Done
+/// after the other probes, which know libc's functions by their names.
 pub fn redirect_external_calls<'ctx>(
     ctx: &'ctx Context,
     module: &Module<'ctx>,
@@ -163,8 +164,25 @@ pub fn redirect_external_calls<'ctx>(
                 let n = i.get_num_operands();
                 // SAFETY: the last operand of a call is its callee.
                 let callee = unsafe { llvm::LLVMGetOperand(i.as_value_ref(), n - 1) };
+                if callee.is_null() || !unsafe { llvm::LLVMIsAInlineAsm(callee) }.is_null() {
+                    continue;
+                }
                 // SAFETY: a live value.
-                if callee.is_null() || unsafe { llvm::LLVMIsAFunction(callee) }.is_null() {
+                if unsafe { llvm::LLVMIsAFunction(callee) }.is_null() {
+                    // Through a pointer: the copy of the function it
+                    // points to, looked up in the runtime's table.
+                    b.position_before(&i);
+                    let copy_of = module.get_function(crate::abi::COPY_OF).unwrap_or_else(|| {
+                        let p = ctx.ptr_type(AddressSpace::default());
+                        module.add_function(crate::abi::COPY_OF, p.fn_type(&[p.into()], false), None)
+                    });
+                    // SAFETY: `callee` is a pointer value of this module.
+                    let fp = unsafe { inkwell::values::PointerValue::new(callee) };
+                    let target = b.build_call(copy_of, &[fp.into()], "carve.copy")?;
+                    let target = target.try_as_basic_value().basic().expect("a pointer");
+                    // SAFETY: a pointer replaces the callee pointer.
+                    unsafe { llvm::LLVMSetOperand(i.as_value_ref(), n - 1, target.as_value_ref()) };
+                    done += 1;
                     continue;
                 }
                 // SAFETY: `callee` is a function.

@@ -140,6 +140,17 @@ pub unsafe extern "C" fn __carve_main_entry(argc: *mut c_int, argv: *mut *mut *m
     c_int::from(state::tracking())
 }
 
+/// What an indirect call in an out-of-line copy calls: the copy of the
+/// function `fp` points to (so carving sees the call), or `fp` itself when
+/// it is no instrumented function (libc's, say).
+#[no_mangle]
+pub extern "C" fn __carve_copy_of(fp: *const u8) -> *const u8 {
+    state::with(|st| st.tables.function_by_addr(fp as usize).map(|f| f.copy))
+        .flatten()
+        .filter(|c| !c.is_null())
+        .unwrap_or(fp)
+}
+
 /// A function was entered (only called while tracking). `area` and `k`
 /// name it; `args`/`kinds` are its arguments (`kinds` null when they cannot
 /// be recorded); `frame` holds `nframe` (address, size) pairs of its stack

@@ -234,6 +234,16 @@ unsafe fn map_slot(area: *const *mut u8, id: u32) -> u32 {
     ((offset + id as usize) % crate::model::MAP_SIZE) as u32
 }
 
+/// What an indirect call in a symbolic clone may call instead of `fp`:
+/// the symbolic clone of the function it points to (null: none, `fp` is
+/// called with its symbolic arguments pinned).
+#[no_mangle]
+pub extern "C" fn __sym_clone_of(fp: *const u8) -> *const u8 {
+    crate::state::with(|st| st.tables.function_by_addr(fp as usize).map(|f| f.sym))
+        .flatten()
+        .unwrap_or(core::ptr::null())
+}
+
 /// An unmodelled call's argument: pinned to its value. `callee` names
 /// the call (a NUL-terminated constant; null when unknown), so that a
 /// user sees what blocks exploration.

@@ -9,7 +9,7 @@ use alloc::vec::Vec;
 use core::ffi::{c_char, CStr};
 
 /// `{ i32 fn, i32 name, i32 tramp, i32 first_branch, i32 branches, i32
-/// sym_tramp }`, as the pass lays it out: offsets
+/// sym_tramp, i32 copy, i32 sym }`, as the pass lays it out: offsets
 /// from the start of the table (`tramp` 0: none), resolved by the static
 /// linker, so loading a program costs no relocation per entry.
 #[repr(C)]
@@ -22,6 +22,10 @@ pub struct FuncEntry {
     branches: i32,
     /// The trampoline of its symbolic clone (0: none).
     sym_tramp: i32,
+    /// Its out-of-line copy, which carving runs, and that copy's symbolic
+    /// clone (0: none).
+    copy: i32,
+    sym: i32,
 }
 
 /// `{ i64 size, i32 addr, i32 name }`, offsets likewise.
@@ -39,6 +43,9 @@ pub struct Func {
     pub tramp: *const u8,
     /// The trampoline of its symbolic clone (null: none).
     pub sym_tramp: *const u8,
+    /// Its out-of-line copy and the copy's symbolic clone (null: none).
+    pub copy: *const u8,
+    pub sym: *const u8,
     /// Map slots of its branch outcomes: `first..first + branches`.
     pub first_branch: u32,
     pub branches: u32,
@@ -73,6 +80,8 @@ impl Module {
             name: Self::at(t, e.name).cast(),
             tramp: if e.tramp == 0 { core::ptr::null() } else { Self::at(t, e.tramp) },
             sym_tramp: if e.sym_tramp == 0 { core::ptr::null() } else { Self::at(t, e.sym_tramp) },
+            copy: if e.copy == 0 { core::ptr::null() } else { Self::at(t, e.copy) },
+            sym: if e.sym == 0 { core::ptr::null() } else { Self::at(t, e.sym) },
             first_branch: self.base + e.first_branch as u32,
             branches: e.branches as u32,
         })
@@ -137,6 +146,13 @@ impl Tables {
             }
         }
         self.by_addr.get(&addr).copied()
+    }
+
+    /// The function whose address a function pointer holds, if it is an
+    /// instrumented one.
+    pub fn function_by_addr(&mut self, addr: usize) -> Option<Func> {
+        let id = self.function_at(addr)?;
+        self.function(id)
     }
 
     pub fn global(&self, id: u32) -> Option<Global> {

@@ -64,7 +64,9 @@ impl<'ctx> Shadower<'_, 'ctx> {
                 let name = p.get_name().to_string_lossy().into_owned();
                 self.module.get_function(&name).filter(|f| f.as_value_ref() == p.as_value_ref())
             });
-        let Some(f) = callee else { return self.pin_all(i, &args) };
+        let Some(f) = callee else {
+            return if complete { self.indirect_call(i, &args) } else { self.pin_all(i, &args) };
+        };
         let name = f.get_name().to_string_lossy().into_owned();
         if name.starts_with("__carve_") || name.starts_with("__sym_") || SINKS.contains(&name.as_str()) {
             return Ok(());
@@ -265,8 +267,6 @@ impl<'ctx> Shadower<'_, 'ctx> {
         if matches!(f.get_linkage(), Linkage::Internal | Linkage::Private) {
             return self.pin_all(i, args);
         }
-        // Called even when no argument is symbolic: its loads may be.
-        let shadowed: Vec<_> = args.iter().take(super::MAX_PARAMS).map(|&a| self.shadow(a)).collect();
         let sym_name = format!("{name}{}", super::clone::SUFFIX);
         let sym = self.module.get_function(&sym_name).unwrap_or_else(|| {
             let d = self.module.add_function(&sym_name, f.get_type(), Some(Linkage::ExternalWeak));
@@ -275,6 +275,38 @@ impl<'ctx> Shadower<'_, 'ctx> {
         });
         self.b.position_before(&i);
         let (sp, fp) = (sym.as_global_value().as_pointer_value(), f.as_global_value().as_pointer_value());
+        self.through_clone(i, args, name, sp, fp, f.count_params() as usize)
+    }
+
+    /// A call through a pointer: the symbolic clone of the function it
+    /// points to when it has one (`__sym_clone_of`, from the runtime's
+    /// table), else the function itself with symbolic arguments pinned.
+    fn indirect_call(&mut self, i: InstructionValue<'ctx>, args: &[BasicValueEnum<'ctx>]) -> Result<(), Error> {
+        let n = i.get_num_operands();
+        let Some(fp) = operand(i, n - 1).filter(|v| v.is_pointer_value()).map(|v| v.into_pointer_value()) else {
+            return self.pin_all(i, args);
+        };
+        self.b.position_before(&i);
+        let sp = self.b.build_call(self.abi.clone_of, &[fp.into()], "")?;
+        let sp = sp.try_as_basic_value().basic().expect("a pointer").into_pointer_value();
+        self.through_clone(i, args, "(indirect call)", sp, fp, args.len())
+    }
+
+    /// Calls `sp` (a clone, or null) instead of `fp` when it is not null,
+    /// with the arguments' shadows (`declared` parameters); else `fp`, with
+    /// the symbolic integer arguments pinned (named `name`).
+    fn through_clone(
+        &mut self,
+        i: InstructionValue<'ctx>,
+        args: &[BasicValueEnum<'ctx>],
+        name: &str,
+        sp: inkwell::values::PointerValue<'ctx>,
+        fp: inkwell::values::PointerValue<'ctx>,
+        declared: usize,
+    ) -> Result<(), Error> {
+        // Called even when no argument is symbolic: its loads may be.
+        let shadowed: Vec<_> = args.iter().take(super::MAX_PARAMS).map(|&a| self.shadow(a)).collect();
+        self.b.position_before(&i);
         let has = self.b.build_is_not_null(sp, "")?;
         let callee = self.b.build_select(has, sp, fp, "")?;
         let n = i.get_num_operands();
@@ -285,7 +317,6 @@ impl<'ctx> Shadower<'_, 'ctx> {
         // The clone reads its declared parameters only: the variadic rest
         // is pinned either way (a shadow left in the table would be read
         // by the next clone called).
-        let declared = f.count_params() as usize;
         for (k, (a, s)) in args.iter().zip(shadowed).enumerate() {
             let Some(s) = s else { continue };
             if k < declared {
