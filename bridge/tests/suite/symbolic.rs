@@ -330,3 +330,49 @@ fn a_division_the_inputs_can_make_trap_is_solved_for() {
     let st = std::process::Command::new(&prog).arg(&file).output().unwrap().status;
     assert_eq!(st.signal(), Some(8));
 }
+
+#[test]
+fn a_bound_check_behind_an_earlier_record_is_negated_on_the_seed_path_and_mended_to_the_bug() {
+    // The seed sets the base 0xFFFF (record 1), then stores at FFE0, which
+    // the bound check rejects. Negating that check on the seed's path
+    // needs an offset of FFF0, and the record's checksum mended: at -O2
+    // its first 16 bytes are summed by a vector loop the trace has
+    // concrete, so the try solved for the check fails the checksum and
+    // its own trace is solved again where it left the seed's path. Tries
+    // of the seed's earlier negations (record 1 broken: base 0, the store
+    // fits) take the check's other direction before the solver reaches
+    // it; that does not close it on the seed's path.
+    let dir = tempfile::tempdir().unwrap();
+    let prog = example("inlined", dir.path());
+    let (p, units) = (prog.to_str().unwrap(), dir.path().join("units"));
+    let u = units.to_str().unwrap();
+    let seed = std::fs::read(repo().join("examples/inlined/seeds/bios")).unwrap();
+    let c = bridge(&["carve", "-o", u, "--functions", "^main$", "--", p, "@@"], &seed);
+    assert!(c.status.success(), "{}", stderr(&c));
+    let o = dir.path().join("out");
+    let sum = bridge_json(
+        &[
+            "explore",
+            u,
+            "--tries",
+            "150",
+            "--solver-timeout",
+            "5000",
+            "--json",
+            "-o",
+            o.to_str().unwrap(),
+            "--",
+            p,
+            "@@",
+        ],
+        b"",
+    );
+    let main = sum["alarms"].as_array().unwrap().iter().find(|a| a["function"] == "main");
+    let main = main.unwrap_or_else(|| panic!("no alarm in main: {sum}"));
+    assert_eq!(main["outcome"], "crash (signal 6, SIGABRT)", "{sum}");
+    for a in std::fs::read_dir(o.join("alarms")).unwrap() {
+        let a = a.unwrap().path();
+        let st = std::process::Command::new(&prog).arg(a.join("input")).output().unwrap().status;
+        assert_eq!(st.signal(), Some(6), "{} does not reproduce", a.display());
+    }
+}

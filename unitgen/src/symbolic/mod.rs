@@ -56,6 +56,9 @@ pub struct ExploreStats {
     pub optimistic: u64,
     /// Queued inputs dropped because another input covered their target.
     pub inputs_skipped: u64,
+    /// Solved inputs that left the path they were solved to follow, whose
+    /// trace was solved for the direction they left it by.
+    pub repairs_asked: u64,
     /// Directions not asked for at a meeting because their path had no
     /// solution the last times ([`unsolvable`]).
     pub skipped_unsolvable: u64,
@@ -103,6 +106,9 @@ struct Out {
     input: Vec<u8>,
     bound: usize,
     target: Option<(u32, u64)>,
+    /// The path it was solved to follow up to the target, and how many
+    /// repairs led to it ([`worker::Expected`]).
+    expected: Option<worker::Expected>,
 }
 
 pub struct Symbolic {
@@ -144,7 +150,14 @@ impl Symbolic {
         self.link.lock().stats.clone()
     }
 
-    fn candidate(&mut self, input: Vec<u8>, bound: usize, target: Option<(u32, u64)>, op: &'static str) -> Candidate {
+    fn candidate(
+        &mut self,
+        input: Vec<u8>,
+        bound: usize,
+        target: Option<(u32, u64)>,
+        expected: Option<worker::Expected>,
+        op: &'static str,
+    ) -> Candidate {
         let mut values = Vec::new();
         for s in &self.slots {
             let (a, b) = (s.first as usize, (s.first + s.len) as usize);
@@ -164,7 +177,7 @@ impl Symbolic {
         }
         let tag = self.next_tag;
         self.next_tag += 1;
-        self.out.insert(tag, Out { input, bound, target });
+        self.out.insert(tag, Out { input, bound, target, expected });
         Candidate { values, op, tag }
     }
 }
@@ -238,7 +251,7 @@ impl UnitGenerator for Symbolic {
         let mut out = Vec::new();
         if !self.seeded {
             self.seeded = true;
-            out.push(self.candidate(self.base.clone(), 0, None, "seed"));
+            out.push(self.candidate(self.base.clone(), 0, None, None, "seed"));
             // A new word is not read while it is empty: the seed's trace
             // says nothing of it. Its first value is given.
             let words: Vec<usize> = self.slots.iter().filter(|s| s.word).map(|s| s.first as usize).collect();
@@ -246,7 +259,7 @@ impl UnitGenerator for Symbolic {
                 let mut input = self.base.clone();
                 input[at..at + FIRST_WORD.len()].copy_from_slice(FIRST_WORD);
                 self.link.lock().tried.insert(input.clone());
-                out.push(self.candidate(input, 0, None, "new word"));
+                out.push(self.candidate(input, 0, None, None, "new word"));
             }
         }
         let mut items = Vec::new();
@@ -269,7 +282,12 @@ impl UnitGenerator for Symbolic {
                 let seen = s.seen.get(&item.target).copied().unwrap_or(0);
                 let covered = match item.context {
                     Some(c) => s.seen_in_context.contains(&c),
-                    None => seen >= if item.again { worker::RARE } else { 1 },
+                    None if item.again => seen >= worker::RARE,
+                    // A direction solved for where no trace had taken it:
+                    // done once an input solved for it took it. A try that
+                    // took it off this path (an earlier branch negated)
+                    // says nothing of it here.
+                    None => s.reached.contains(&item.target),
                 };
                 if covered {
                     s.stats.inputs_skipped += 1;
@@ -280,18 +298,28 @@ impl UnitGenerator for Symbolic {
         }
         for item in items {
             let target = item.context.is_none().then_some(item.target);
-            out.push(self.candidate(item.input, item.bound, target, "solved"));
+            out.push(self.candidate(item.input, item.bound, target, item.expected, "solved"));
         }
         out
     }
 
     fn observe(&mut self, c: &Candidate, trace: Option<Trace>) {
-        let Some(Out { input, bound, target }) = self.out.remove(&c.tag) else { return };
+        let Some(Out { input, bound, target, expected }) = self.out.remove(&c.tag) else { return };
         let Some(t) = trace else { return };
+        // Solved for a direction it did not take: where it left the path
+        // it was solved to follow, that entry is solved for again from its
+        // own trace (what its parent's trace had concrete may be symbolic
+        // here, or concrete with the new values).
+        let repair = match (target, expected) {
+            (Some(target), Some(expected)) if !t.path.iter().any(|e| e.kind != PATH_PIN && direction(e) == target) => {
+                worker::repair(&t, target, expected)
+            }
+            _ => None,
+        };
         let buckets = context::buckets(&t.path);
         let id = self.next_tag;
         self.next_tag += 1;
-        {
+        let arrival = {
             let mut s = self.link.lock();
             s.stats.traces += 1;
             s.stats.path_entries += t.path.len() as u64;
@@ -305,9 +333,15 @@ impl UnitGenerator for Symbolic {
             if let Some(target) = target {
                 s.stats.solved_tried += 1;
                 s.stats.solved_reached += u64::from(taken.contains(&target));
+                if taken.contains(&target) {
+                    s.reached.insert(target);
+                }
             }
+            s.arrived += 1;
+            let arrival = s.arrived;
             for d in taken {
                 *s.seen.entry(d).or_default() += 1;
+                s.first_seen.entry(d).or_insert(arrival);
             }
             for (e, &b) in t.path.iter().zip(&buckets) {
                 if e.kind != PATH_PIN {
@@ -316,8 +350,19 @@ impl UnitGenerator for Symbolic {
                 }
             }
             s.pending += 1;
-        }
-        let job = Job { generation: self.generation, id, trace: t, buckets, input, bound, guards: self.guards.clone() };
+            arrival
+        };
+        let job = Job {
+            generation: self.generation,
+            id,
+            arrival,
+            trace: t,
+            buckets,
+            input,
+            bound,
+            guards: self.guards.clone(),
+            repair,
+        };
         if self.jobs.send(job).is_err() {
             // The solver thread is gone: nothing more will come.
             let mut s = self.link.lock();
@@ -528,6 +573,95 @@ mod tests {
             tables: Vec::new(),
             pin_names: Vec::new(),
         }
+    }
+
+    /// Waits until the solver thread is done with the traces it was given.
+    fn settle(g: &Symbolic) {
+        while g.link.lock().pending > 0 {
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+    }
+
+    /// Every value still to come.
+    fn rest(g: &mut Symbolic, p: &Param) -> Vec<Vec<u8>> {
+        let mut found = Vec::new();
+        while g.pending() != Pending::Nothing {
+            g.wait(std::time::Duration::from_millis(50));
+            for c in g.next(std::slice::from_ref(p), 1) {
+                found.extend(c.values.iter().map(|(_, v)| v.text()));
+            }
+        }
+        found
+    }
+
+    #[test]
+    fn a_solution_is_tried_though_a_try_off_its_path_took_its_direction() {
+        let p = xy(&[]);
+        let mut g = Symbolic::new(2000, None);
+        g.start(std::slice::from_ref(&p));
+        let seed = g.next(std::slice::from_ref(&p), 1);
+        g.observe(&seed[0], Some(switch_trace()));
+        settle(&g);
+        // The first solution's run takes another case than it was solved
+        // for (say a byte its trace had concrete sent it elsewhere).
+        let first = g.next(std::slice::from_ref(&p), 1);
+        let solved_for = first[0].values[0].1.text()[0];
+        let other = if solved_for == b'q' { b'\n' } else { b'q' };
+        let mut t = switch_trace();
+        t.path[0].taken = u64::from(other);
+        g.observe(&first[0], Some(t));
+        // The solution for that case is still tried: no input solved for
+        // it took it.
+        let found = rest(&mut g, &p);
+        assert!(found.iter().any(|v| v[0] == other), "{found:?}");
+    }
+
+    #[test]
+    fn a_try_that_left_its_path_early_is_brought_back_to_it_and_on_to_its_target() {
+        let p = xy(&[]);
+        let mut g = Symbolic::new(2000, None);
+        g.start(std::slice::from_ref(&p));
+        let seed = g.next(std::slice::from_ref(&p), 1);
+        // A checksum over both bytes whose sum the trace had concrete for
+        // byte 1 (a vectorised loop): byte 0 plus 'y' is 0xf1, taken; then
+        // a branch on byte 1 being 'b', not taken.
+        let plus = |a, k: u8| vec![node(OP_CONST, 8, 0, 0, u64::from(k)), node(OP_ADD, 8, 1, a, 0)];
+        let mut nodes = vec![node(OP_CONST, 8, 0, 0, 0), node(OP_INPUT, 8, 0, 0, 0), node(OP_INPUT, 8, 0, 0, 1)];
+        nodes.extend(plus(3, b'y'));
+        nodes.extend([
+            node(OP_CONST, 8, 0, 0, 0xf1),
+            node(OP_EQ, 1, 4, 5, 0),
+            node(OP_CONST, 8, 0, 0, u64::from(b'b')),
+            node(OP_EQ, 1, 2, 7, 0),
+        ]);
+        let branch = |site, node, taken| PathEntry {
+            kind: PATH_BRANCH,
+            site,
+            node,
+            taken,
+            cases: Vec::new(),
+            slots: Vec::new(),
+        };
+        let parent = Trace {
+            flags: 0,
+            nodes: nodes.clone(),
+            path: vec![branch(5, 6, 1), branch(6, 8, 0)],
+            tables: Vec::new(),
+            pin_names: Vec::new(),
+        };
+        g.observe(&seed[0], Some(parent));
+        settle(&g);
+        let solved = g.next(std::slice::from_ref(&p), 4);
+        let child = solved.iter().find(|c| c.values[0].1.text() == b"xb").expect("solved for 'b'");
+        // Its run: with byte 1 'b', the checksum fails; the trace has byte
+        // 1's part concrete again, now 'b'.
+        nodes[3] = node(OP_CONST, 8, 0, 0, u64::from(b'b'));
+        let t = Trace { flags: 0, nodes, path: vec![branch(5, 6, 0)], tables: Vec::new(), pin_names: Vec::new() };
+        g.observe(child, Some(t));
+        let found = rest(&mut g, &p);
+        // Byte 0 mended the checksum, byte 1 kept.
+        assert!(found.contains(&vec![0xf1 - b'b', b'b']), "{found:?}");
+        assert_eq!(g.explore_stats().repairs_asked, 1);
     }
 
     #[test]

@@ -32,6 +32,8 @@ pub(super) const RARE: u32 = 4;
 pub(super) struct Job {
     pub generation: u64,
     pub id: u64,
+    /// The trace's place among those observed ([`Shared::arrived`]).
+    pub arrival: u64,
     pub trace: Trace,
     /// Each path entry's meeting bucket ([`super::context::buckets`]).
     pub buckets: Vec<u8>,
@@ -39,6 +41,58 @@ pub(super) struct Job {
     pub bound: usize,
     /// Symbolic bytes (first, end) and the values they must not take.
     pub guards: Arc<Vec<(u32, u32, Vec<u8>)>>,
+    /// Its input was solved for a direction it did not take: the entry
+    /// where it left the path it was solved to follow, solved for first.
+    pub repair: Option<Repair>,
+}
+
+/// The path an input was solved to follow: its parent's entries before
+/// the one negated (`len` of `path`: each site and direction, pins
+/// without one), and how many repairs came before it (at most
+/// [`MAX_REPAIRS`] in a row).
+#[derive(Clone)]
+pub(super) struct Expected {
+    pub path: Arc<Vec<Step>>,
+    pub len: usize,
+    pub repairs: u8,
+}
+
+/// An entry of a path: its site and direction (none for a pin).
+pub(super) type Step = (u32, Option<u64>);
+
+/// Repairs in a row toward one target.
+const MAX_REPAIRS: u8 = 2;
+
+/// An entry of a trace to solve for the direction its parent took there,
+/// so that a child follows its parent's path on to `target`.
+pub(super) struct Repair {
+    pub entry: usize,
+    pub dir: (u32, u64),
+    pub target: (u32, u64),
+    pub expected: Expected,
+}
+
+/// Where trace `t`, of an input solved for `target` along `expected`,
+/// left that path: the first entry at a site the path met there whose
+/// direction differs (none when the path took another shape first, or
+/// after [`MAX_REPAIRS`] repairs).
+pub(super) fn repair(t: &Trace, target: (u32, u64), expected: Expected) -> Option<Repair> {
+    if expected.repairs >= MAX_REPAIRS {
+        return None;
+    }
+    for (entry, (e, &(site, dir))) in t.path.iter().zip(&expected.path[..expected.len]).enumerate() {
+        if e.site != site || (e.kind == PATH_PIN) != dir.is_none() {
+            return None;
+        }
+        match dir {
+            Some(d) if direction(e).1 != d => {
+                let expected = Expected { repairs: expected.repairs + 1, ..expected };
+                return Some(Repair { entry, dir: (site, d), target, expected });
+            }
+            _ => {}
+        }
+    }
+    None
 }
 
 /// A solved input, with its bound moved past the negated entry.
@@ -49,6 +103,8 @@ pub(super) struct Item {
     pub target: (u32, u64),
     /// That direction's coverage-map slot, when known.
     pub slot: Option<u32>,
+    /// The path it was solved to follow up to the target.
+    pub expected: Option<Expected>,
     /// Some trace took that direction already (see [`RARE`]).
     pub again: bool,
     /// Solved for the direction in this context, which no trace gave it
@@ -72,6 +128,15 @@ pub(super) struct Shared {
     pub tried: HashSet<Vec<u8>>,
     /// Branch directions and how many traces took each (across units).
     pub seen: HashMap<(u32, u64), u32>,
+    /// Traces observed (across units), and for each direction the place
+    /// among them of the first trace that took it: a trace's negations ask
+    /// for the directions no trace had taken when it arrived, whatever
+    /// the tries of its own earlier negations took since (see [`negate`]).
+    pub arrived: u64,
+    pub first_seen: HashMap<(u32, u64), u64>,
+    /// Directions a trace solved for them took: a solution for one of them
+    /// (neither for a rare direction nor for a context) is then not run.
+    pub reached: HashSet<(u32, u64)>,
     /// Branch directions in the contexts traces took them.
     pub seen_in_context: HashSet<InContext>,
     /// Directions whose path had no solution (across units).
@@ -125,6 +190,9 @@ pub(super) fn spawn(link: Arc<Link>, jobs: Receiver<Job>, timeout_ms: u32, smt_l
                         let mut budget = Budget::default();
                         // A query z3 rejects must not leave `pending` counted.
                         let _ = std::panic::catch_unwind(AssertUnwindSafe(|| {
+                            if let Some(r) = &job.repair {
+                                mend(&mut solver, &link, &job, r, &mut budget);
+                            }
                             negate(&mut solver, &link, &job, Phase::Open, &mut budget)
                         }));
                         (job, budget, false)
@@ -218,6 +286,60 @@ struct Budget {
     cut_short: bool,
 }
 
+/// Input bytes that must keep values a lift can carry: every query holds
+/// them (slicing drops those a query does not involve).
+fn guards(job: &Job) -> Vec<Cond> {
+    job.trace
+        .nodes
+        .iter()
+        .enumerate()
+        .filter(|(_, n)| n.op == OP_INPUT)
+        .filter_map(|(i, n)| {
+            let g = job.guards.iter().find(|g| (u64::from(g.0)..u64::from(g.1)).contains(&n.val))?;
+            Some(Cond::NotAny(i as u32, g.2.iter().map(|&b| u64::from(b)).collect()))
+        })
+        .collect()
+}
+
+/// Solves the job's trace for the direction its parent took where it left
+/// the parent's path (its prefix kept), and queues what solves first,
+/// bound for the target its input was solved for. A value the parent's
+/// trace had concrete (a sum the optimiser vectorised: the pass gives
+/// vectors no shadow) held the bytes it read, which the solution
+/// changed; here it is concrete with their new values.
+fn mend(solver: &mut dyn Solver, link: &Link, job: &Job, r: &Repair, budget: &mut Budget) {
+    let t = &job.trace;
+    let Some(e) = t.path.get(r.entry) else { return };
+    let Some((_, cond)) = alternatives(e).into_iter().find(|(d, _)| *d == r.dir) else { return };
+    {
+        let mut s = link.lock();
+        if s.closed || s.generation != job.generation {
+            return;
+        }
+        s.stats.repairs_asked += 1;
+    }
+    let started = Instant::now();
+    let mut conds = guards(job);
+    conds.extend(t.path[..r.entry].iter().map(held));
+    conds.push(cond);
+    let q = Query { id: job.id, trace: t, conds };
+    budget.asked += 1;
+    if let Answer::Sat(assign) = solver.solve(&q) {
+        let input = child(&job.input, closest(t, &q.conds, &job.input, assign));
+        let item = Item {
+            input,
+            bound: r.entry + 1,
+            target: r.target,
+            slot: None,
+            again: false,
+            context: None,
+            expected: Some(r.expected.clone()),
+        };
+        queue(link, job.generation, item, false, false);
+    }
+    budget.solving += started.elapsed();
+}
+
 /// Negates the entries of the job's trace past its bound whose other
 /// direction `phase` takes (see [`Phase`]), with the prefix kept, and
 /// queues what solves (what does not, solved alone, is queued behind;
@@ -230,20 +352,10 @@ fn negate(solver: &mut dyn Solver, link: &Link, job: &Job, phase: Phase, budget:
     }
     let started = Instant::now();
     let again = phase == Phase::Again;
-    // Input bytes that must keep values a lift can carry: every query
-    // holds them (slicing drops those a query does not involve).
-    let guards: Vec<Cond> = t
-        .nodes
-        .iter()
-        .enumerate()
-        .filter(|(_, n)| n.op == OP_INPUT)
-        .filter_map(|(i, n)| {
-            let g = job.guards.iter().find(|g| (u64::from(g.0)..u64::from(g.1)).contains(&n.val))?;
-            Some(Cond::NotAny(i as u32, g.2.iter().map(|&b| u64::from(b)).collect()))
-        })
-        .collect();
+    let guards = guards(job);
     let mut prefix: Vec<Cond> = guards.clone();
     prefix.extend(t.path[..job.bound.min(t.path.len())].iter().map(held));
+    let mut expected_path: Option<Arc<Vec<Step>>> = None;
     for (i, e) in t.path.iter().enumerate().skip(job.bound) {
         for (dir, cond) in alternatives(e) {
             if budget.asked >= MAX_QUERIES || budget.solving + started.elapsed() >= MAX_SOLVING {
@@ -258,15 +370,21 @@ fn negate(solver: &mut dyn Solver, link: &Link, job: &Job, phase: Phase, budget:
                     return;
                 }
                 let seen = s.seen.get(&dir).copied().unwrap_or(0);
+                // Taken by a trace that came no later than this one. A
+                // direction first taken since came by a try that left this
+                // path earlier (often one of this trace's own negations,
+                // run while the solver went on along the path): on this
+                // path it is as open as it was.
+                let taken = s.first_seen.get(&dir).is_some_and(|&k| k <= job.arrival);
                 let wanted = match phase {
-                    Phase::Open => seen == 0 && !s.covered(slot),
-                    Phase::Covered => seen == 0 && s.covered(slot),
-                    Phase::Again => seen > 0,
+                    Phase::Open => !taken && !s.covered(slot),
+                    Phase::Covered => !taken && s.covered(slot),
+                    Phase::Again => taken,
                 };
                 if !wanted {
                     continue;
                 }
-                let context = if seen < RARE {
+                let context = if !again || seen < RARE {
                     None
                 } else if !s.seen_in_context.contains(&in_context) {
                     Some(in_context)
@@ -316,7 +434,17 @@ fn negate(solver: &mut dyn Solver, link: &Link, job: &Job, phase: Phase, budget:
             };
             if let Some((assign, optimistic)) = found {
                 let input = child(&job.input, assign);
-                let item = Item { input, bound: i + 1, target: dir, slot, again, context };
+                // An optimistic solution may leave the path: it is not
+                // brought back to it.
+                let expected = (context.is_none() && !optimistic).then(|| {
+                    let path = expected_path.get_or_insert_with(|| {
+                        let p = t.path.iter().map(|e| (e.site, (e.kind != PATH_PIN).then(|| direction(e).1)));
+                        Arc::new(p.collect())
+                    });
+                    // Up to the negated entry (not included).
+                    Expected { path: path.clone(), len: i, repairs: 0 }
+                });
+                let item = Item { input, bound: i + 1, target: dir, slot, again, context, expected };
                 queue(link, job.generation, item, phase != Phase::Open || optimistic, optimistic);
             }
         }
@@ -352,4 +480,89 @@ fn queue(link: &Link, generation: u64, item: Item, behind: bool, optimistic: boo
     }
     drop(s);
     link.done.notify_all();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Says every query has a solution: byte 0 is 'a'.
+    struct Always;
+
+    impl Solver for Always {
+        fn solve(&mut self, _: &Query<'_>) -> Answer {
+            Answer::Sat(vec![(0, b'a')])
+        }
+
+        fn stats(&self) -> solver::Stats {
+            solver::Stats::default()
+        }
+    }
+
+    /// A trace of one branch on byte 0 being 'a', not taken.
+    fn job(arrival: u64) -> Job {
+        let node = |op, width, a, b, val| Node { op, width, a, b, c: 0, val };
+        let nodes = vec![
+            Node::default(),
+            node(OP_INPUT, 8, 0, 0, 0),
+            node(OP_CONST, 8, 0, 0, u64::from(b'a')),
+            node(OP_EQ, 1, 1, 2, 0),
+        ];
+        let path =
+            vec![PathEntry { kind: PATH_BRANCH, site: 3, node: 3, taken: 0, cases: Vec::new(), slots: Vec::new() }];
+        let trace = Trace { flags: 0, nodes, path, tables: Vec::new(), pin_names: Vec::new() };
+        Job {
+            generation: 1,
+            id: 1,
+            arrival,
+            trace,
+            buckets: vec![1],
+            input: b"x".to_vec(),
+            bound: 0,
+            guards: Arc::default(),
+            repair: None,
+        }
+    }
+
+    /// Directions asked for and inputs queued when the job's trace, the
+    /// `arrival`-th, is negated and the branch's other direction was first
+    /// taken by the `first`-th trace (and by two in all).
+    fn open_from(arrival: u64, first: u64) -> (u64, usize) {
+        let link = Link::default();
+        {
+            let mut s = link.lock();
+            s.generation = 1;
+            s.seen.insert((3, 1), 2);
+            s.first_seen.insert((3, 1), first);
+        }
+        let mut budget = Budget::default();
+        negate(&mut Always, &link, &job(arrival), Phase::Open, &mut budget);
+        let s = link.lock();
+        (s.stats.asked_open, s.queue.len())
+    }
+
+    #[test]
+    fn a_direction_first_taken_after_the_trace_came_is_still_open_on_its_path() {
+        // Taken since by tries that left this path before the branch (the
+        // trace's own negations of earlier entries, run while the solver
+        // went on): asked for.
+        assert_eq!(open_from(4, 5), (1, 1));
+        // Taken before the trace came: not open.
+        assert_eq!(open_from(4, 4), (0, 0));
+        assert_eq!(open_from(4, 2), (0, 0));
+    }
+
+    #[test]
+    fn a_path_is_left_where_a_direction_first_differs_at_the_same_site() {
+        let t = job(1).trace;
+        let expected = |path: Vec<Step>, repairs| Expected { len: path.len(), path: Arc::new(path), repairs };
+        // The parent took the branch (1) where the child did not.
+        let r = repair(&t, (9, 0), expected(vec![(3, Some(1))], 0)).expect("left at entry 0");
+        assert_eq!((r.entry, r.dir, r.target, r.expected.repairs), (0, (3, 1), (9, 0), 1));
+        // The same direction, another site, a pin, too many repairs: none.
+        assert!(repair(&t, (9, 0), expected(vec![(3, Some(0))], 0)).is_none());
+        assert!(repair(&t, (9, 0), expected(vec![(4, Some(1))], 0)).is_none());
+        assert!(repair(&t, (9, 0), expected(vec![(3, None)], 0)).is_none());
+        assert!(repair(&t, (9, 0), expected(vec![(3, Some(1))], MAX_REPAIRS)).is_none());
+    }
 }
