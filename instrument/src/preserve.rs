@@ -76,6 +76,7 @@ pub fn prepare<'ctx>(ctx: &'ctx Context, module: &Module<'ctx>) -> Result<Prepar
     let noinline = Attribute::get_named_enum_kind_id("noinline");
     let alwaysinline = Attribute::get_named_enum_kind_id("alwaysinline");
     let noduplicate = Attribute::get_named_enum_kind_id("noduplicate");
+    let noimplicitfloat = Attribute::get_named_enum_kind_id("noimplicitfloat");
     let mut kept = Vec::with_capacity(clones.len());
     for (_, copy) in &clones {
         let Some(c) = module.get_function(copy) else { continue };
@@ -84,6 +85,14 @@ pub fn prepare<'ctx>(ctx: &'ctx Context, module: &Module<'ctx>) -> Result<Prepar
         // Nor specialised for constant arguments (a specialisation would be
         // a function carving does not know).
         c.add_attribute(AttributeLoc::Function, ctx.create_enum_attribute(noduplicate, 0));
+        // Nor vectorised: the symbolic shadow follows scalars only, and a
+        // loop summed in vector registers (a checksum) would lose its
+        // expression (the vectorisers leave `noimplicitfloat` code alone).
+        // Not for a variadic function, whose prologue must still save the
+        // vector registers that carry its floating-point arguments.
+        if !c.get_type().is_var_arg() {
+            c.add_attribute(AttributeLoc::Function, ctx.create_enum_attribute(noimplicitfloat, 0));
+        }
         kept.push(c);
     }
     keep_whole(ctx, module, &kept);
