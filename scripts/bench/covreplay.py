@@ -51,7 +51,8 @@ def run_one(binary, test, scratch, profdir):
     with open(infile, "wb") as f:
         f.write(rest)
     uses_file = "@@" in words
-    argv = [binary] + [infile if w == "@@" else w for w in words]
+    # A word ends at its first NUL, as the program's argv does.
+    argv = [binary] + [infile if w == "@@" else w.split("\0", 1)[0] for w in words]
     env = {"PATH": "/usr/bin:/bin", "HOME": scratch, "LC_ALL": "C",
            "LLVM_PROFILE_FILE": os.path.join(profdir, "%p.profraw")}
     stdin = subprocess.DEVNULL if uses_file else open(infile, "rb")
