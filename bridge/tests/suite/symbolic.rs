@@ -376,3 +376,17 @@ fn a_bound_check_behind_an_earlier_record_is_negated_on_the_seed_path_and_mended
         assert_eq!(st.signal(), Some(6), "{} does not reproduce", a.display());
     }
 }
+
+#[test]
+fn the_absolute_value_intrinsic_is_followed_not_pinned() {
+    let dir = tempfile::tempdir().unwrap();
+    let prog = fixture("absolute", dir.path());
+    let (p, units) = (prog.to_str().unwrap(), dir.path().join("units"));
+    let u = units.to_str().unwrap();
+    let o = bridge(&["carve", "-o", u, "--functions", "^main$", "--", p, "@@"], b"1111\n");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let sum = bridge_json(&["explore", u, "--tries", "20", "--json", "--", p, "@@"], b"");
+    let values: Vec<&str> = sum["alarms"].as_array().unwrap().iter().filter_map(|a| a["value"].as_str()).collect();
+    assert!(values.iter().any(|v| v.starts_with("4242") || v.starts_with("5758")), "{sum}");
+    assert!(sum["generator"][0]["stats"]["pinned"].as_object().is_none_or(|m| m.is_empty()), "{sum}");
+}

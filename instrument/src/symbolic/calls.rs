@@ -154,6 +154,31 @@ impl<'ctx> Shadower<'_, 'ctx> {
                     .expect("i32");
                 self.map.insert(i.as_value_ref(), s);
             }
+            "llvm.abs" if !args.is_empty() => {
+                // |x| as x < 0 ? 0 - x : x.
+                let (Some(w), Some(sx)) = (int_width(i.get_type()), self.shadow(args[0])) else { return Ok(()) };
+                use model::trace::*;
+                self.after(i);
+                let x = args[0].into_int_value();
+                let vx = self.wide(args[0], false)?;
+                let neg = self.b.build_int_neg(x, "")?;
+                let vneg = self.wide(neg.into(), false)?;
+                let (wc, zero) = (self.i32c(w.into()), self.zero());
+                let k0 = self.ctx.i64_type().const_zero();
+                let sub = [self.i32c(OP_SUB.into()).into(), zero.into(), sx.into(), k0.into(), vx.into(), wc.into()];
+                let sneg = self.call(self.abi.binop, &sub)?.expect("i32");
+                let lt = [self.i32c(OP_SLT.into()).into(), sx.into(), zero.into(), vx.into(), k0.into(), wc.into()];
+                let c = self.call(self.abi.cmp, &lt)?.expect("i32");
+                let below = self.b.build_int_compare(inkwell::IntPredicate::SLT, x, x.get_type().const_zero(), "")?;
+                let c32 = self.b.build_int_z_extend(below, self.ctx.i32_type(), "")?;
+                let s = self
+                    .call(
+                        self.abi.select,
+                        &[c.into(), c32.into(), sneg.into(), sx.into(), vneg.into(), vx.into(), wc.into()],
+                    )?
+                    .expect("i32");
+                self.map.insert(i.as_value_ref(), s);
+            }
             "llvm.lifetime" | "llvm.dbg" | "llvm.assume" | "llvm.experimental" | "llvm.stacksave"
             | "llvm.stackrestore" => {}
             _ => self.pin_all(i, args)?,
