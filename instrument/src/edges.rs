@@ -86,12 +86,7 @@ pub fn plan<'ctx>(ctx: &'ctx Context, funcs: &[FunctionValue<'ctx>]) -> Plan<'ct
         let mut terms = Vec::new();
         for bb in f.get_basic_blocks() {
             let Some(t) = bb.get_terminator() else { continue };
-            let counted = match t.get_opcode() {
-                InstructionOpcode::Br => t.get_num_operands() == 3,
-                InstructionOpcode::Switch => true,
-                _ => false,
-            };
-            if !counted {
+            if !ir::is_counted_branch(t) {
                 continue;
             }
             let tag = source_tag(t, tag_kind);

@@ -147,3 +147,34 @@ pub fn hoist_static_allocas<'ctx>(bb: BasicBlock<'ctx>) -> Option<InstructionVal
     }
     Some(at)
 }
+
+/// Whether `t` is a terminator whose outcomes are counted: a conditional
+/// branch or a switch.
+pub fn is_counted_branch(t: InstructionValue<'_>) -> bool {
+    match t.get_opcode() {
+        InstructionOpcode::Br => t.get_num_operands() == 3,
+        InstructionOpcode::Switch => true,
+        _ => false,
+    }
+}
+
+/// The elements of the appending array global `name` (`llvm.global_ctors`,
+/// `llvm.compiler.used`), which is deleted so that the caller can make it
+/// anew with more.
+pub fn take_appending(module: &inkwell::module::Module<'_>, name: &str) -> Vec<LLVMValueRef> {
+    let mut out = Vec::new();
+    if let Some(old) = module.get_global(name) {
+        // SAFETY: its initializer is a constant array; the old global goes
+        // once its elements are copied.
+        unsafe {
+            let init = llvm::LLVMGetInitializer(old.as_value_ref());
+            if !init.is_null() {
+                for k in 0..llvm::LLVMGetNumOperands(init) {
+                    out.push(llvm::LLVMGetOperand(init, k as u32));
+                }
+            }
+            old.delete();
+        }
+    }
+    out
+}

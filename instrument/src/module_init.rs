@@ -3,7 +3,6 @@
 
 use crate::{abi, ir, Error, Stats};
 use inkwell::context::Context;
-use inkwell::llvm_sys::core as llvm;
 use inkwell::module::{Linkage, Module};
 use inkwell::values::{AsValueRef, BasicValue, FunctionValue, GlobalValue};
 use inkwell::AddressSpace;
@@ -241,19 +240,7 @@ pub fn add_constructor<'ctx>(
         ptr_t.const_null().into(),
     ]);
     let mut entries = vec![mine.as_value_ref()];
-    if let Some(old) = module.get_global("llvm.global_ctors") {
-        // SAFETY: the initializer of llvm.global_ctors is a constant array of
-        // structs; we copy its elements and delete the old global.
-        unsafe {
-            let init = llvm::LLVMGetInitializer(old.as_value_ref());
-            if !init.is_null() {
-                for k in 0..llvm::LLVMGetNumOperands(init) {
-                    entries.push(llvm::LLVMGetOperand(init, k as u32));
-                }
-            }
-            old.delete();
-        }
-    }
+    entries.extend(ir::take_appending(module, "llvm.global_ctors"));
     let array_ty = entry_ty.array_type(entries.len() as u32);
     // SAFETY: every element is a constant of type `entry_ty`.
     let init = unsafe { inkwell::values::ArrayValue::new_raw_const_array(entry_ty.as_type_ref_(), &entries) };

@@ -55,12 +55,7 @@ pub fn prepare<'ctx>(ctx: &'ctx Context, module: &Module<'ctx>) -> Result<Prepar
         let mut b = 0u64;
         for bb in f.get_basic_blocks() {
             let Some(t) = bb.get_terminator() else { continue };
-            let counted = match t.get_opcode() {
-                InstructionOpcode::Br => t.get_num_operands() == 3,
-                InstructionOpcode::Switch => true,
-                _ => false,
-            };
-            if counted {
+            if ir::is_counted_branch(t) {
                 let node =
                     ctx.metadata_node(&[i32t.const_int(s as u64, false).into(), i32t.const_int(b, false).into()]);
                 t.set_metadata(node, kind).map_err(|e| Error::Verify(e.to_string()))?;
@@ -123,19 +118,7 @@ fn keep_whole<'ctx>(ctx: &'ctx Context, module: &Module<'ctx>, funcs: &[Function
     }
     let ptr_t = ctx.ptr_type(AddressSpace::default());
     let mut entries: Vec<_> = funcs.iter().map(|f| f.as_global_value().as_pointer_value().as_value_ref()).collect();
-    if let Some(old) = module.get_global("llvm.compiler.used") {
-        // SAFETY: its initializer is a constant array of pointers; the old
-        // global goes once its elements are copied.
-        unsafe {
-            let init = llvm::LLVMGetInitializer(old.as_value_ref());
-            if !init.is_null() {
-                for k in 0..llvm::LLVMGetNumOperands(init) {
-                    entries.push(llvm::LLVMGetOperand(init, k as u32));
-                }
-            }
-            old.delete();
-        }
-    }
+    entries.extend(ir::take_appending(module, "llvm.compiler.used"));
     // SAFETY: every element is a pointer constant.
     let init = unsafe {
         llvm::LLVMConstArray2(

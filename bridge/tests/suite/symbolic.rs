@@ -317,12 +317,9 @@ fn what_pins_symbolic_values_is_counted_by_callee() {
 fn a_division_the_inputs_can_make_trap_is_solved_for() {
     let dir = tempfile::tempdir().unwrap();
     let prog = fixture("divide", dir.path());
-    let (p, units) = (prog.to_str().unwrap(), dir.path().join("units"));
-    let u = units.to_str().unwrap();
-    let o = bridge(&["carve", "-o", u, "--functions", "^main$", "--", p, "@@"], b"12 4\n");
-    assert!(o.status.success(), "{}", stderr(&o));
+    let (p, units) = (prog.to_str().unwrap(), carve_main_on(&prog, b"12 4\n", dir.path()));
     // No branch tests the count: only the division's own check asks for 0.
-    let sum = bridge_json(&["explore", u, "--tries", "10", "--json", "--", p, "@@"], b"");
+    let sum = bridge_json(&["explore", &units, "--tries", "10", "--json", "--", p, "@@"], b"");
     let alarm = sum["alarms"].as_array().unwrap().iter().find(|a| a["outcome"].as_str().unwrap().contains("SIGFPE"));
     let value = alarm.unwrap_or_else(|| panic!("no SIGFPE: {sum}"))["value"].as_str().unwrap().to_string();
     let file = dir.path().join("zero");
@@ -335,10 +332,10 @@ fn a_division_the_inputs_can_make_trap_is_solved_for() {
 fn a_bound_check_behind_an_earlier_record_is_negated_on_the_seed_path_and_mended_to_the_bug() {
     // The seed sets the base 0xFFFF (record 1), then stores at FFE0, which
     // the bound check rejects. Negating that check on the seed's path
-    // needs an offset of FFF0, and the record's checksum mended: at -O2
-    // its first 16 bytes are summed by a vector loop the trace has
-    // concrete, so the try solved for the check fails the checksum and
-    // its own trace is solved again where it left the seed's path. Tries
+    // needs an offset of FFF0 and the record's checksum to follow (were
+    // its bytes summed by a vector loop the trace has concrete, the try
+    // solved for the check would fail the checksum, and its own trace
+    // would be solved again where it left the seed's path). Tries
     // of the seed's earlier negations (record 1 broken: base 0, the store
     // fits) take the check's other direction before the solver reaches
     // it; that does not close it on the seed's path.
@@ -381,11 +378,8 @@ fn a_bound_check_behind_an_earlier_record_is_negated_on_the_seed_path_and_mended
 fn the_absolute_value_intrinsic_is_followed_not_pinned() {
     let dir = tempfile::tempdir().unwrap();
     let prog = fixture("absolute", dir.path());
-    let (p, units) = (prog.to_str().unwrap(), dir.path().join("units"));
-    let u = units.to_str().unwrap();
-    let o = bridge(&["carve", "-o", u, "--functions", "^main$", "--", p, "@@"], b"1111\n");
-    assert!(o.status.success(), "{}", stderr(&o));
-    let sum = bridge_json(&["explore", u, "--tries", "20", "--json", "--", p, "@@"], b"");
+    let (p, units) = (prog.to_str().unwrap(), carve_main_on(&prog, b"1111\n", dir.path()));
+    let sum = bridge_json(&["explore", &units, "--tries", "20", "--json", "--", p, "@@"], b"");
     let values: Vec<&str> = sum["alarms"].as_array().unwrap().iter().filter_map(|a| a["value"].as_str()).collect();
     assert!(values.iter().any(|v| v.starts_with("4242") || v.starts_with("5758")), "{sum}");
     assert!(sum["generator"][0]["stats"]["pinned"].as_object().is_none_or(|m| m.is_empty()), "{sum}");

@@ -142,3 +142,12 @@ pub fn exec_json(corpus: &Path, extra: &[&str], cmd: &[&str]) -> serde_json::Val
     assert!(o.status.success(), "bridge exec failed: {}", stderr(&o));
     serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("bad JSON ({e}): {}", stdout(&o)))
 }
+
+/// `main` of `prog` carved from a run on `input` (its `@@` file) into
+/// `dir/units`; returns that directory.
+pub fn carve_main_on(prog: &Path, input: &[u8], dir: &Path) -> String {
+    let units = dir.join("units").to_str().unwrap().to_string();
+    let o = bridge(&["carve", "-o", &units, "--functions", "^main$", "--", prog.to_str().unwrap(), "@@"], input);
+    assert!(o.status.success(), "{}", stderr(&o));
+    units
+}
