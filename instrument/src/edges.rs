@@ -95,27 +95,6 @@ pub fn plan<'ctx>(ctx: &'ctx Context, funcs: &[FunctionValue<'ctx>]) -> Plan<'ct
         }
         keyed.push(terms);
     }
-    // The out-of-line copies count only the edges the program counts too:
-    // an edge the optimiser removed from the program (turned into a
-    // select, folded away) or made in the copy alone would be one no system
-    // run can cover, and unit coverage would rank by it.
-    let copy: Vec<bool> = funcs.iter().map(|f| preserve::is_copy(*f)).collect();
-    let prepared = copy.iter().any(|&c| c);
-    let program: std::collections::BTreeSet<Key> = keyed
-        .iter()
-        .zip(&copy)
-        .filter(|(_, &c)| !c)
-        .flat_map(|(terms, _)| terms.iter().flat_map(|(_, ks)| ks.iter().flatten().copied()))
-        .collect();
-    if prepared {
-        for (terms, _) in keyed.iter_mut().zip(&copy).filter(|(_, &c)| c) {
-            for (_, ks) in terms.iter_mut() {
-                for k in ks.iter_mut() {
-                    *k = k.filter(|k| program.contains(k));
-                }
-            }
-        }
-    }
     let mut used: Vec<Key> = keyed.iter().flatten().flat_map(|(_, ks)| ks.iter().flatten().copied()).collect();
     used.sort_unstable();
     used.dedup();
@@ -269,7 +248,7 @@ impl<'ctx> Probe<'ctx> {
         // SAFETY: `raw` is a live terminator of this module.
         let n = unsafe { llvm::LLVMGetNumSuccessors(raw) };
         let succ = |i| unsafe { BasicBlock::new(llvm::LLVMGetSuccessor(raw, i)).expect("successor") };
-        if ids.len() != n as usize || ids.iter().all(Option::is_none) {
+        if ids.len() != n as usize || ids.iter().any(Option::is_none) {
             return Ok(());
         }
         let mut dests: Vec<BasicBlock<'ctx>> = Vec::new();
@@ -280,19 +259,14 @@ impl<'ctx> Probe<'ctx> {
         }
         for dest in dests {
             let slots: Vec<u32> = (0..n).filter(|&j| succ(j) == dest).collect();
-            if let Some(id) = ids[slots[0] as usize] {
-                self.count_edge(bb, raw, &slots, dest, id)?;
-            }
+            let id = ids[slots[0] as usize].expect("checked above");
+            self.count_edge(bb, raw, &slots, dest, id)?;
         }
-        // Each successor's counter, for the symbolic clone's branch probes
-        // (`NO_SLOT` for one without).
+        // Each successor's counter, for the symbolic clone's branch probes.
         let i32t = self.ctx.i32_type();
         let node: Vec<_> = ids
             .iter()
-            .map(|&id| {
-                let v = id.map_or(u64::from(model::trace::NO_SLOT), |id| u64::from(id) % MAP_SIZE as u64);
-                i32t.const_int(v, false).into()
-            })
+            .map(|&id| i32t.const_int(u64::from(id.expect("checked")) % MAP_SIZE as u64, false).into())
             .collect();
         let kind = self.ctx.get_kind_id(SLOTS_KIND);
         term.set_metadata(self.ctx.metadata_node(&node), kind).map_err(|e| Error::Verify(e.to_string()))?;

@@ -135,9 +135,9 @@ fn keep_whole<'ctx>(ctx: &'ctx Context, module: &Module<'ctx>, funcs: &[Function
 }
 
 /// In the copies, a call to a function of another module goes to that
-/// function's copy when the other module has one: a weak reference, null
-/// when the callee comes from a library or from a module built without
-/// copies, which then runs the callee itself. A call through a pointer
+/// function's copy when the other module has one (a weak definition here
+/// calls the function itself when it comes from a library or from a
+/// module built without copies; variadic functions are called directly). A call through a pointer
 /// goes to the copy of the function it points to (`__carve_copy_of`). Done
 /// after the other probes, which know libc's functions by their names.
 pub fn redirect_external_calls<'ctx>(
@@ -188,21 +188,55 @@ pub fn redirect_external_calls<'ctx>(
                 {
                     continue;
                 }
+                if g.get_type().is_var_arg() {
+                    continue; // no copy is replayable; the call stays
+                }
                 let copy_name = format!("{name}{SUFFIX}");
-                let copy = module.get_function(&copy_name).unwrap_or_else(|| {
-                    let d = module.add_function(&copy_name, g.get_type(), Some(Linkage::ExternalWeak));
-                    d.as_global_value().set_visibility(inkwell::GlobalVisibility::Hidden);
-                    d
-                });
-                b.position_before(&i);
-                let (cp, gp) = (copy.as_global_value().as_pointer_value(), g.as_global_value().as_pointer_value());
-                let has = b.build_is_not_null(cp, "")?;
-                let target = b.build_select(has, cp, gp, "")?;
-                // SAFETY: a pointer replaces the callee pointer.
-                unsafe { llvm::LLVMSetOperand(i.as_value_ref(), n - 1, target.as_value_ref()) };
+                let copy = match module.get_function(&copy_name) {
+                    Some(c) => c,
+                    None => fallback(ctx, module, g, &copy_name)?,
+                };
+                // SAFETY: a function replaces the callee.
+                unsafe { llvm::LLVMSetOperand(i.as_value_ref(), n - 1, copy.as_value_ref()) };
                 done += 1;
             }
         }
     }
     Ok(done)
+}
+
+/// `G.carve` for a function `g` of another module, as a weak definition
+/// that calls `g`: the other module's copy replaces it at link time when
+/// that module has one. (A direct call, through the PLT: taking `g`'s
+/// address instead would make the loader resolve it at every start.)
+fn fallback<'ctx>(
+    ctx: &'ctx Context,
+    module: &Module<'ctx>,
+    g: FunctionValue<'ctx>,
+    name: &str,
+) -> Result<FunctionValue<'ctx>, Error> {
+    let f = module.add_function(name, g.get_type(), Some(Linkage::WeakAny));
+    f.as_global_value().set_visibility(inkwell::GlobalVisibility::Hidden);
+    let b = ctx.create_builder();
+    b.position_at_end(ctx.append_basic_block(f, "entry"));
+    let args: Vec<_> = f.get_param_iter().map(|p| p.into()).collect();
+    let call = b.build_call(g, &args, "")?;
+    call.set_tail_call(true);
+    call.set_call_convention(g.get_call_conventions());
+    f.set_call_conventions(g.get_call_conventions());
+    for k in 0..g.count_params() {
+        for a in g.attributes(AttributeLoc::Param(k)) {
+            f.add_attribute(AttributeLoc::Param(k), a);
+            call.add_attribute(AttributeLoc::Param(k), a);
+        }
+    }
+    for a in g.attributes(AttributeLoc::Return) {
+        f.add_attribute(AttributeLoc::Return, a);
+        call.add_attribute(AttributeLoc::Return, a);
+    }
+    match call.try_as_basic_value().basic() {
+        Some(v) => b.build_return(Some(&v))?,
+        None => b.build_return(None)?,
+    };
+    Ok(f)
 }
