@@ -9,7 +9,8 @@ Tests carry their command line on the first line (--args-in-input), `@@`
 standing for a file that holds the rest (without `@@`, the rest is stdin).
 Each run happens in a scratch directory with a 2 s limit; a run killed by
 a signal or the limit writes no profile (not counted), as the tools' own
-counters would count it: the number of such runs is printed.
+counters would count it, and a command line the kernel refuses runs
+nothing: the number of such runs is printed ("killed").
 
   scripts/bench/covreplay.py BIN OUT [OUT...]      one row per OUT
   scripts/bench/covreplay.py --union BIN OUT...    also the union of all
@@ -62,6 +63,9 @@ def run_one(binary, test, scratch, profdir):
                            stderr=subprocess.DEVNULL, timeout=2)
         lost = r.returncode < 0
     except subprocess.TimeoutExpired:
+        lost = True
+    except OSError:
+        # A command line the kernel refuses (E2BIG): the program never ran.
         lost = True
     finally:
         if stdin is not subprocess.DEVNULL:
