@@ -48,9 +48,13 @@ impl Try<'_> {
     /// Whether the values are worth a system run: they changed something
     /// and the unit failed, or reached new unit-level edges of which one
     /// at least no system run has covered (edges that system tests reach
-    /// already cannot make a coverage lift).
-    pub fn worth_lifting(&self, system: &::exec::Coverage) -> bool {
-        !self.candidate.values.is_empty() && (self.failed() || self.new_edges.iter().any(|&e| !system.is_covered(e)))
+    /// already cannot make a coverage lift). With `branches` (a flag per
+    /// map slot), only branch outcomes count: function entries and the
+    /// edges only out-of-line copies have are no system run's to cover.
+    pub fn worth_lifting(&self, system: &::exec::Coverage, branches: Option<&[bool]>) -> bool {
+        let counts = |e: usize| branches.is_none_or(|b| b.get(e).copied().unwrap_or(false));
+        !self.candidate.values.is_empty()
+            && (self.failed() || self.new_edges.iter().any(|&e| counts(e) && !system.is_covered(e)))
     }
 }
 

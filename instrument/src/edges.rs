@@ -4,8 +4,9 @@
 //! Ids are local to the module: `0..functions` for the entries of the
 //! source functions (their [`preserve::source_index`]; functions without one,
 //! such as those of a module built without the out-of-line copies, follow in
-//! module order), then the branch outcomes grouped by source function
-//! (stable for the same bitcode). Every copy of a source edge shares its
+//! module order), then the edges only the out-of-line copies count, then
+//! the branch outcomes grouped by source function (stable for the same
+//! bitcode). Every copy of a source edge shares its
 //! counter: the branch's `carve.src` tag and the successor (the operand
 //! index of a `br`, the case value of a `switch`) name it, so a function
 //! inlined into its callers and its out-of-line copy count in the same slots,
@@ -45,9 +46,11 @@ type Counted<'ctx> = (InstructionValue<'ctx>, Vec<Option<u32>>);
 pub struct Plan<'ctx> {
     /// Counted functions with their function ids and terminators.
     funcs: Vec<(FunctionValue<'ctx>, u32, Vec<Counted<'ctx>>)>,
-    /// Function ids (entries), then branch outcomes.
+    /// Function ids (entries), the copies' own edges, then branch
+    /// outcomes (from `first_branch` on).
     ids: u32,
     entries: u32,
+    first_branch: u32,
     function_branches: Vec<(u32, u32)>,
 }
 
@@ -95,14 +98,34 @@ pub fn plan<'ctx>(ctx: &'ctx Context, funcs: &[FunctionValue<'ctx>]) -> Plan<'ct
         }
         keyed.push(terms);
     }
+    // Edges only out-of-line copies count (the program lost the branch, or
+    // never had it) come right after the entries, outside the branch
+    // outcomes the module declares: no system run can cover them, so
+    // neither the campaign's ranking nor its lifting counts them.
+    let copy: Vec<bool> = funcs.iter().map(|f| preserve::is_copy(*f)).collect();
+    let program: std::collections::BTreeSet<Key> = keyed
+        .iter()
+        .zip(&copy)
+        .filter(|(_, &c)| !c)
+        .flat_map(|(terms, _)| terms.iter().flat_map(|(_, ks)| ks.iter().flatten().copied()))
+        .collect();
     let mut used: Vec<Key> = keyed.iter().flatten().flat_map(|(_, ks)| ks.iter().flatten().copied()).collect();
     used.sort_unstable();
     used.dedup();
-    let slot: BTreeMap<Key, u32> = used.iter().enumerate().map(|(i, k)| (*k, entries + i as u32)).collect();
-    let mut function_branches = vec![(entries + used.len() as u32, 0u32); entries as usize];
-    for (i, k) in used.iter().enumerate().rev() {
+    let (mut only_copies, branches): (Vec<Key>, Vec<Key>) =
+        used.into_iter().partition(|k| copy.iter().any(|&c| c) && !program.contains(k));
+    only_copies.sort_unstable();
+    let first = entries + only_copies.len() as u32;
+    let slot: BTreeMap<Key, u32> = only_copies
+        .iter()
+        .enumerate()
+        .map(|(i, k)| (*k, entries + i as u32))
+        .chain(branches.iter().enumerate().map(|(i, k)| (*k, first + i as u32)))
+        .collect();
+    let mut function_branches = vec![(first + branches.len() as u32, 0u32); entries as usize];
+    for (i, k) in branches.iter().enumerate().rev() {
         let fb = &mut function_branches[k.0 as usize];
-        *fb = (entries + i as u32, fb.1 + 1);
+        *fb = (first + i as u32, fb.1 + 1);
     }
     let funcs = funcs
         .iter()
@@ -114,7 +137,7 @@ pub fn plan<'ctx>(ctx: &'ctx Context, funcs: &[FunctionValue<'ctx>]) -> Plan<'ct
             (*f, id, terms)
         })
         .collect();
-    Plan { funcs, ids: entries + used.len() as u32, entries, function_branches }
+    Plan { funcs, ids: first + branches.len() as u32, entries, first_branch: first, function_branches }
 }
 
 /// The `carve.src` tag of a terminator: `(function, branch)`.
@@ -201,7 +224,7 @@ pub fn instrument<'ctx>(ctx: &'ctx Context, area: GlobalValue<'ctx>, plan: Plan<
     Ok(Stats {
         functions: plan.entries,
         edges: plan.ids,
-        branches: plan.ids - plan.entries,
+        branches: plan.ids - plan.first_branch,
         has_main: false,
         function_branches: plan.function_branches,
     })

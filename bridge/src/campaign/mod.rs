@@ -49,6 +49,8 @@ pub struct Campaign {
     crash_cov: Coverage,
     hang_cov: Coverage,
     branch_slots: Vec<usize>,
+    /// A flag per map slot: whether it counts a branch outcome.
+    branch_mask: Vec<bool>,
     next_id: u64,
     next_crash: u64,
     next_hang: u64,
@@ -136,6 +138,12 @@ impl Campaign {
 
     fn empty(out: OutDir, file: CampaignFile, fs: ForkServer, generator: Box<dyn SystemGenerator>) -> Campaign {
         let branch_slots = fs.branch_slots();
+        let mut branch_mask = vec![false; model::MAP_SIZE];
+        for &s in &branch_slots {
+            if let Some(b) = branch_mask.get_mut(s) {
+                *b = true;
+            }
+        }
         let already = file.stats.elapsed_s;
         Campaign {
             out,
@@ -147,6 +155,7 @@ impl Campaign {
             crash_cov: Coverage::default(),
             hang_cov: Coverage::default(),
             branch_slots,
+            branch_mask,
             next_id: 0,
             next_crash: 0,
             next_hang: 0,

@@ -140,7 +140,16 @@ impl Campaign {
         // while they run).
         if uw.coverage_given != self.cov.edges() {
             uw.coverage_given = self.cov.edges();
-            uw.generator.system_coverage(self.cov.as_bytes());
+            // Slots that are no branch outcome (entries, edges only the
+            // out-of-line copies have) are given as covered: no system
+            // run could show them, so the generator does not aim at them.
+            let mut covered = self.cov.as_bytes().to_vec();
+            for (c, &branch) in covered.iter_mut().zip(&self.branch_mask) {
+                if !branch {
+                    *c = (*c).max(1);
+                }
+            }
+            uw.generator.system_coverage(&covered);
         }
         if uw.last.elapsed() < QUICK
             || uw.generator.pending() == Pending::Working
@@ -402,7 +411,7 @@ impl Campaign {
         self.file.stats.unit_tries += 1;
         let failed = t.failed();
         self.file.stats.unit_failures += u64::from(failed);
-        if !t.worth_lifting(&self.cov) || *fruitless >= MAX_FRUITLESS {
+        if !t.worth_lifting(&self.cov, Some(&self.branch_mask)) || *fruitless >= MAX_FRUITLESS {
             return Ok(());
         }
         let c = t.candidate;

@@ -126,7 +126,7 @@ fn run_with(args: FuzzUnitArgs, make: &dyn Fn(u64) -> Box<dyn unitgen::UnitGener
             let failed = t.failed();
             sum.unit_failures += u64::from(failed);
             sum.unit_new_coverage += u64::from(t.new && !failed);
-            if !t.worth_lifting(&sys_cov) {
+            if !t.worth_lifting(&sys_cov, None) {
                 return Ok(());
             }
             let subs: Vec<_> = t.candidate.values.iter().map(|(k, v)| (&params[*k], v)).collect();
