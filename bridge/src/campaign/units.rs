@@ -272,8 +272,27 @@ impl Campaign {
     /// the pool for the rounds to come.
     fn fill_pool(&mut self, uw: &mut UnitWork) -> anyhow::Result<()> {
         let (k, target) = self.entry_to_carve(uw);
+        // Only the functions the pool could keep are carved: those the
+        // entry reaches with the most uncovered outcomes (a snapshot per
+        // function is the cost of a carving run, and with every function
+        // carvable, inlined ones too, a run would snapshot them all).
+        let hits = self.corpus[k].hits.as_slice();
+        let mut wanted: Vec<(usize, &str)> = uw
+            .functions
+            .values()
+            .filter(|f| f.name != "main" && !reaching(std::iter::once(hits), f).is_empty())
+            .map(|f| (open_outcomes(f, &self.cov), f.name.as_str()))
+            .filter(|(open, _)| *open > 0)
+            .collect();
+        wanted.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(b.1)));
+        let mut functions: Vec<String> = wanted.iter().take(2 * POOL).map(|(_, n)| n.to_string()).collect();
+        if let Some(t) = &target {
+            if !functions.contains(t) {
+                functions.push(t.clone());
+            }
+        }
         let mut pool: Vec<(usize, Current)> = Vec::new();
-        for c in self.carve_entry(&uw.program, k, Vec::new())? {
+        for c in self.carve_entry(&uw.program, k, functions)? {
             let Some(f) = uw.functions.get(&c.unit.meta.function) else { continue };
             // `main` has rounds of its own.
             if f.name != "main" {
