@@ -9,6 +9,7 @@ pub mod abi;
 pub mod allocs;
 mod attrs;
 pub mod calls;
+pub mod clone;
 pub mod driver;
 pub mod edges;
 pub mod globals;

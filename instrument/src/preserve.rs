@@ -18,8 +18,7 @@
 //! of a source edge (in the clone, in each caller it was inlined into) the
 //! same counter.
 
-use crate::symbolic::clone;
-use crate::{ir, Error};
+use crate::{clone, ir, Error};
 use inkwell::attributes::{Attribute, AttributeLoc};
 use inkwell::context::Context;
 use inkwell::llvm_sys::core as llvm;

@@ -77,7 +77,7 @@ impl<'ctx> Shadower<'_, 'ctx> {
         if !complete {
             return self.pin_all(i, &args);
         }
-        if f.count_basic_blocks() > 0 && name.ends_with(super::clone::SUFFIX) {
+        if f.count_basic_blocks() > 0 && name.ends_with(super::SUFFIX) {
             return self.clone_call(i, &args);
         }
         self.model(i, &name, &args)
@@ -292,7 +292,7 @@ impl<'ctx> Shadower<'_, 'ctx> {
         if matches!(f.get_linkage(), Linkage::Internal | Linkage::Private) {
             return self.pin_all(i, args);
         }
-        let sym_name = format!("{name}{}", super::clone::SUFFIX);
+        let sym_name = format!("{name}{}", super::SUFFIX);
         let sym = self.module.get_function(&sym_name).unwrap_or_else(|| {
             let d = self.module.add_function(&sym_name, f.get_type(), Some(Linkage::ExternalWeak));
             d.as_global_value().set_visibility(inkwell::GlobalVisibility::Hidden);
@@ -405,7 +405,7 @@ pub(super) fn callee_name(i: InstructionValue<'_>) -> String {
     let n = i.get_num_operands();
     let callee = operand(i, n.saturating_sub(1)).filter(|v| v.is_pointer_value()).map(|v| v.into_pointer_value());
     match callee.map(|p| p.get_name().to_string_lossy().into_owned()).filter(|s| !s.is_empty()) {
-        Some(name) => name.strip_suffix(super::clone::SUFFIX).unwrap_or(&name).to_string(),
+        Some(name) => name.strip_suffix(super::SUFFIX).unwrap_or(&name).to_string(),
         None => "(indirect call)".to_string(),
     }
 }

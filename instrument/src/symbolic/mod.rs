@@ -8,7 +8,6 @@
 
 mod abi;
 mod calls;
-pub mod clone;
 mod io;
 mod pointers;
 mod shadow;
@@ -18,6 +17,9 @@ use inkwell::context::Context;
 use inkwell::module::Module;
 use inkwell::targets::TargetData;
 use inkwell::values::FunctionValue;
+
+/// Suffix of the symbolic clones.
+pub const SUFFIX: &str = ".sym";
 
 /// Most parameters whose shadows a call passes (as the runtime's table).
 const MAX_PARAMS: usize = 64;
@@ -36,8 +38,11 @@ pub fn instrument<'ctx>(
     let mut names: Vec<String> = tramps.iter().flatten().map(|t| t.get_name().to_string_lossy().into_owned()).collect();
     names.extend(units.iter().map(|f| f.get_name().to_string_lossy().into_owned()));
     names.sort_unstable();
-    let clones =
-        clone::clone_functions(module, |name, _| names.binary_search_by(|n| n.as_str().cmp(name)).is_ok(), sym_name)?;
+    let clones = crate::clone::clone_functions(
+        module,
+        |name, _| names.binary_search_by(|n| n.as_str().cmp(name)).is_ok(),
+        sym_name,
+    )?;
     let td = TargetData::create(&module.get_data_layout().as_str().to_string_lossy());
     let abi = abi::Abi::declare(ctx, module);
     let mut s = shadow::Shadower::new(ctx, module, &abi, &td);
@@ -51,5 +56,5 @@ pub fn instrument<'ctx>(
 
 /// The name of a function's symbolic clone.
 pub fn sym_name(name: &str) -> String {
-    format!("{}{}", name.strip_suffix(crate::preserve::SUFFIX).unwrap_or(name), clone::SUFFIX)
+    format!("{}{}", name.strip_suffix(crate::preserve::SUFFIX).unwrap_or(name), SUFFIX)
 }

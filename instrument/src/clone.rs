@@ -14,8 +14,6 @@ use inkwell::llvm_sys::prelude::LLVMValueRef;
 use inkwell::module::{Linkage, Module};
 use inkwell::values::{AsValueRef, FunctionValue};
 
-/// Suffix of the symbolic clones.
-pub const SUFFIX: &str = ".sym";
 /// Suffix a module-private global takes in the copy (a declaration, bound
 /// to the original after linking).
 const DECL_SUFFIX: &str = ".carve.symdecl";
