@@ -8,7 +8,6 @@
 use crate::util::*;
 use model::symtrace::{encode_sym_in, Trace};
 use model::trace::*;
-use std::collections::HashMap;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
@@ -130,68 +129,6 @@ fn mutant(x: &[u8], alphabet: &[u8], params: bool, r: &mut Rng) -> Vec<u8> {
     y
 }
 
-fn eval(t: &Trace, n: u32, y: &[u8], memo: &mut HashMap<u32, u64>) -> u64 {
-    if let Some(&v) = memo.get(&n) {
-        return v;
-    }
-    let x = t.nodes[n as usize];
-    let w = |k: u32| u32::from(t.nodes[k as usize].width);
-    let m = |v: u64, w: u32| if w >= 64 { v } else { v & ((1 << w) - 1) };
-    let sx = |v: u64, w: u32| if w >= 64 { v as i64 } else { ((v << (64 - w)) as i64) >> (64 - w) };
-    let (a, b) = (
-        if x.a != 0 && x.op != OP_CONST && x.op != OP_INPUT { eval(t, x.a, y, memo) } else { 0 },
-        if x.b != 0 && x.op >= OP_ADD && x.op != OP_ZEXT && x.op != OP_SEXT && x.op != OP_EXTRACT {
-            eval(t, x.b, y, memo)
-        } else {
-            0
-        },
-    );
-    let wa = if x.op == OP_CONST || x.op == OP_INPUT { 0 } else { w(x.a) };
-    let v = match x.op {
-        OP_INPUT => u64::from(y[x.val as usize]),
-        OP_CONST => x.val,
-        OP_ADD => a.wrapping_add(b),
-        OP_SUB => a.wrapping_sub(b),
-        OP_MUL => a.wrapping_mul(b),
-        OP_SHL => a.checked_shl(b as u32).unwrap_or(0),
-        OP_LSHR => a.checked_shr(b as u32).unwrap_or(0),
-        OP_ASHR => (sx(a, wa) >> b.min(63)) as u64,
-        OP_UDIV => a.checked_div(b).unwrap_or(u64::MAX),
-        OP_UREM => a.checked_rem(b).unwrap_or(a),
-        OP_SDIV => sx(a, wa).checked_div(sx(b, wa)).unwrap_or(-1) as u64,
-        OP_SREM => sx(a, wa).checked_rem(sx(b, wa)).unwrap_or(sx(a, wa)) as u64,
-        OP_AND => a & b,
-        OP_OR => a | b,
-        OP_XOR => a ^ b,
-        OP_EQ => u64::from(a == b),
-        OP_NE => u64::from(a != b),
-        OP_ULT => u64::from(a < b),
-        OP_ULE => u64::from(a <= b),
-        OP_UGT => u64::from(a > b),
-        OP_UGE => u64::from(a >= b),
-        OP_SLT => u64::from(sx(a, wa) < sx(b, wa)),
-        OP_SLE => u64::from(sx(a, wa) <= sx(b, wa)),
-        OP_SGT => u64::from(sx(a, wa) > sx(b, wa)),
-        OP_SGE => u64::from(sx(a, wa) >= sx(b, wa)),
-        OP_ZEXT => a,
-        OP_SEXT => sx(a, wa) as u64,
-        OP_EXTRACT => a >> x.val,
-        OP_CONCAT => (a << w(x.b)) | b,
-        OP_ITE => {
-            if a & 1 != 0 {
-                b
-            } else {
-                eval(t, x.c, y, memo)
-            }
-        }
-        OP_TABLE => t.tables[x.val as usize][a as usize & 255],
-        op => panic!("op {op} not evaluated"),
-    };
-    let v = m(v, u32::from(x.width));
-    memo.insert(n, v);
-    v
-}
-
 /// Replays `main` of the harness symbolically on `x`: the trace.
 fn replay(prog: &Path, unit: &Path, dir: &Path, x: &[u8]) -> Trace {
     let (spec, out, file) = (dir.join("sym.in"), dir.join("trace"), dir.join("rec"));
@@ -254,9 +191,9 @@ fn agreement(prog: &Path, dir: &Path, mode: &str, cases: usize, r: &mut Rng) -> 
         let (sinks, rest) = (&pins[pins.len() - outs..], pins[pins.len() - outs]);
         symbolic += usize::from(t.path[..rest].iter().any(|e| e.kind == PATH_BRANCH) || sinks.len() < t.path.len());
         for (y, want) in ys.iter().zip(&glibc) {
-            let mut memo = HashMap::new();
+            let eval = |n: u32| unitgen::symbolic::evaluate(&t, n, y).expect("a node of at most 64 bits");
             let holds = t.path[..rest].iter().all(|e| {
-                let v = eval(&t, e.node, y, &mut memo);
+                let v = eval(e.node);
                 if e.kind == PATH_SWITCH {
                     v == e.taken
                 } else {
@@ -272,7 +209,7 @@ fn agreement(prog: &Path, dir: &Path, mode: &str, cases: usize, r: &mut Rng) -> 
                 .map(|&k| {
                     // The pin is `out + z == value`, `z` the record's last byte (0).
                     let eq = t.nodes[t.path[k].node as usize];
-                    eval(&t, eq.a, y, &mut memo) as i64
+                    eval(eq.a) as i64
                 })
                 .collect();
             if got == *want {

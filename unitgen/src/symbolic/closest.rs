@@ -151,6 +151,16 @@ impl Plan {
     }
 }
 
+/// The value of `node` when the inputs are `input`'s bytes (`None` where
+/// the evaluation cannot follow: wider than 64 bits). The one concrete
+/// evaluator of a trace's expressions on the tools' side.
+pub fn evaluate(t: &Trace, node: u32, input: &[u8]) -> Option<u64> {
+    let plan = Plan::new(t, &[Cond::Bit(node, true)]);
+    let mut vals = Vec::new();
+    plan.evaluate(t, input, &mut vals)?;
+    Some(plan.value(&vals, node))
+}
+
 fn holds(c: &Cond, v: u64) -> bool {
     match c {
         Cond::Bit(_, b) => v == u64::from(*b),

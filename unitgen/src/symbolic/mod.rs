@@ -12,6 +12,7 @@
 //! a new word of `main`'s command line starts as [`FIRST_WORD`].
 
 mod closest;
+pub use closest::evaluate;
 mod context;
 pub mod dag;
 mod unsolvable;
