@@ -246,31 +246,29 @@ impl<'a, 'ctx> Shadower<'a, 'ctx> {
                     return Ok(());
                 }
                 let code = binop_code(op);
+                // The operands as words, made once before the instruction
+                // (they serve the trap check there and the expression after).
+                self.b.position_before(&i);
+                let (va, vb) = (self.wide(a, false)?, self.wide(b, false)?);
+                let (sa, sb, wc) = (self.or_zero(sa), self.or_zero(sb), self.i32c(w.into()));
                 if matches!(op, Op::UDiv | Op::SDiv | Op::URem | Op::SRem) {
                     // Before it runs: whether the inputs could make it
                     // trap (a divisor of 0, or MIN / -1), as a branch.
-                    self.b.position_before(&i);
                     let site = self.site();
+                    let site = self.i32c(site.into());
                     let args = [
-                        self.i32c(site.into()).into(),
+                        site.into(),
                         self.i32c(code.into()).into(),
-                        self.or_zero(sa).into(),
-                        self.or_zero(sb).into(),
-                        self.wide(a, false)?.into(),
-                        self.wide(b, false)?.into(),
-                        self.i32c(w.into()).into(),
+                        sa.into(),
+                        sb.into(),
+                        va.into(),
+                        vb.into(),
+                        wc.into(),
                     ];
                     self.call(self.abi.check_div, &args)?;
                 }
                 self.after(i);
-                let args = [
-                    self.i32c(code.into()).into(),
-                    self.or_zero(sa).into(),
-                    self.or_zero(sb).into(),
-                    self.wide(a, false)?.into(),
-                    self.wide(b, false)?.into(),
-                    self.i32c(w.into()).into(),
-                ];
+                let args = [self.i32c(code.into()).into(), sa.into(), sb.into(), va.into(), vb.into(), wc.into()];
                 let s = self.call(self.abi.binop, &args)?.expect("i32");
                 self.map.insert(i.as_value_ref(), s);
             }
