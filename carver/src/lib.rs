@@ -2,9 +2,11 @@
 //! whether a replay was faithful, and renders a unit as C for review.
 //! maps a unit's arguments to the system input (`mapping`) and puts new
 //! values into them (`patch`), and gives `main` room for a word its
-//! command line does not have yet (`words`).
+//! command line does not have yet (`words`) and its input file's numbers
+//! room to grow (`grow`).
 
 mod fidelity;
+pub mod grow;
 pub mod mapping;
 pub mod patch;
 mod render;

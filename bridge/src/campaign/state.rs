@@ -79,6 +79,10 @@ pub struct Stats {
     pub units_carved: u64,
     #[serde(default)]
     pub units_with_params: u64,
+    /// Explorations of `main` with its input file's numbers padded so
+    /// they can grow (`carver::grow`).
+    #[serde(default)]
+    pub main_grown: u64,
     /// Chosen units skipped because their replay, as carved, crashed or
     /// hung (not faithful: nothing they do could be trusted).
     #[serde(default)]

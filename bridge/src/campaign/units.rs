@@ -97,9 +97,12 @@ pub struct UnitWork {
     pool: Vec<Current>,
     /// Entries whose `main` was explored (see `main_rounds.rs`).
     main_done: BTreeSet<u64>,
-    /// Whether `main`'s next turn takes the oldest lift that added a word,
-    /// not explored yet (turns alternate: those, then the queue in order).
-    main_lift_next: bool,
+    /// Entries whose `main` was explored again with its input file's
+    /// numbers padded (`carver::grow`).
+    main_grown: BTreeSet<u64>,
+    /// `main`'s turns so far: they take in turn the oldest lift that added
+    /// a word, the queue in order, and the queue again with room to grow.
+    main_turns: u64,
     /// The units `main` and the pool started, their time and what each
     /// lifted (`units/shares.rs`).
     shares: shares::Shares,
@@ -125,7 +128,8 @@ impl UnitWork {
             current: None,
             pool: Vec::new(),
             main_done: BTreeSet::new(),
-            main_lift_next: false,
+            main_grown: BTreeSet::new(),
+            main_turns: 0,
             shares: shares::Shares::default(),
             coverage_given: 0,
         })

@@ -65,8 +65,8 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
     let s = campaign.run()?.clone();
     if s.units_carved > 0 {
         println!(
-            "bridge run: {} units carved, {} with parameters; {} analysed, {} not replayable, {} given up (hung on every try), {} unit rounds failed",
-            s.units_carved, s.units_with_params, s.units_analysed, s.units_unreplayable, s.units_given_up, s.unit_errors
+            "bridge run: {} units carved, {} with parameters; {} analysed ({} of main with room for numbers to grow), {} not replayable, {} given up (hung on every try), {} unit rounds failed",
+            s.units_carved, s.units_with_params, s.units_analysed, s.main_grown, s.units_unreplayable, s.units_given_up, s.unit_errors
         );
     }
     if s.units_analysed > 0 {

@@ -99,7 +99,7 @@ struct Slot {
 const FIRST_WORD: &[u8] = b"-";
 
 /// Bytes of the input file that are symbolic when read.
-const MAX_FILE_SYMBOLIC: u32 = 4096;
+pub const MAX_FILE_SYMBOLIC: u32 = 4096;
 
 /// A candidate out for a run: its input, its bound and the direction it
 /// was solved for (when not solved for a context).
