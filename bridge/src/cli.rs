@@ -38,6 +38,52 @@ pub enum Command {
     /// Explore units symbolically (z3): solve for parameter values that
     /// take new branches, lift them and keep what reproduces.
     Explore(ExploreArgs),
+    /// Review a campaign's failures: one row per signature (kind and
+    /// innermost frames), each reduced to a small reproducer; SARIF too.
+    Review(ReviewArgs),
+    /// Reduce a failing test while it fails the same way (same kind, same
+    /// innermost frames).
+    Reduce(ReduceArgs),
+}
+
+#[derive(Args)]
+pub struct ReviewArgs {
+    /// The campaign directory (`bridge run -o`).
+    #[arg(value_name = "OUT")]
+    pub output: PathBuf,
+    /// Frames of the stack that tell two failures apart.
+    #[arg(long, default_value_t = 3, value_name = "N", value_parser = clap::value_parser!(u8).range(1..=32))]
+    pub depth: u8,
+    /// Write the failures as SARIF 2.1.0 here.
+    #[arg(long, value_name = "FILE")]
+    pub sarif: Option<PathBuf>,
+    /// Do not reduce the first reproducer of each signature.
+    #[arg(long)]
+    pub no_reduce: bool,
+    /// Most runs one reduction may make.
+    #[arg(long, default_value_t = 2000, value_name = "N")]
+    pub max_runs: usize,
+    /// Print the review as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Args)]
+pub struct ReduceArgs {
+    /// The failing test.
+    #[arg(value_name = "TEST")]
+    pub test: PathBuf,
+    /// Where the reduced test goes.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: PathBuf,
+    /// Frames of the stack the reduced test must keep.
+    #[arg(long, default_value_t = 3, value_name = "N", value_parser = clap::value_parser!(u8).range(1..=32))]
+    pub depth: u8,
+    /// Most runs the reduction may make.
+    #[arg(long, default_value_t = 2000, value_name = "N")]
+    pub max_runs: usize,
+    #[command(flatten)]
+    pub target: TargetArgs,
 }
 
 /// How to run the target: shared by the subcommands that run it.

@@ -23,6 +23,8 @@ fn main() {
         cli::Command::Show(args) => cmd::units::show(args),
         cli::Command::FuzzUnit(args) => cmd::fuzz_unit::run(args),
         cli::Command::Explore(args) => cmd::fuzz_unit::explore(args),
+        cli::Command::Review(args) => cmd::review::run(args),
+        cli::Command::Reduce(args) => cmd::review::reduce(args),
     };
     match result {
         Ok(code) => std::process::exit(code),

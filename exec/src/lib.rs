@@ -9,6 +9,7 @@ pub mod outcome;
 pub mod shm;
 pub mod target;
 
+pub use contain::absolute_args;
 pub use coverage::{Coverage, Newness};
 pub use error::Error;
 pub use forkserver::ForkServer;

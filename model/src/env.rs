@@ -61,6 +61,11 @@ pub const ALL: &[EnvVar] = &[
     },
     EnvVar { name: REPLAY_OUT, reader: "runtime", help: "where a replay writes the call's outcome" },
     EnvVar { name: LIST, reader: "runtime", help: "file to write the function table to, instead of running main" },
+    EnvVar {
+        name: STACK_OUT,
+        reader: "runtime",
+        help: "file the call stack of a crash (or of a hang, at SIGUSR2) goes to (set by bridge review)",
+    },
     EnvVar { name: RT_DEBUG, reader: "runtime", help: "1: the runtime reports what it does on stderr" },
 ];
 

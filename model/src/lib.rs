@@ -6,6 +6,7 @@
 //! nothing but `core`: the `no_std` runtime compiles them directly, so the
 //! names have one source.
 
+pub mod alarm;
 mod consts;
 pub mod env;
 mod names;

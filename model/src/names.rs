@@ -56,3 +56,8 @@ pub const SYM_OUT: &str = "CARVE_SYM_OUT";
 /// The input file of a symbolic replay whose bytes are symbolic when read
 /// ([`crate::trace::SYM_IN_FILE`]): its path, or `-` for stdin.
 pub const SYM_FILE: &str = "CARVE_SYM_FILE";
+/// A file the runtime writes the failing call stack to when the run
+/// crashes, or when it gets `SIGUSR2` (a hang's stack): the signal, the
+/// faulting address, then one frame a line as `MODULE OFFSET` (set by
+/// `bridge review` and `bridge reduce`, never in campaigns).
+pub const STACK_OUT: &str = "CARVE_STACK_OUT";

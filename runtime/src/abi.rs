@@ -110,6 +110,7 @@ pub unsafe extern "C" fn __carve_main_entry(argc: *mut c_int, argv: *mut *mut *m
         return 0;
     }
     forkserver::start_if_asked();
+    crate::stack::install_if_asked();
     if !argc.is_null() && !argv.is_null() {
         args::replace_if_asked(argc, argv);
         if state::tracking() {

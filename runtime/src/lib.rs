@@ -21,6 +21,7 @@ mod malloc;
 mod objects;
 mod replay;
 mod restore;
+mod stack;
 mod state;
 mod sym;
 pub mod symabi;

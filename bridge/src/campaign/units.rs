@@ -452,17 +452,22 @@ impl Campaign {
                 if alarms.insert((function.clone(), *k, sys.to_string())) {
                     let id = self.file.stats.unique_true_alarms;
                     self.file.stats.unique_true_alarms += 1;
-                    let report = serde_json::json!({
-                        "function": function,
-                        "parameter": k,
-                        "site": format!("{:?}", params[*k].site),
-                        "original_value": String::from_utf8_lossy(&params[*k].original),
-                        "new_value": String::from_utf8_lossy(&params[*k].text(value)),
-                        "parameters_changed": c.values.len(),
-                        "unit_generator_op": c.op,
-                        "system_outcome": sys.to_string(),
-                        "provenance": { "system_test": entry, "unit": format!("{}#{}", function, unit.meta.call_index), "value": c.op },
-                    });
+                    let report = model::alarm::Alarm {
+                        version: model::alarm::ALARM_VERSION,
+                        found_by: "run".into(),
+                        function: function.clone(),
+                        call: unit.meta.call_index,
+                        parameter: *k,
+                        site: model::alarm::describe_site(&params[*k].site),
+                        original_value: String::from_utf8_lossy(&params[*k].original).into_owned(),
+                        new_value: String::from_utf8_lossy(&params[*k].text(value)).into_owned(),
+                        parameters_changed: c.values.len(),
+                        generator_op: c.op.to_string(),
+                        outcome: sys.to_string(),
+                        system_test: Some(entry),
+                        unit_file: None,
+                        found_after_s: Some(self.file.stats.elapsed_s),
+                    };
                     let dir = format!("alarms/{id:06}");
                     std::fs::create_dir_all(self.out.root().join(&dir))?;
                     self.out.write(&format!("{dir}/input"), &lifted)?;
@@ -513,11 +518,8 @@ pub fn known_alarms(root: &std::path::Path) -> BTreeSet<(String, usize, String)>
     let mut out = BTreeSet::new();
     for e in std::fs::read_dir(root.join("alarms")).into_iter().flatten().flatten() {
         let Ok(bytes) = std::fs::read(e.path().join("report.json")) else { continue };
-        let Ok(v) = serde_json::from_slice::<serde_json::Value>(&bytes) else { continue };
-        if let (Some(f), Some(p), Some(o)) =
-            (v["function"].as_str(), v["parameter"].as_u64(), v["system_outcome"].as_str())
-        {
-            out.insert((f.to_string(), p as usize, o.to_string()));
+        if let Ok(a) = model::alarm::Alarm::from_json(&bytes) {
+            out.insert((a.function, a.parameter, a.outcome));
         }
     }
     out

@@ -37,7 +37,7 @@ struct Summary {
     unique_true_alarms: u64,
     coverage_lifts: u64,
     false_alarms: u64,
-    alarms: Vec<Alarm>,
+    alarms: Vec<model::alarm::Alarm>,
     /// Directions symbolic traces took that name their edge's coverage
     /// slot, and those whose counter did not count (zero but for a
     /// counter that wrapped).
@@ -46,18 +46,6 @@ struct Summary {
     /// The generator's own counters, per unit (the symbolic explorer's
     /// traces, queries and solver statistics).
     generator: Vec<serde_json::Value>,
-}
-
-#[derive(Serialize, Clone)]
-struct Alarm {
-    id: u64,
-    function: String,
-    param: usize,
-    op: &'static str,
-    original: String,
-    value: String,
-    outcome: String,
-    unit: String,
 }
 
 /// `bridge explore`: the units, explored by the symbolic generator.
@@ -73,7 +61,7 @@ pub fn explore(args: ExploreArgs) -> anyhow::Result<i32> {
         restore_each_try: false,
         target: args.target,
     };
-    run_with(fuzz, &|_| Box::new(unitgen::Symbolic::new(timeout, log.clone())))
+    run_with(fuzz, "explore", &|_| Box::new(unitgen::Symbolic::new(timeout, log.clone())))
 }
 
 pub fn run(args: FuzzUnitArgs) -> anyhow::Result<i32> {
@@ -83,10 +71,14 @@ pub fn run(args: FuzzUnitArgs) -> anyhow::Result<i32> {
         "unknown unit generator '{name}' (known: {})",
         unitgen::NAMES.join(", ")
     );
-    run_with(args, &|seed| unitgen::by_name(&name, seed).expect("a known name"))
+    run_with(args, "fuzz-unit", &|seed| unitgen::by_name(&name, seed).expect("a known name"))
 }
 
-fn run_with(args: FuzzUnitArgs, make: &dyn Fn(u64) -> Box<dyn unitgen::UnitGenerator>) -> anyhow::Result<i32> {
+fn run_with(
+    args: FuzzUnitArgs,
+    found_by: &str,
+    make: &dyn Fn(u64) -> Box<dyn unitgen::UnitGenerator>,
+) -> anyhow::Result<i32> {
     let files = unit_files(&args.unit)?;
     anyhow::ensure!(!files.is_empty(), "no unit in {}", args.unit.display());
     let mut system = ForkServer::start(super::target(&args.target)?)?;
@@ -138,18 +130,24 @@ fn run_with(args: FuzzUnitArgs, make: &dyn Fn(u64) -> Box<dyn unitgen::UnitGener
                 (Class::TrueAlarm, Some((k, v))) => {
                     sum.true_alarms += 1;
                     if seen.insert((unit.meta.function.clone(), *k, sys_outcome.to_string())) {
-                        let alarm = Alarm {
-                            id: sum.unique_true_alarms,
+                        let alarm = model::alarm::Alarm {
+                            version: model::alarm::ALARM_VERSION,
+                            found_by: found_by.into(),
                             function: unit.meta.function.clone(),
-                            param: *k,
-                            op: t.candidate.op,
-                            original: String::from_utf8_lossy(&params[*k].original).into_owned(),
-                            value: String::from_utf8_lossy(&params[*k].text(v)).into_owned(),
+                            call: unit.meta.call_index,
+                            parameter: *k,
+                            site: model::alarm::describe_site(&params[*k].site),
+                            original_value: String::from_utf8_lossy(&params[*k].original).into_owned(),
+                            new_value: String::from_utf8_lossy(&params[*k].text(v)).into_owned(),
+                            parameters_changed: t.candidate.values.len(),
+                            generator_op: t.candidate.op.into(),
                             outcome: sys_outcome.to_string(),
-                            unit: f.display().to_string(),
+                            system_test: None,
+                            unit_file: Some(f.display().to_string()),
+                            found_after_s: None,
                         };
                         if let Some(out) = &args.output {
-                            save_alarm(out, &alarm, &lifted, &input, &t.unit.encode())?;
+                            save_alarm(out, sum.unique_true_alarms, &alarm, &lifted, &input, &t.unit.encode())?;
                         }
                         sum.unique_true_alarms += 1;
                         sum.alarms.push(alarm);
@@ -210,18 +208,25 @@ fn run_with(args: FuzzUnitArgs, make: &dyn Fn(u64) -> Box<dyn unitgen::UnitGener
         if let Some(p) = sum.generator.last().and_then(|g| crate::campaign::status::pinned_summary(&g["stats"], 5)) {
             println!("symbolic values {p} (unmodelled calls keep them concrete)");
         }
-        for a in &sum.alarms {
+        for (id, a) in sum.alarms.iter().enumerate() {
             println!(
-                "alarm {}: {}() parameter {} {:?} -> {:?} ({}): {}",
-                a.id, a.function, a.param, a.original, a.value, a.op, a.outcome
+                "alarm {id}: {}() parameter {} {:?} -> {:?} ({}): {}",
+                a.function, a.parameter, a.original_value, a.new_value, a.generator_op, a.outcome
             );
         }
     }
     Ok(0)
 }
 
-fn save_alarm(out: &Path, a: &Alarm, lifted: &[u8], original: &[u8], unit: &[u8]) -> anyhow::Result<()> {
-    let dir = out.join("alarms").join(format!("{:06}", a.id));
+fn save_alarm(
+    out: &Path,
+    id: u64,
+    a: &model::alarm::Alarm,
+    lifted: &[u8],
+    original: &[u8],
+    unit: &[u8],
+) -> anyhow::Result<()> {
+    let dir = out.join("alarms").join(format!("{id:06}"));
     std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
     super::carve::write_atomic(&dir.join("input"), lifted)?;
     super::carve::write_atomic(&dir.join("original"), original)?;

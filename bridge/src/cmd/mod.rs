@@ -4,6 +4,7 @@ pub mod carve;
 pub mod exec;
 pub mod fuzz_unit;
 pub mod replay;
+pub mod review;
 pub mod run;
 pub mod showmap;
 pub mod units;

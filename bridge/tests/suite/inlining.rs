@@ -106,7 +106,7 @@ fn calls_through_pointers_reach_the_copies_and_their_clones() {
     let prog = fixture("dispatch", dir.path());
     let (p, units) = (prog.to_str().unwrap(), carve_main_on(&prog, b"13\n", dir.path()));
     let sum = bridge_json(&["explore", &units, "--tries", "20", "--json", "--", p, "@@"], b"");
-    let values: Vec<&str> = sum["alarms"].as_array().unwrap().iter().filter_map(|a| a["value"].as_str()).collect();
+    let values: Vec<&str> = sum["alarms"].as_array().unwrap().iter().filter_map(|a| a["new_value"].as_str()).collect();
     assert!(values.iter().any(|v| v.starts_with("77")), "{sum}");
     assert!(sum["generator"][0]["stats"]["pinned"].get("(indirect call)").is_none(), "{sum}");
 }

@@ -36,7 +36,7 @@ fn explore_tries(
 fn the_halt_alarm(sum: &serde_json::Value, out: &Path) -> Vec<u8> {
     assert_eq!(sum["unique_true_alarms"].as_u64(), Some(1), "{sum}");
     let alarm = &sum["alarms"][0];
-    assert_eq!(alarm["original"], "records 1\nname=widget\nsize=12\n", "{alarm}");
+    assert_eq!(alarm["original_value"], "records 1\nname=widget\nsize=12\n", "{alarm}");
     assert_eq!(alarm["outcome"], "crash (signal 6, SIGABRT)", "{alarm}");
     let input = std::fs::read(out.join("alarms/000000/input")).unwrap();
     let halt = input.split(|&b| b == b'\n').find(|l| l.starts_with(b"halt=")).expect("a halt record");
@@ -112,7 +112,7 @@ fn a_campaign_explores_main_of_entry_after_entry_and_lifts_the_file_alarm() {
     for a in std::fs::read_dir(out.join("alarms")).unwrap() {
         let a = a.unwrap().path();
         let report: serde_json::Value = serde_json::from_slice(&std::fs::read(a.join("report.json")).unwrap()).unwrap();
-        if report["function"] == "main" && report["site"] == "InputFile" {
+        if report["function"] == "main" && report["site"] == "the input file" {
             let input = std::fs::read(a.join("input")).unwrap();
             let file = dir.path().join("file");
             std::fs::write(&file, &input[b"@@\n".len()..]).unwrap();

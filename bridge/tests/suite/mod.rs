@@ -8,4 +8,5 @@ mod inlining;
 mod input_file;
 mod libc_models;
 mod modules;
+mod review;
 mod symbolic;

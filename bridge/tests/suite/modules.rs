@@ -47,7 +47,7 @@ fn main_reaches_the_interpreter_in_another_module_and_its_alarm_reproduces() {
         signals.push(signal);
     }
     assert!(signals.contains(&6) && signals.contains(&11), "{sum}");
-    assert!(alarms.iter().any(|a| a["original"] == "p;u;k"), "{sum}");
+    assert!(alarms.iter().any(|a| a["original_value"] == "p;u;k"), "{sum}");
 }
 
 #[test]

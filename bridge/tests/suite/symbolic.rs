@@ -39,8 +39,8 @@ fn explore_solves_what_mutation_does_not_and_the_alarms_reproduce() {
     assert_eq!(alarm_functions(&sum), ["check_magic", "check_sum", "check_word", "main", "run_cmd"], "{sum}");
     let main = sum["alarms"].as_array().unwrap().iter().find(|a| a["function"] == "main").unwrap();
     let seed = std::fs::read_to_string(repo().join("examples/puzzles/seeds/all")).unwrap();
-    assert_eq!(main["original"], seed.as_str(), "the file is main's parameter: {main}");
-    assert_ne!(main["value"], main["original"], "{main}");
+    assert_eq!(main["original_value"], seed.as_str(), "the file is main's parameter: {main}");
+    assert_ne!(main["new_value"], main["original_value"], "{main}");
     assert!(started.elapsed().as_secs() < 60, "within seconds, not minutes");
     let queries: u64 =
         sum["generator"].as_array().unwrap().iter().map(|g| g["stats"]["solver"]["queries"].as_u64().unwrap()).sum();
@@ -192,8 +192,9 @@ fn main_is_carved_and_its_options_are_solved_to_a_long_option_no_seed_has() {
     let alarms = sum["alarms"].as_array().unwrap();
     // (A word added after the others may be solved into `--deb` as well:
     // that alarm has its own parameter.)
-    let grown =
-        |a: &&serde_json::Value| a["original"] == "-d" && a["value"].as_str().is_some_and(|v| v.starts_with("--de"));
+    let grown = |a: &&serde_json::Value| {
+        a["original_value"] == "-d" && a["new_value"].as_str().is_some_and(|v| v.starts_with("--de"))
+    };
     let debug = alarms.iter().find(grown).unwrap_or_else(|| panic!("-d grown into --debug: {sum}"));
     let id = debug["id"].as_u64().unwrap();
     let input = std::fs::read(out.join(format!("alarms/{id:06}/input"))).unwrap();
@@ -209,7 +210,7 @@ fn main_is_carved_and_its_options_are_solved_to_a_long_option_no_seed_has() {
     // command line reproduces the abort.
     let escape = alarms
         .iter()
-        .find(|a| a["original"] == "," && a["value"].as_str().is_some_and(|v| v.starts_with('\\')))
+        .find(|a| a["original_value"] == "," && a["new_value"].as_str().is_some_and(|v| v.starts_with('\\')))
         .unwrap_or_else(|| panic!("`,` solved into an escape: {sum}"));
     let id = escape["id"].as_u64().unwrap();
     let input = std::fs::read(out.join(format!("alarms/{id:06}/input"))).unwrap();
@@ -245,7 +246,7 @@ fn a_pattern_libc_must_accept_is_solved_to_one_it_accepts() {
     // "[bcd", what the branch alone asks for, is a pattern regcomp
     // rejects: the first bug needs "[q]" with the pattern kept valid, the
     // second a class libc knows the name of ("[[:x:]]" is rejected).
-    let values: Vec<&str> = sum["alarms"].as_array().unwrap().iter().filter_map(|a| a["value"].as_str()).collect();
+    let values: Vec<&str> = sum["alarms"].as_array().unwrap().iter().filter_map(|a| a["new_value"].as_str()).collect();
     assert!(values.iter().any(|v| v.starts_with("[q]")), "{sum}");
     let classes =
         ["alpha", "upper", "lower", "digit", "alnum", "xdigit", "space", "print", "punct", "graph", "cntrl", "blank"];
@@ -279,7 +280,7 @@ fn a_line_parsed_by_sscanf_is_solved_through_the_model() {
     // and the number's digits the compare with 77, each through the
     // model's shadows; its branches keep the token's end a blank.
     let sum = bridge_json(&["explore", u, "--tries", "40", "--json", "--", p, "@@"], b"");
-    let values: Vec<&str> = sum["alarms"].as_array().unwrap().iter().filter_map(|a| a["value"].as_str()).collect();
+    let values: Vec<&str> = sum["alarms"].as_array().unwrap().iter().filter_map(|a| a["new_value"].as_str()).collect();
     assert!(values.contains(&"boom 77\n"), "{sum}");
     let file = dir.path().join("boom");
     std::fs::write(&file, "boom 77\n").unwrap();
@@ -303,7 +304,7 @@ fn what_pins_symbolic_values_is_counted_by_callee() {
     assert!(pinned["usleep"].as_u64().is_some_and(|n| n >= 1), "{sum}");
     assert_eq!(pinned.as_object().map(|m| m.len()), Some(1), "{sum}");
     // The pin keeps c & 1 as it was, not c: the abort is still solved.
-    let values: Vec<&str> = sum["alarms"].as_array().unwrap().iter().filter_map(|a| a["value"].as_str()).collect();
+    let values: Vec<&str> = sum["alarms"].as_array().unwrap().iter().filter_map(|a| a["new_value"].as_str()).collect();
     assert!(values.contains(&"q"), "{sum}");
     let o = bridge(&["explore", u, "--tries", "10", "--", p, "@@"], b"");
     assert!(
@@ -321,7 +322,7 @@ fn a_division_the_inputs_can_make_trap_is_solved_for() {
     // No branch tests the count: only the division's own check asks for 0.
     let sum = bridge_json(&["explore", &units, "--tries", "10", "--json", "--", p, "@@"], b"");
     let alarm = sum["alarms"].as_array().unwrap().iter().find(|a| a["outcome"].as_str().unwrap().contains("SIGFPE"));
-    let value = alarm.unwrap_or_else(|| panic!("no SIGFPE: {sum}"))["value"].as_str().unwrap().to_string();
+    let value = alarm.unwrap_or_else(|| panic!("no SIGFPE: {sum}"))["new_value"].as_str().unwrap().to_string();
     let file = dir.path().join("zero");
     std::fs::write(&file, value).unwrap();
     let st = std::process::Command::new(&prog).arg(&file).output().unwrap().status;
@@ -380,7 +381,7 @@ fn the_absolute_value_intrinsic_is_followed_not_pinned() {
     let prog = fixture("absolute", dir.path());
     let (p, units) = (prog.to_str().unwrap(), carve_main_on(&prog, b"1111\n", dir.path()));
     let sum = bridge_json(&["explore", &units, "--tries", "20", "--json", "--", p, "@@"], b"");
-    let values: Vec<&str> = sum["alarms"].as_array().unwrap().iter().filter_map(|a| a["value"].as_str()).collect();
+    let values: Vec<&str> = sum["alarms"].as_array().unwrap().iter().filter_map(|a| a["new_value"].as_str()).collect();
     assert!(values.iter().any(|v| v.starts_with("4242") || v.starts_with("5758")), "{sum}");
     assert!(sum["generator"][0]["stats"]["pinned"].as_object().is_none_or(|m| m.is_empty()), "{sum}");
 }

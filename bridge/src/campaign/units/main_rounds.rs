@@ -102,7 +102,13 @@ mod tests {
         new_words
             .iter()
             .enumerate()
-            .map(|(i, &new_word)| Entry { id: i as u64, data: vec![b'0' + i as u8], hits: Vec::new(), new_word, seed: false })
+            .map(|(i, &new_word)| Entry {
+                id: i as u64,
+                data: vec![b'0' + i as u8],
+                hits: Vec::new(),
+                new_word,
+                seed: false,
+            })
             .collect()
     }
 

@@ -1,0 +1,280 @@
+//! `bridge review OUT`: the campaign's failures (lifted true alarms,
+//! crashes and hangs of system runs), each run once more with the stack
+//! asked for, grouped by signature, the first of each group reduced; a
+//! table, and SARIF on request. Signatures and reductions are kept in the
+//! campaign directory (`alarms/<id>/signature.json`, `review/`), so a
+//! second review runs nothing again. `bridge reduce`: one test reduced.
+
+use crate::campaign::state::CampaignFile;
+use crate::cli::{ReduceArgs, ReviewArgs};
+use anyhow::Context;
+use model::alarm::{Alarm, Signature};
+use review::table::{Finding, Group};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// A failure on disk, with what the review needs of it.
+struct Found {
+    finding: Finding,
+    input: PathBuf,
+    /// Where its signature is kept.
+    cache: PathBuf,
+}
+
+pub fn run(args: ReviewArgs) -> anyhow::Result<i32> {
+    let root = &args.output;
+    let file = std::fs::read(root.join("campaign.json"))
+        .with_context(|| format!("{} is not a campaign directory (no campaign.json)", root.display()))?;
+    let campaign = CampaignFile::decode(&file)?;
+    let target = campaign_target(&campaign)?;
+    let symbolizer = review::symbolize::find();
+    if symbolizer.is_none() {
+        eprintln!("bridge review: no llvm-symbolizer-19 found: frames are named by module and offset");
+    }
+    let found = findings(root, &campaign)?;
+    let depth = usize::from(args.depth);
+    let mut signed = Vec::new();
+    let mut not_failing = 0;
+    for f in found {
+        match signature(&f, &target, symbolizer.as_deref())? {
+            Some(s) => signed.push((f, s)),
+            None => not_failing += 1,
+        }
+    }
+    let inputs: std::collections::HashMap<String, PathBuf> =
+        signed.iter().map(|(f, _)| (f.finding.path.clone(), f.input.clone())).collect();
+    let mut groups = review::table::group(signed.into_iter().map(|(f, s)| (f.finding, s)).collect(), depth);
+    if !args.no_reduce {
+        for g in &mut groups {
+            let first = &inputs[&g.findings[0].path];
+            g.reduced = reduced(root, g, first, &target, depth, args.max_runs)?;
+        }
+    }
+    let command = shown_command(&campaign);
+    if args.json {
+        let rows: Vec<_> = groups
+            .iter()
+            .map(|g| {
+                serde_json::json!({
+                    "signature": g.signature, "key": g.key, "count": g.findings.len(),
+                    "fingerprint": review::sarif::fingerprint(&g.key),
+                    "findings": g.findings.iter().map(|f| &f.path).collect::<Vec<_>>(),
+                    "reduced": g.reduced.map(|_| reduced_path(root, g)),
+                    "reduced_size": g.reduced,
+                })
+            })
+            .collect();
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&serde_json::json!({ "signatures": rows, "not_failing": not_failing }))?
+        );
+    } else {
+        print!("{}", review::table::render(&groups));
+        let total: usize = groups.iter().map(|g| g.findings.len()).sum();
+        println!(
+            "bridge review: {total} failures, {} signatures (kind and {depth} innermost frames of the program); reproduce one with: {command} FILE",
+            groups.len()
+        );
+        if !args.no_reduce && !groups.is_empty() {
+            println!("bridge review: reduced reproducers in {}", root.join("review").display());
+        }
+        if not_failing > 0 {
+            println!("bridge review: {not_failing} kept failures did not fail again (flaky, or they need the campaign's limits)");
+        }
+    }
+    if let Some(path) = &args.sarif {
+        let log = review::sarif::report(&groups, env!("CARGO_PKG_VERSION"), &command);
+        super::carve::write_atomic(path, serde_json::to_string_pretty(&log)?.as_bytes())
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    Ok(0)
+}
+
+/// The target the campaign ran, with its time limit and input mode.
+fn campaign_target(c: &CampaignFile) -> anyhow::Result<::exec::Target> {
+    let (program, rest) = c.config.command.split_first().context("campaign.json names no command")?;
+    let mut t = ::exec::Target::new(program, rest.to_vec());
+    t.timeout = Duration::from_millis(c.config.timeout_ms.max(1));
+    t.args_in_input = c.config.args_in_input;
+    Ok(t)
+}
+
+/// How a reproducer runs on the program (the test as the input file, or
+/// its first line as the command line).
+fn shown_command(c: &CampaignFile) -> String {
+    let words: Vec<String> = c.config.command.iter().map(|w| w.replace("@@", "FILE")).collect();
+    let shown = words.join(" ");
+    if c.config.args_in_input {
+        format!("(first line of FILE as arguments) {shown}")
+    } else if c.config.command.iter().any(|w| w.contains("@@")) {
+        shown.replace(" FILE", "")
+    } else {
+        format!("{shown} <")
+    }
+}
+
+/// Every failure the campaign kept: lifted alarms, then system crashes
+/// and hangs (their time from the file's age against the first seed's).
+fn findings(root: &Path, c: &CampaignFile) -> anyhow::Result<Vec<Found>> {
+    let mut out = Vec::new();
+    for dir in sorted_dir(&root.join("alarms")) {
+        let report = dir.join("report.json");
+        let Ok(bytes) = std::fs::read(&report) else { continue };
+        let a = match Alarm::from_json(&bytes) {
+            Ok(a) => a,
+            Err(e) => {
+                eprintln!("bridge review: skipping {}: {e}", report.display());
+                continue;
+            }
+        };
+        let name = dir.file_name().unwrap_or_default().to_string_lossy().into_owned();
+        let input = dir.join("input");
+        let how = format!(
+            "unit {}() parameter {} ({}): {} -> {:?}",
+            a.function,
+            a.parameter,
+            a.site,
+            a.generator_op,
+            short(&a.new_value)
+        );
+        let size = std::fs::metadata(&input).map(|m| m.len() as usize).unwrap_or(0);
+        let finding = Finding { path: format!("alarms/{name}"), how, found_after_s: a.found_after_s, size };
+        out.push(Found { finding, input, cache: dir.join("signature.json") });
+    }
+    let start = sorted_dir(&root.join("queue")).first().and_then(|p| modified(p));
+    for kind in ["crashes", "hangs"] {
+        for path in sorted_dir(&root.join(kind)) {
+            let name = path.file_name().unwrap_or_default().to_string_lossy().into_owned();
+            let when = match (modified(&path), start) {
+                (Some(m), Some(s)) => m.duration_since(s).ok().map(|d| d.as_secs_f64()),
+                _ => None,
+            };
+            let size = std::fs::metadata(&path).map(|m| m.len() as usize).unwrap_or(0);
+            let how = format!("system ({})", c.config.system);
+            let finding = Finding { path: format!("{kind}/{name}"), how, found_after_s: when, size };
+            let cache = root.join("review").join(kind).join(format!("{name}.signature.json"));
+            out.push(Found { finding, input: path, cache });
+        }
+    }
+    Ok(out)
+}
+
+fn short(s: &str) -> String {
+    let mut t: String = s.chars().take(40).collect();
+    if s.chars().count() > 40 {
+        t.push('…');
+    }
+    t
+}
+
+fn modified(p: &Path) -> Option<std::time::SystemTime> {
+    std::fs::metadata(p).and_then(|m| m.modified()).ok()
+}
+
+fn sorted_dir(dir: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| !p.file_name().is_some_and(|n| n.to_string_lossy().starts_with('.')))
+        .collect();
+    v.sort();
+    v
+}
+
+/// The failure's signature, from its cache or from a run (then cached).
+/// `None` when it no longer fails. Hangs get twice the time limit.
+fn signature(f: &Found, target: &::exec::Target, symbolizer: Option<&Path>) -> anyhow::Result<Option<Signature>> {
+    if let Ok(bytes) = std::fs::read(&f.cache) {
+        if let Ok(s) = serde_json::from_slice::<Option<Signature>>(&bytes) {
+            return Ok(s);
+        }
+    }
+    let test = std::fs::read(&f.input).with_context(|| format!("cannot read {}", f.input.display()))?;
+    let timeout = target.timeout * 2;
+    let s = review::signature::of_test(target, &test, timeout, symbolizer)?.map(|(s, _)| s);
+    if let Some(dir) = f.cache.parent() {
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    }
+    super::carve::write_atomic(&f.cache, serde_json::to_string_pretty(&s)?.as_bytes())?;
+    Ok(s)
+}
+
+fn reduced_path(root: &Path, g: &Group) -> PathBuf {
+    root.join("review").join(review::sarif::fingerprint(&g.key)).join("reduced")
+}
+
+/// The group's first reproducer reduced (kept beside its original in
+/// `review/<fingerprint>/`): its size, `None` for a hang (each try
+/// would wait for the time limit).
+fn reduced(
+    root: &Path,
+    g: &Group,
+    first: &Path,
+    target: &::exec::Target,
+    depth: usize,
+    max_runs: usize,
+) -> anyhow::Result<Option<usize>> {
+    if g.signature.kind == model::alarm::FailureKind::Hang {
+        return Ok(None);
+    }
+    let path = reduced_path(root, g);
+    if let Ok(b) = std::fs::read(&path) {
+        return Ok(Some(b.len()));
+    }
+    let test = std::fs::read(first).with_context(|| format!("cannot read {}", first.display()))?;
+    let Some(r) = reduce_test(target, &test, depth, max_runs)? else { return Ok(None) };
+    let dir = path.parent().expect("under review/");
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    super::carve::write_atomic(&dir.join("original"), &test)?;
+    super::carve::write_atomic(&path, &r.test)?;
+    Ok(Some(r.test.len()))
+}
+
+/// `test` reduced while it fails with the same signal at the same
+/// innermost `depth` places of the program; `None` when it does not fail.
+fn reduce_test(
+    target: &::exec::Target,
+    test: &[u8],
+    depth: usize,
+    max_runs: usize,
+) -> anyhow::Result<Option<review::reduce::Reduced>> {
+    let timeout = target.timeout;
+    let (ran, dump) = review::stack::run(target, test, timeout)?;
+    let review::stack::Ran::Signal(sig) = ran else { return Ok(None) };
+    let own = dump.own(depth);
+    let mut failure = None;
+    let mut same = |t: &[u8]| match review::stack::run(target, t, timeout) {
+        Ok((review::stack::Ran::Signal(s), d)) => s == sig && d.own(depth) == own,
+        Ok(_) => false,
+        Err(e) => {
+            failure.get_or_insert(e);
+            false
+        }
+    };
+    let r = review::reduce::reduce(test, target.args_in_input, max_runs, &mut same);
+    if let Some(e) = failure {
+        return Err(e.into());
+    }
+    Ok(Some(r))
+}
+
+pub fn reduce(args: ReduceArgs) -> anyhow::Result<i32> {
+    let target = super::target(&args.target)?;
+    let test = std::fs::read(&args.test).with_context(|| format!("cannot read {}", args.test.display()))?;
+    let Some(r) = reduce_test(&target, &test, usize::from(args.depth), args.max_runs)? else {
+        anyhow::bail!("{} does not crash the program: nothing to reduce (hangs are not reduced)", args.test.display());
+    };
+    super::carve::write_atomic(&args.output, &r.test)
+        .with_context(|| format!("cannot write {}", args.output.display()))?;
+    println!(
+        "bridge reduce: {} bytes -> {} bytes in {} runs, same signal and {} innermost frames; written to {}",
+        test.len(),
+        r.test.len(),
+        r.runs,
+        args.depth,
+        args.output.display()
+    );
+    Ok(0)
+}

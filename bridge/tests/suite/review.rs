@@ -1,0 +1,132 @@
+//! Reviewing failures: the runtime's stack at a crash or a hang,
+//! signatures that tell bugs apart (inlined functions named), reductions
+//! that keep the bug, and the table and SARIF of `bridge review`.
+
+use crate::util::*;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// `examples/interp` at `-O2 -g`: its bugs are in functions the optimiser
+/// inlines into `main`.
+fn interp(dir: &Path) -> PathBuf {
+    let out = dir.join("interp");
+    let src = repo().join("examples/interp/interp.c");
+    let o =
+        Command::new(tools_dir().join("carve-clang")).args(["-O2", "-g", "-o"]).arg(&out).arg(&src).output().unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    out
+}
+
+const SHOW_BIN: &[u8] = b"set x 5\nshow x bin\n";
+const SHOW_BIN_2: &[u8] = b"# another\nset other 7\nget other\nshow other bin\n";
+const PUSH_WRAP: &[u8] = b"push 1\nset a 3\nprint\npush 7 4294967295\n";
+const POKE: &[u8] = b"push 2\npoke -1000000000 5\n";
+
+#[test]
+fn review_groups_failures_by_signature_reduces_them_and_writes_sarif() {
+    let dir = tempfile::tempdir().unwrap();
+    let prog = interp(dir.path());
+    let p = prog.to_str().unwrap();
+    let out = dir.path().join("out");
+    let o = out.to_str().unwrap();
+    let seeds = seeds_of("interp", dir.path());
+    let run =
+        bridge(&["run", "--unit", "none", "--time", "2s", "-i", seeds.to_str().unwrap(), "-o", o, "--", p, "@@"], b"");
+    assert!(run.status.success(), "{}", stderr(&run));
+    // Failures as a campaign keeps them (those it found stay too).
+    let crashes = out.join("crashes");
+    for (k, t) in [SHOW_BIN, SHOW_BIN_2, PUSH_WRAP, POKE].iter().enumerate() {
+        std::fs::write(crashes.join(format!("id:9{k:05},sig:00,src:000000,op:test")), t).unwrap();
+    }
+    let sarif = dir.path().join("r.sarif");
+    let v = bridge_json(&["review", "--json", "--sarif", sarif.to_str().unwrap(), o], b"");
+    let sigs = v["signatures"].as_array().unwrap();
+    let by_top = |f: &str| {
+        sigs.iter()
+            .find(|s| {
+                s["signature"]["frames"].as_array().unwrap().iter().any(|fr| fr["function"] == f && fr["module"] == "-")
+            })
+            .unwrap_or_else(|| panic!("no signature in {f}: {v:#}"))
+    };
+    let show = by_top("cmd_show");
+    let push = by_top("push_one");
+    let poke = by_top("cmd_poke");
+    assert!(
+        show["key"].as_str().unwrap().starts_with("SIGSEGV | cmd_show (")
+            && show["key"].as_str().unwrap().contains("interp.c:"),
+        "{show}"
+    );
+    assert!(push["key"].as_str().unwrap().starts_with("SIGABRT | push_one ("), "{push}");
+    assert!(poke["key"].as_str().unwrap().starts_with("SIGSEGV | cmd_poke ("), "{poke}");
+    // Both `show ... bin` tests are one bug, whatever the campaign kept.
+    let ours = |s: &serde_json::Value| {
+        s["findings"].as_array().unwrap().iter().filter(|f| f.as_str().unwrap().contains(",op:test")).count()
+    };
+    assert_eq!((ours(show), ours(push), ours(poke)), (2, 1, 1), "{v:#}");
+    // Each reduced reproducer is smaller and fails the same way.
+    for s in [show, push, poke] {
+        let reduced = std::fs::read(s["reduced"].as_str().unwrap()).unwrap();
+        let first = s["findings"][0].as_str().unwrap();
+        assert!(reduced.len() < std::fs::read(out.join(first)).unwrap().len(), "{s}");
+        let r = dir.path().join("reduced");
+        std::fs::write(&r, &reduced).unwrap();
+        let again = Command::new(&prog).arg(&r).output().unwrap();
+        let want = if s == push { 6 } else { 11 };
+        assert_eq!(std::os::unix::process::ExitStatusExt::signal(&again.status), Some(want), "{s}");
+    }
+    // SARIF: one result per signature, at the failing line, with the
+    // fingerprints the review printed; a second review (signatures read
+    // back from the campaign directory) gives the same.
+    let log: serde_json::Value = serde_json::from_slice(&std::fs::read(&sarif).unwrap()).unwrap();
+    let results = log["runs"][0]["results"].as_array().unwrap();
+    assert_eq!((log["version"].as_str(), results.len()), (Some("2.1.0"), sigs.len()));
+    let fp = |r: &serde_json::Value| r["partialFingerprints"]["primaryLocationLineHash"].as_str().unwrap().to_string();
+    let show_result = results.iter().find(|r| fp(r) == show["fingerprint"].as_str().unwrap()).unwrap();
+    let region = &show_result["locations"][0]["physicalLocation"];
+    assert!(region["artifactLocation"]["uri"].as_str().unwrap().ends_with("examples/interp/interp.c"), "{show_result}");
+    assert!(region["region"]["startLine"].as_u64().unwrap() > 0);
+    let again = bridge_json(&["review", "--json", o], b"");
+    let prints = |v: &serde_json::Value| {
+        let mut f: Vec<String> =
+            v["signatures"].as_array().unwrap().iter().map(|s| s["fingerprint"].to_string()).collect();
+        f.sort();
+        f
+    };
+    assert_eq!(prints(&v), prints(&again));
+    // The table: a row per signature.
+    let table = bridge(&["review", "--no-reduce", o], b"");
+    assert!(table.status.success(), "{}", stderr(&table));
+    assert!(stdout(&table).lines().any(|l| l.contains("SIGABRT") && l.contains("push_one")), "{}", stdout(&table));
+}
+
+#[test]
+fn a_hang_is_signed_where_it_loops_and_reduce_keeps_the_bug() {
+    let dir = tempfile::tempdir().unwrap();
+    let hang = fixture("hang", dir.path());
+    let t = dir.path().join("t");
+    std::fs::write(&t, b"loop forever\n").unwrap();
+    let mut target = exec::Target::new(&hang, Vec::new());
+    target.timeout = std::time::Duration::from_millis(200);
+    let (sig, _) =
+        review::signature::of_test(&target, b"loop forever\n", target.timeout, review::symbolize::find().as_deref())
+            .unwrap()
+            .expect("it hangs");
+    assert_eq!(sig.kind, model::alarm::FailureKind::Hang);
+    assert_eq!(sig.top().map(|f| f.function.as_str()), Some("main"), "{sig:?}");
+    // `bridge reduce` on a crash: smaller, and the same signal.
+    let prog = interp(dir.path());
+    std::fs::write(&t, PUSH_WRAP).unwrap();
+    let r = dir.path().join("r");
+    let o =
+        bridge(&["reduce", t.to_str().unwrap(), "-o", r.to_str().unwrap(), "--", prog.to_str().unwrap(), "@@"], b"");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let reduced = std::fs::read(&r).unwrap();
+    assert!(reduced.len() < PUSH_WRAP.len(), "{}", String::from_utf8_lossy(&reduced));
+    let again = Command::new(&prog).arg(&r).output().unwrap();
+    assert_eq!(std::os::unix::process::ExitStatusExt::signal(&again.status), Some(6));
+    // A test that does not fail is refused, clearly.
+    std::fs::write(&t, b"print\n").unwrap();
+    let o =
+        bridge(&["reduce", t.to_str().unwrap(), "-o", r.to_str().unwrap(), "--", prog.to_str().unwrap(), "@@"], b"");
+    assert!(!o.status.success() && stderr(&o).contains("does not crash"), "{}", stderr(&o));
+}

@@ -1,0 +1,51 @@
+//! A failure's signature: run the test once with the stack asked for, and
+//! symbolize what the runtime wrote.
+
+use crate::stack::{self, Dump, Ran};
+use crate::Error;
+use model::alarm::{FailureKind, Signature};
+use std::path::Path;
+use std::time::Duration;
+
+/// Runs `test` and gives its signature, `None` when it does not fail
+/// (exits, with any status). `symbolizer`: see [`crate::symbolize::find`].
+pub fn of_test(
+    target: &exec::Target,
+    test: &[u8],
+    timeout: Duration,
+    symbolizer: Option<&Path>,
+) -> Result<Option<(Signature, Dump)>, Error> {
+    let (ran, dump) = stack::run(target, test, timeout)?;
+    let kind = match ran {
+        Ran::Exit(_) => return Ok(None),
+        Ran::Signal(s) => FailureKind::Signal(signal_name(s)),
+        Ran::Hang => FailureKind::Hang,
+    };
+    Ok(Some((from_dump(kind, &dump, &target.program, symbolizer), dump)))
+}
+
+/// The signature of a failure of `kind` whose stack is `dump`.
+pub fn from_dump(kind: FailureKind, dump: &Dump, program: &Path, symbolizer: Option<&Path>) -> Signature {
+    let places: Vec<_> = dump.pc.iter().chain(&dump.frames).cloned().collect();
+    let frames = crate::symbolize::frames(symbolizer, program, &places, dump.pc.is_some());
+    Signature { kind, frames }
+}
+
+/// `SIGSEGV` for 11, and so on (`signal N` for one without a name here).
+pub fn signal_name(sig: i32) -> String {
+    let name = match sig {
+        libc::SIGSEGV => "SIGSEGV",
+        libc::SIGABRT => "SIGABRT",
+        libc::SIGFPE => "SIGFPE",
+        libc::SIGBUS => "SIGBUS",
+        libc::SIGILL => "SIGILL",
+        libc::SIGTRAP => "SIGTRAP",
+        libc::SIGKILL => "SIGKILL",
+        libc::SIGXCPU => "SIGXCPU",
+        libc::SIGXFSZ => "SIGXFSZ",
+        libc::SIGPIPE => "SIGPIPE",
+        libc::SIGSYS => "SIGSYS",
+        _ => return format!("signal {sig}"),
+    };
+    name.to_string()
+}

@@ -1,0 +1,163 @@
+//! The failing call stack, for a review (`CARVE_STACK_OUT`): when that is
+//! set, a crash (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP) or a
+//! SIGUSR2 (what `bridge` sends a run that hangs) writes the signal, the
+//! faulting instruction and one frame a line to the file, then the signal
+//! takes its default action, so the run ends as it would have. Nothing is
+//! installed when the variable is unset: campaigns pay nothing.
+//!
+//! The file, a line each:
+//! `signal N` (decimal), `pc MODULE HEX` (the interrupted instruction),
+//! then `frame MODULE HEX` from the innermost frame out (the handler's own
+//! frames first) (`MODULE` is `-` for the program itself,
+//! else a shared object's path; `HEX` is the offset in that module).
+
+use core::ffi::{c_int, c_void};
+use core::sync::atomic::{AtomicI32, AtomicUsize, Ordering};
+
+extern "C" {
+    fn backtrace(buffer: *mut *mut c_void, size: c_int) -> c_int;
+}
+
+static FD: AtomicI32 = AtomicI32::new(-1);
+/// Load address of the program itself.
+static BASE: AtomicUsize = AtomicUsize::new(0);
+
+const SIGNALS: [c_int; 7] =
+    [libc::SIGSEGV, libc::SIGBUS, libc::SIGFPE, libc::SIGILL, libc::SIGABRT, libc::SIGTRAP, libc::SIGUSR2];
+const MAX_FRAMES: usize = 64;
+const ALT_STACK: usize = 64 << 10;
+
+struct AltStack(core::cell::UnsafeCell<[u8; ALT_STACK]>);
+// SAFETY: handed to the kernel once; only signal handlers run on it.
+unsafe impl Sync for AltStack {}
+static ALT: AltStack = AltStack(core::cell::UnsafeCell::new([0; ALT_STACK]));
+
+/// Installs the handlers when `CARVE_STACK_OUT` names a file.
+pub fn install_if_asked() {
+    let Some(path) = crate::sys::getenv(crate::sys::STACK_OUT) else { return };
+    let mut p = alloc::vec::Vec::with_capacity(path.len() + 1);
+    p.extend_from_slice(path);
+    p.push(0);
+    // SAFETY: a NUL-terminated path; plain libc calls on our own buffers.
+    unsafe {
+        let fd = libc::open(p.as_ptr().cast(), libc::O_WRONLY | libc::O_CREAT | libc::O_TRUNC | libc::O_CLOEXEC, 0o600);
+        if fd < 0 {
+            return;
+        }
+        FD.store(fd, Ordering::Relaxed);
+        let mut info: libc::Dl_info = core::mem::zeroed();
+        if libc::dladdr(install_if_asked as *const c_void, &mut info) != 0 {
+            BASE.store(info.dli_fbase as usize, Ordering::Relaxed);
+        }
+        // The unwinder loads on its first use: not inside a handler.
+        let mut warm = [core::ptr::null_mut(); 2];
+        backtrace(warm.as_mut_ptr(), 2);
+        let ss = libc::stack_t { ss_sp: ALT.0.get().cast(), ss_flags: 0, ss_size: ALT_STACK };
+        libc::sigaltstack(&ss, core::ptr::null_mut());
+        for sig in SIGNALS {
+            let mut sa: libc::sigaction = core::mem::zeroed();
+            sa.sa_sigaction = handler as *const () as usize;
+            sa.sa_flags = libc::SA_SIGINFO | libc::SA_ONSTACK | libc::SA_RESETHAND | libc::SA_NODEFER;
+            libc::sigemptyset(&mut sa.sa_mask);
+            libc::sigaction(sig, &sa, core::ptr::null_mut());
+        }
+    }
+}
+
+/// A line buffer on the stack (no allocation in a handler).
+struct Line {
+    buf: [u8; 4200],
+    len: usize,
+}
+
+impl Line {
+    fn push(&mut self, bytes: &[u8]) {
+        let n = bytes.len().min(self.buf.len() - self.len);
+        self.buf[self.len..self.len + n].copy_from_slice(&bytes[..n]);
+        self.len += n;
+    }
+
+    fn hex(&mut self, mut v: u64) {
+        let mut d = [0u8; 16];
+        let mut i = d.len();
+        loop {
+            i -= 1;
+            d[i] = b"0123456789abcdef"[(v & 15) as usize];
+            v >>= 4;
+            if v == 0 {
+                break;
+            }
+        }
+        self.push(&d[i..]);
+    }
+
+    fn flush(&mut self, fd: c_int) {
+        crate::sys::write_all(fd, &self.buf[..self.len]);
+        self.len = 0;
+    }
+}
+
+extern "C" fn handler(sig: c_int, _info: *mut libc::siginfo_t, ctx: *mut c_void) {
+    let fd = FD.swap(-1, Ordering::Relaxed);
+    if fd >= 0 {
+        let mut l = Line { buf: [0; 4200], len: 0 };
+        l.push(b"signal ");
+        l.push(&[b'0' + (sig / 10) as u8, b'0' + (sig % 10) as u8]);
+        l.push(b"\n");
+        let (mut pc, mut sp) = (0usize, 0usize);
+        if !ctx.is_null() {
+            // SAFETY: the kernel's context of the interrupted code.
+            let g = unsafe { &(*(ctx as *const libc::ucontext_t)).uc_mcontext.gregs };
+            (pc, sp) = (g[libc::REG_RIP as usize] as usize, g[libc::REG_RSP as usize] as usize);
+        }
+        place(&mut l, b"pc ", pc);
+        let mut frames = [core::ptr::null_mut(); MAX_FRAMES];
+        // SAFETY: our own array; the unwinder was loaded at install.
+        let n = unsafe { backtrace(frames.as_mut_ptr(), MAX_FRAMES as c_int) }.max(0) as usize;
+        // The handler's own frames (it, then the signal trampoline) come
+        // before the interrupted one.
+        let first = frames[..n].iter().position(|&f| f as usize == pc).map_or(2.min(n), |k| k + 1);
+        // SAFETY: dladdr only reads the loader's tables.
+        let mut info: libc::Dl_info = unsafe { core::mem::zeroed() };
+        if pc != 0 && unsafe { libc::dladdr(pc as *const c_void, &mut info) } != 0 {
+            for &f in &frames[first..n] {
+                place(&mut l, b"frame ", f as usize);
+                l.flush(fd);
+            }
+        } else if sp != 0 && sp % 8 == 0 {
+            // A call to nowhere (a null function pointer): no unwinder
+            // goes past it, but its return address is on top of the stack.
+            // SAFETY: the interrupted code's stack pointer, just pushed to.
+            place(&mut l, b"frame ", unsafe { *(sp as *const usize) });
+        }
+        l.flush(fd);
+        // SAFETY: closing our own descriptor.
+        unsafe { libc::close(fd) };
+    }
+    // The default action now (SA_RESETHAND): the run ends by this signal.
+    // SAFETY: raising a signal on ourselves.
+    unsafe { libc::raise(sig) };
+}
+
+/// `WHAT MODULE OFFSET` of the return (or faulting) address `addr`.
+fn place(l: &mut Line, what: &[u8], addr: usize) {
+    // SAFETY: dladdr only reads the loader's tables.
+    let mut info: libc::Dl_info = unsafe { core::mem::zeroed() };
+    let found = unsafe { libc::dladdr(addr as *const c_void, &mut info) } != 0;
+    l.push(what);
+    let base = info.dli_fbase as usize;
+    if !found || base == 0 {
+        l.push(b"? ");
+        l.hex(addr as u64);
+    } else {
+        if base == BASE.load(Ordering::Relaxed) || info.dli_fname.is_null() {
+            l.push(b"-");
+        } else {
+            // SAFETY: the loader's NUL-terminated module name.
+            l.push(unsafe { core::ffi::CStr::from_ptr(info.dli_fname) }.to_bytes());
+        }
+        l.push(b" ");
+        l.hex((addr - base) as u64);
+    }
+    l.push(b"\n");
+}
