@@ -155,8 +155,10 @@ pub struct RunArgs {
     /// System-level generator.
     #[arg(long, default_value = "radamsa-like", value_name = "NAME")]
     pub system: String,
-    /// Unit-level generator: `none`, `fuzz` or `symbolic`.
-    #[arg(long, default_value = "none", value_name = "NAME")]
+    /// Unit-level generator: `symbolic` (the bridge: z3 explores carved
+    /// units), `fuzz` (mutation of their parameters) or `none` (system
+    /// testing alone, for baselines).
+    #[arg(long, default_value = "symbolic", value_name = "NAME")]
     pub unit: String,
     /// Directory of seed inputs.
     #[arg(short = 'i', long = "input", value_name = "DIR", required_unless_present = "resume")]
@@ -165,8 +167,8 @@ pub struct RunArgs {
     #[arg(short = 'o', long = "output", value_name = "DIR")]
     pub output: PathBuf,
     /// Time budget, execution included: 90 (seconds), 30s, 15m, 2h.
-    #[arg(long, default_value = "15m", value_name = "DURATION")]
-    pub time: String,
+    #[arg(long, default_value = "15m", value_name = "DURATION", value_parser = parse_duration)]
+    pub time: f64,
     /// Seed of the generators' randomness.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
@@ -284,4 +286,36 @@ pub struct ExploreArgs {
     /// The whole program, as for `bridge exec` (lifted inputs run here).
     #[command(flatten)]
     pub target: TargetArgs,
+}
+
+/// `90`, `30s`, `15m`, `2h` -> seconds (positive).
+pub fn parse_duration(s: &str) -> Result<f64, String> {
+    let s = s.trim();
+    let (num, unit) = match s.find(|c: char| c.is_ascii_alphabetic()) {
+        Some(i) => (&s[..i], &s[i..]),
+        None => (s, "s"),
+    };
+    let n: f64 = num.parse().map_err(|_| format!("'{s}' is no duration: use e.g. 90, 30s, 15m, 2h"))?;
+    let scale = match unit {
+        "s" => 1.0,
+        "m" | "min" => 60.0,
+        "h" => 3600.0,
+        _ => return Err(format!("unknown unit in '{s}': use s, m or h")),
+    };
+    if !(n > 0.0 && n.is_finite()) {
+        return Err("the duration must be positive".into());
+    }
+    Ok(n * scale)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn durations() {
+        assert_eq!(super::parse_duration("90").unwrap(), 90.0);
+        assert_eq!(super::parse_duration("15m").unwrap(), 900.0);
+        assert_eq!(super::parse_duration("1.5h").unwrap(), 5400.0);
+        assert!(super::parse_duration("5d").is_err());
+        assert!(super::parse_duration("-1").is_err());
+    }
 }

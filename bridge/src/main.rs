@@ -11,6 +11,7 @@ mod unit_runner;
 use clap::Parser;
 
 fn main() {
+    quiet_on_closed_pipe();
     let cli = cli::Cli::parse();
     warn_unknown_env();
     let result = match cli.command {
@@ -44,4 +45,24 @@ fn warn_unknown_env() {
             None => eprintln!("bridge: warning: unknown variable {name}"),
         }
     }
+}
+
+/// A reader that stops reading (`bridge units DIR | head`) ends the
+/// command as it ends a C tool, by SIGPIPE, without a message: printing
+/// panics on a closed standard output, and this hook runs first. (SIGPIPE
+/// itself stays ignored, so a target's closed pipe is an error to handle.)
+fn quiet_on_closed_pipe() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let text = info.payload().downcast_ref::<String>().map(String::as_str).unwrap_or("");
+        if text.contains("failed printing to stdout") && text.contains("Broken pipe") {
+            // SAFETY: restoring the default action and raising it ends us.
+            unsafe {
+                libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+                libc::raise(libc::SIGPIPE);
+            }
+            std::process::exit(141);
+        }
+        default(info);
+    }));
 }

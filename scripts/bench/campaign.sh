@@ -53,7 +53,7 @@ for s in "${list[@]}"; do
   ratios=()
   for r in $(seq 1 "$rounds"); do
     out="$work/out-$s-$r"
-    "$bridge" run --args-in-input -i "$work/seeds-$s" -o "$out" --time "$budget" --seed "$r" -- "$bin" @@ >/dev/null 2>&1
+    "$bridge" run --unit none --args-in-input -i "$work/seeds-$s" -o "$out" --time "$budget" --seed "$r" -- "$bin" @@ >/dev/null 2>&1
     run_rate=$(json "$out/campaign.json" "d['stats']['execs']/d['stats']['elapsed_s']")
     n=$(find "$out/queue" -type f | wc -l)
     execs=$(python3 -c "print(max(1, int(float('$run_rate') * 10 / $n)))")

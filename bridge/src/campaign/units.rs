@@ -466,7 +466,7 @@ impl Campaign {
                         outcome: sys.to_string(),
                         system_test: Some(entry),
                         unit_file: None,
-                        found_after_s: Some(self.file.stats.elapsed_s),
+                        found_after_s: Some(self.elapsed()),
                     };
                     let dir = format!("alarms/{id:06}");
                     std::fs::create_dir_all(self.out.root().join(&dir))?;

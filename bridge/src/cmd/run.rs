@@ -6,7 +6,7 @@ use crate::campaign::Campaign;
 use crate::cli::RunArgs;
 
 pub fn run(args: RunArgs) -> anyhow::Result<i32> {
-    let budget = parse_duration(&args.time)?;
+    let budget = args.time;
     anyhow::ensure!(args.batch > 0, "--batch must be at least 1");
     match args.unit.as_str() {
         "none" | "fuzz" | "symbolic" => {}
@@ -18,6 +18,8 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
             anyhow::anyhow!("unknown system generator '{}' (known: {})", args.system, systemgen::GENERATORS.join(", "))
         })
     };
+    // A resumed campaign keeps its unit generator.
+    let mut unit = args.unit.clone();
     let mut campaign = if args.resume {
         let out = OutDir::open(&args.output)?;
         let mut file = CampaignFile::decode(&out.read("campaign.json")?)?;
@@ -29,6 +31,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
             );
         }
         file.config.time_budget_s = budget;
+        unit = file.config.unit.clone();
         // Another stream of randomness than the one already spent.
         let seed = file.config.seed ^ (u64::from(file.stats.resumes) + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15);
         let g = generator(seed)?;
@@ -55,9 +58,9 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
         let fs = ::exec::ForkServer::start(target)?;
         Campaign::start(out, CampaignFile::new(config), fs, g)?
     };
-    if args.unit != "none" {
+    if unit != "none" {
         let program = campaign_program(&args)?;
-        let g = unitgen::by_name(&args.unit, args.seed).expect("a unit generator");
+        let g = unitgen::by_name(&unit, args.seed).expect("a unit generator");
         let mut uw = crate::campaign::units::UnitWork::new(program, g)?;
         uw.remember(crate::campaign::units::known_alarms(&args.output));
         campaign.with_units(uw);
@@ -106,34 +109,4 @@ fn campaign_program(args: &RunArgs) -> anyhow::Result<std::path::PathBuf> {
         std::env::var_os("PATH").and_then(|path| std::env::split_paths(&path).map(|d| d.join(p)).find(|c| c.is_file()))
     };
     found.ok_or_else(|| anyhow::anyhow!("target {prog} not found"))
-}
-
-/// `90`, `30s`, `15m`, `2h` -> seconds.
-pub fn parse_duration(s: &str) -> anyhow::Result<f64> {
-    let s = s.trim();
-    let (num, unit) = match s.find(|c: char| c.is_ascii_alphabetic()) {
-        Some(i) => (&s[..i], &s[i..]),
-        None => (s, "s"),
-    };
-    let n: f64 = num.parse().map_err(|_| anyhow::anyhow!("bad duration '{s}': use e.g. 90, 30s, 15m, 2h"))?;
-    let scale = match unit {
-        "s" => 1.0,
-        "m" | "min" => 60.0,
-        "h" => 3600.0,
-        _ => anyhow::bail!("bad duration unit in '{s}': use s, m or h"),
-    };
-    anyhow::ensure!(n > 0.0 && n.is_finite(), "the duration must be positive");
-    Ok(n * scale)
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn durations() {
-        assert_eq!(super::parse_duration("90").unwrap(), 90.0);
-        assert_eq!(super::parse_duration("15m").unwrap(), 900.0);
-        assert_eq!(super::parse_duration("1.5h").unwrap(), 5400.0);
-        assert!(super::parse_duration("5d").is_err());
-        assert!(super::parse_duration("-1").is_err());
-    }
 }

@@ -25,6 +25,8 @@ fn a_campaign_finds_the_crash_and_it_reproduces() {
     let o = bridge(
         &[
             "run",
+            "--unit",
+            "none",
             "-i",
             seeds.to_str().unwrap(),
             "-o",
@@ -71,6 +73,8 @@ fn an_existing_output_directory_is_refused() {
     let o = bridge(
         &[
             "run",
+            "--unit",
+            "none",
             "-i",
             seeds.to_str().unwrap(),
             "-o",
@@ -102,6 +106,8 @@ fn kill_nine_then_resume_loses_nothing() {
     let mut child = Command::new(env!("CARGO_BIN_EXE_bridge"))
         .args([
             "run",
+            "--unit",
+            "none",
             "-i",
             seeds.to_str().unwrap(),
             "-o",
@@ -169,7 +175,24 @@ fn a_seeds_only_campaign_mutates_nothing_but_the_seeds_even_after_a_resume() {
     let run = |out: &Path, parents: &str| {
         let (seeds, out, prog) = (seeds.to_str().unwrap(), out.to_str().unwrap(), magic.to_str().unwrap());
         let o = bridge(
-            &["run", "-i", seeds, "-o", out, "--time", "5s", "--parents", parents, "--seed", "3", "--", prog, "@@"],
+            &[
+                "run",
+                "--unit",
+                "none",
+                "-i",
+                seeds,
+                "-o",
+                out,
+                "--time",
+                "5s",
+                "--parents",
+                parents,
+                "--seed",
+                "3",
+                "--",
+                prog,
+                "@@",
+            ],
             b"",
         );
         assert!(o.status.success(), "{}", stderr(&o));

@@ -175,9 +175,21 @@ fn workspace_layers_hold() {
         ("systemgen", &["model", "grammar"]),
         ("unitgen", &["model", "exec"]),
         ("lifter", &["model", "exec", "provenance"]),
+        ("review", &["model", "exec"]),
         (
             "bridge",
-            &["model", "exec", "carver", "unitgen", "lifter", "instrument", "systemgen", "grammar", "provenance"],
+            &[
+                "model",
+                "exec",
+                "carver",
+                "unitgen",
+                "lifter",
+                "instrument",
+                "systemgen",
+                "grammar",
+                "provenance",
+                "review",
+            ],
         ),
     ];
     let ours: Vec<&str> = allowed.iter().map(|(n, _)| *n).collect();
@@ -256,4 +268,27 @@ fn runs_are_contained() {
 extern "C" {
     #[link_name = "geteuid"]
     fn libc_geteuid() -> u32;
+}
+
+/// A reader that stops reading ends `bridge` quietly, by SIGPIPE, as it
+/// ends a C tool: no panic message.
+#[test]
+fn a_closed_pipe_ends_commands_quietly() {
+    use std::os::unix::process::ExitStatusExt;
+    let dir = tempfile::tempdir().unwrap();
+    let calc = example("calc", dir.path());
+    let units = dir.path().join("units");
+    let o = bridge(&["carve", "-o", units.to_str().unwrap(), "--", calc.to_str().unwrap()], b"2 3 + p\n");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_bridge"))
+        .args(["units", units.to_str().unwrap()])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("panicked") && !err.contains("Broken pipe"), "{err}");
+    assert_eq!(out.status.signal(), Some(13), "SIGPIPE expected: {:?} {err}", out.status);
 }
