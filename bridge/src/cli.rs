@@ -57,6 +57,9 @@ pub struct ReviewArgs {
     /// Write the failures as SARIF 2.1.0 here.
     #[arg(long, value_name = "FILE")]
     pub sarif: Option<PathBuf>,
+    /// Write a self-contained HTML report (`DIR/index.html`).
+    #[arg(long, value_name = "DIR")]
+    pub html: Option<PathBuf>,
     /// Do not reduce the first reproducer of each signature.
     #[arg(long)]
     pub no_reduce: bool,

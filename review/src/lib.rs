@@ -1,10 +1,11 @@
 //! Reviewing failures: what each one is (its signature: the signal or a
 //! hang, and the innermost frames of its stack, symbolized to function,
 //! file and line), the smallest input that still fails the same way
-//! (`reduce`), and the reports a user reads (a table, SARIF for code
-//! scanning). The stack comes from the runtime, which writes it when a run
+//! (`reduce`), and the reports a user reads (a table, a static HTML page,
+//! SARIF for code scanning). The stack comes from the runtime, which writes it when a run
 //! with `CARVE_STACK_OUT` fails; nothing here runs inside a campaign.
 
+pub mod html;
 pub mod reduce;
 pub mod sarif;
 pub mod signature;

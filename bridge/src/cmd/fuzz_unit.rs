@@ -37,7 +37,7 @@ struct Summary {
     unique_true_alarms: u64,
     coverage_lifts: u64,
     false_alarms: u64,
-    alarms: Vec<model::alarm::Alarm>,
+    alarms: Vec<Kept>,
     /// Directions symbolic traces took that name their edge's coverage
     /// slot, and those whose counter did not count (zero but for a
     /// counter that wrapped).
@@ -46,6 +46,14 @@ struct Summary {
     /// The generator's own counters, per unit (the symbolic explorer's
     /// traces, queries and solver statistics).
     generator: Vec<serde_json::Value>,
+}
+
+/// An alarm kept in `OUT/alarms/<id>/`, as the summary lists it.
+#[derive(Serialize)]
+struct Kept {
+    id: u64,
+    #[serde(flatten)]
+    alarm: model::alarm::Alarm,
 }
 
 /// `bridge explore`: the units, explored by the symbolic generator.
@@ -149,8 +157,8 @@ fn run_with(
                         if let Some(out) = &args.output {
                             save_alarm(out, sum.unique_true_alarms, &alarm, &lifted, &input, &t.unit.encode())?;
                         }
+                        sum.alarms.push(Kept { id: sum.unique_true_alarms, alarm });
                         sum.unique_true_alarms += 1;
-                        sum.alarms.push(alarm);
                     }
                 }
                 (Class::CoverageLift, _) => {
@@ -208,7 +216,7 @@ fn run_with(
         if let Some(p) = sum.generator.last().and_then(|g| crate::campaign::status::pinned_summary(&g["stats"], 5)) {
             println!("symbolic values {p} (unmodelled calls keep them concrete)");
         }
-        for (id, a) in sum.alarms.iter().enumerate() {
+        for Kept { id, alarm: a } in &sum.alarms {
             println!(
                 "alarm {id}: {}() parameter {} {:?} -> {:?} ({}): {}",
                 a.function, a.parameter, a.original_value, a.new_value, a.generator_op, a.outcome

@@ -72,7 +72,7 @@ pub fn run(args: ReviewArgs) -> anyhow::Result<i32> {
         print!("{}", review::table::render(&groups));
         let total: usize = groups.iter().map(|g| g.findings.len()).sum();
         println!(
-            "bridge review: {total} failures, {} signatures (kind and {depth} innermost frames of the program); reproduce one with: {command} FILE",
+            "bridge review: {total} failures, {} signatures (kind and {depth} innermost frames of the program); reproduce one with: {command}",
             groups.len()
         );
         if !args.no_reduce && !groups.is_empty() {
@@ -82,12 +82,60 @@ pub fn run(args: ReviewArgs) -> anyhow::Result<i32> {
             println!("bridge review: {not_failing} kept failures did not fail again (flaky, or they need the campaign's limits)");
         }
     }
+    if let Some(dir) = &args.html {
+        let pages: Vec<review::html::Page<'_>> =
+            groups.iter().map(|g| page(root, g, &inputs[&g.findings[0].path], &command)).collect();
+        let csv = std::fs::read_to_string(root.join("coverage.csv")).ok();
+        let title = format!("bridge review of {}", campaign.config.command.join(" "));
+        let html = review::html::render(&title, &pages, csv.as_deref());
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        super::carve::write_atomic(&dir.join("index.html"), html.as_bytes())?;
+        if !args.json {
+            println!("bridge review: HTML report in {}", dir.join("index.html").display());
+        }
+    }
     if let Some(path) = &args.sarif {
         let log = review::sarif::report(&groups, env!("CARGO_PKG_VERSION"), &command);
         super::carve::write_atomic(path, serde_json::to_string_pretty(&log)?.as_bytes())
             .with_context(|| format!("cannot write {}", path.display()))?;
     }
     Ok(0)
+}
+
+/// What the HTML page shows of group `g`, whose first finding is `input`.
+fn page<'a>(root: &Path, g: &'a Group, input: &Path, command: &str) -> review::html::Page<'a> {
+    let first = &g.findings[0].path;
+    let original = std::fs::read(input).unwrap_or_default();
+    let reduced = std::fs::read(reduced_path(root, g)).ok();
+    let (parent, unit_c) = if first.starts_with("alarms/") {
+        let dir = root.join(first);
+        let unit = std::fs::read(dir.join("unit")).ok().and_then(|b| model::unit::Unit::decode(&b).ok());
+        (std::fs::read(dir.join("original")).ok(), unit.map(|u| carver::render_c(&u)))
+    } else {
+        // A system test's parent: `src:NNNNNN` in its name, in the queue.
+        let src = first.split(',').find_map(|w| w.strip_prefix("src:")).map(|n| format!("id:{n},"));
+        let parent = src.and_then(|p| {
+            std::fs::read_dir(root.join("queue"))
+                .ok()?
+                .flatten()
+                .find(|e| e.file_name().to_string_lossy().starts_with(&p))
+                .and_then(|e| std::fs::read(e.path()).ok())
+        });
+        (parent, None)
+    };
+    let source = g
+        .signature
+        .telling()
+        .iter()
+        .map(|f| {
+            let text = std::fs::read_to_string(f.file.as_ref()?).ok()?;
+            text.lines().nth(f.line? as usize - 1).map(|l| l.trim_end().to_string())
+        })
+        .collect();
+    let shown = reduced_path(root, g);
+    let test = if shown.exists() { shown } else { input.to_path_buf() };
+    let command = command.replace("FILE", &test.display().to_string());
+    review::html::Page { group: g, original, reduced, parent, unit_c, source, command }
 }
 
 /// The target the campaign ran, with its time limit and input mode.
@@ -99,17 +147,18 @@ fn campaign_target(c: &CampaignFile) -> anyhow::Result<::exec::Target> {
     Ok(t)
 }
 
-/// How a reproducer runs on the program (the test as the input file, or
-/// its first line as the command line).
+/// How a reproducer runs on the program (instrumented or not), `FILE`
+/// standing for the test.
 fn shown_command(c: &CampaignFile) -> String {
+    let file = c.config.command.iter().any(|w| w.contains("@@"));
     let words: Vec<String> = c.config.command.iter().map(|w| w.replace("@@", "FILE")).collect();
     let shown = words.join(" ");
-    if c.config.args_in_input {
-        format!("(first line of FILE as arguments) {shown}")
-    } else if c.config.command.iter().any(|w| w.contains("@@")) {
-        shown.replace(" FILE", "")
-    } else {
-        format!("{shown} <")
+    match (c.config.args_in_input, file) {
+        (true, _) => {
+            format!("{} WORDS {} (WORDS: the first line of FILE; FILE: the rest)", words[0], words[1..].join(" "))
+        }
+        (false, true) => shown,
+        (false, false) => format!("{shown} < FILE"),
     }
 }
 
