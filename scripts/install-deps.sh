@@ -19,7 +19,9 @@ SUDO=""
 if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
 export DEBIAN_FRONTEND=noninteractive
 
-pkgs=(clang-19 llvm-19-dev libpolly-19-dev libzstd-dev zlib1g-dev libz3-dev pkg-config make procps binutils)
+# llvm-19: llvm-symbolizer-19 names the frames of a failure (bridge review);
+# chromium: the tests open the review's HTML report in a real browser.
+pkgs=(clang-19 llvm-19 llvm-19-dev libpolly-19-dev libzstd-dev zlib1g-dev libz3-dev pkg-config make procps binutils chromium)
 if [ "$want_subjects" = 1 ]; then
   pkgs+=(dpkg-dev texinfo bison flex ed perl)
 fi

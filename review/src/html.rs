@@ -80,8 +80,7 @@ fn bytes_block(b: &[u8]) -> String {
 
 /// A line diff of `from` to `to`, escaped, `-`/`+` lines marked.
 fn diff(from: &[u8], to: &[u8]) -> String {
-    let (a, b) = (String::from_utf8_lossy(from), String::from_utf8_lossy(to));
-    let d = similar::TextDiff::from_lines(a.as_ref(), b.as_ref());
+    let d = similar::TextDiff::from_lines(from, to);
     let mut out = String::from("<pre class=diff>");
     for change in d.iter_all_changes() {
         let (class, sign) = match change.tag() {
@@ -90,8 +89,8 @@ fn diff(from: &[u8], to: &[u8]) -> String {
             similar::ChangeTag::Equal => ("eq", ' '),
         };
         let text = change.value();
-        let _ = write!(out, "<span class={class}>{sign} {}</span>", escape(text.as_bytes()));
-        if !text.ends_with('\n') {
+        let _ = write!(out, "<span class={class}>{sign} {}</span>", escape(text));
+        if !text.ends_with(b"\n") {
             out.push('\n');
         }
     }

@@ -93,6 +93,46 @@ fn review_groups_failures_by_signature_reduces_them_and_writes_sarif() {
         f
     };
     assert_eq!(prints(&v), prints(&again));
+    // The HTML report, opened in a real browser: a reproducer full of
+    // markup, NUL, 0xFF and ANSI escapes (an alarm found first) is text.
+    let hostile = b"push 2\npoke -1000000000 5 </textarea><script>alert(1)</script>\0\xff\x1b[31m\n";
+    let alarm = out.join("alarms/000099");
+    std::fs::create_dir_all(&alarm).unwrap();
+    std::fs::write(alarm.join("input"), hostile).unwrap();
+    std::fs::write(alarm.join("original"), POKE).unwrap();
+    let record = model::alarm::Alarm {
+        version: model::alarm::ALARM_VERSION,
+        found_by: "run".into(),
+        function: "main".into(),
+        call: 0,
+        parameter: 0,
+        site: "the input file".into(),
+        original_value: String::from_utf8_lossy(POKE).into_owned(),
+        new_value: String::from_utf8_lossy(hostile).into_owned(),
+        parameters_changed: 1,
+        generator_op: "<b>solved</b>".into(),
+        outcome: "crash (signal 11, SIGSEGV)".into(),
+        system_test: Some(0),
+        unit_file: None,
+        found_after_s: Some(0.0),
+    };
+    std::fs::write(alarm.join("report.json"), serde_json::to_vec(&record).unwrap()).unwrap();
+    let html = dir.path().join("html");
+    let r = bridge(&["review", "--html", html.to_str().unwrap(), o], b"");
+    assert!(r.status.success(), "{}", stderr(&r));
+    let page = std::fs::read(html.join("index.html")).unwrap();
+    assert!(!page.iter().any(|&b| b == 0 || b == 0x1b || b == 0xff), "raw control bytes in the page");
+    let dom = Command::new("chromium")
+        .args(["--headless", "--no-sandbox", "--disable-gpu", "--dump-dom"])
+        .arg(format!("file://{}", html.join("index.html").display()))
+        .output()
+        .expect("chromium (scripts/install-deps.sh installs it)");
+    let dom = String::from_utf8_lossy(&dom.stdout);
+    assert!(dom.contains("cmd_poke") && dom.contains("&lt;/textarea&gt;&lt;script&gt;alert(1)"), "{dom}");
+    for tag in ["<script", "<textarea", "<b>"] {
+        assert!(!dom.contains(tag), "{tag} survived in the DOM");
+    }
+    assert!(dom.contains("\\x00") && dom.contains("\\xff") && dom.contains("\\x1b"), "escapes shown");
     // The table: a row per signature.
     let table = bridge(&["review", "--no-reduce", o], b"");
     assert!(table.status.success(), "{}", stderr(&table));
