@@ -78,6 +78,13 @@ fn review_groups_failures_by_signature_reduces_them_and_writes_sarif() {
     // fingerprints the review printed; a second review (signatures read
     // back from the campaign directory) gives the same.
     let log: serde_json::Value = serde_json::from_slice(&std::fs::read(&sarif).unwrap()).unwrap();
+    let schema = std::fs::read(repo().join("review/tests/sarif-schema-2.1.0.json")).unwrap();
+    let schema = jsonschema::draft7::new(&serde_json::from_slice(&schema).unwrap()).unwrap();
+    let errors: Vec<String> = schema.iter_errors(&log).map(|e| format!("{e} at {}", e.instance_path)).collect();
+    assert!(errors.is_empty(), "not SARIF 2.1.0: {errors:?}");
+    let mut broken = log.clone();
+    broken["runs"][0]["results"][0]["level"] = serde_json::json!("fatal");
+    assert!(!schema.is_valid(&broken), "the schema check must catch a bad level");
     let results = log["runs"][0]["results"].as_array().unwrap();
     assert_eq!((log["version"].as_str(), results.len()), (Some("2.1.0"), sigs.len()));
     let fp = |r: &serde_json::Value| r["partialFingerprints"]["primaryLocationLineHash"].as_str().unwrap().to_string();
