@@ -44,6 +44,23 @@ pub enum Command {
     /// Reduce a failing test while it fails the same way (same kind, same
     /// innermost frames).
     Reduce(ReduceArgs),
+    /// Run a test once and print its failure's signature (kind and stack).
+    Signature(SignatureArgs),
+}
+
+#[derive(Args)]
+pub struct SignatureArgs {
+    /// The test.
+    #[arg(value_name = "TEST")]
+    pub test: PathBuf,
+    /// Frames of the stack in the key that tells failures apart.
+    #[arg(long, default_value_t = 3, value_name = "N", value_parser = clap::value_parser!(u8).range(1..=32))]
+    pub depth: u8,
+    /// Print it as JSON.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub target: TargetArgs,
 }
 
 #[derive(Args)]

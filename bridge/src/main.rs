@@ -26,6 +26,7 @@ fn main() {
         cli::Command::Explore(args) => cmd::fuzz_unit::explore(args),
         cli::Command::Review(args) => cmd::review::run(args),
         cli::Command::Reduce(args) => cmd::review::reduce(args),
+        cli::Command::Signature(args) => cmd::review::signature_of(args),
     };
     match result {
         Ok(code) => std::process::exit(code),

@@ -66,6 +66,11 @@ pub const ALL: &[EnvVar] = &[
         reader: "runtime",
         help: "file the call stack of a crash (or of a hang, at SIGUSR2) goes to (set by bridge review)",
     },
+    EnvVar {
+        name: SYMBOLIZER,
+        reader: "bridge",
+        help: "the symbolizer bridge review names frames with (default llvm-symbolizer-19)",
+    },
     EnvVar { name: RT_DEBUG, reader: "runtime", help: "1: the runtime reports what it does on stderr" },
 ];
 

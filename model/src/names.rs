@@ -61,3 +61,6 @@ pub const SYM_FILE: &str = "CARVE_SYM_FILE";
 /// faulting address, then one frame a line as `MODULE OFFSET` (set by
 /// `bridge review` and `bridge reduce`, never in campaigns).
 pub const STACK_OUT: &str = "CARVE_STACK_OUT";
+/// The symbolizer `bridge review` names frames with (default
+/// `llvm-symbolizer-19`).
+pub const SYMBOLIZER: &str = "CARVE_SYMBOLIZER";

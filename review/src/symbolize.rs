@@ -13,7 +13,7 @@ use std::process::{Command, Stdio};
 /// The symbolizer: `CARVE_SYMBOLIZER`, else `llvm-symbolizer-19` on the
 /// PATH, else LLVM 19's own directory. `None` when there is none.
 pub fn find() -> Option<PathBuf> {
-    if let Some(p) = std::env::var_os("CARVE_SYMBOLIZER") {
+    if let Some(p) = std::env::var_os(model::env::SYMBOLIZER) {
         return Some(PathBuf::from(p));
     }
     let on_path = std::env::var_os("PATH").into_iter().flat_map(|p| std::env::split_paths(&p).collect::<Vec<_>>());

@@ -6,7 +6,7 @@
 //! second review runs nothing again. `bridge reduce`: one test reduced.
 
 use crate::campaign::state::CampaignFile;
-use crate::cli::{ReduceArgs, ReviewArgs};
+use crate::cli::{ReduceArgs, ReviewArgs, SignatureArgs};
 use anyhow::Context;
 use model::alarm::{Alarm, Signature};
 use review::table::{Finding, Group};
@@ -59,6 +59,7 @@ pub fn run(args: ReviewArgs) -> anyhow::Result<i32> {
                     "signature": g.signature, "key": g.key, "count": g.findings.len(),
                     "fingerprint": review::sarif::fingerprint(&g.key),
                     "findings": g.findings.iter().map(|f| &f.path).collect::<Vec<_>>(),
+                    "inputs": g.findings.iter().map(|f| &inputs[&f.path]).collect::<Vec<_>>(),
                     "reduced": g.reduced.map(|_| reduced_path(root, g)),
                     "reduced_size": g.reduced,
                 })
@@ -325,5 +326,28 @@ pub fn reduce(args: ReduceArgs) -> anyhow::Result<i32> {
         args.depth,
         args.output.display()
     );
+    Ok(0)
+}
+
+pub fn signature_of(args: SignatureArgs) -> anyhow::Result<i32> {
+    let target = super::target(&args.target)?;
+    let test = std::fs::read(&args.test).with_context(|| format!("cannot read {}", args.test.display()))?;
+    let symbolizer = review::symbolize::find();
+    let found = review::signature::of_test(&target, &test, target.timeout, symbolizer.as_deref())?;
+    let depth = usize::from(args.depth);
+    match (found, args.json) {
+        (None, true) => println!("null"),
+        (None, false) => println!("{}: no failure (the program exits)", args.test.display()),
+        (Some((s, _)), true) => {
+            let v = serde_json::json!({ "signature": s, "key": s.key(depth), "fingerprint": review::sarif::fingerprint(&s.key(depth)) });
+            println!("{}", serde_json::to_string_pretty(&v)?);
+        }
+        (Some((s, _)), false) => {
+            println!("{}", s.key(depth));
+            for f in &s.frames {
+                println!("  {} [{}]", f.place(), if f.in_program() { "program" } else { f.module.as_str() });
+            }
+        }
+    }
     Ok(0)
 }
