@@ -132,8 +132,16 @@ pre{background:#f6f6f6;padding:.5em;overflow-x:auto;white-space:pre-wrap}\
 .esc{color:#b00;font-weight:bold}.del{color:#b00}.ins{color:#070}.eq{color:#555}\
 table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.2em .5em;text-align:left}";
 
+/// Branch outcomes per function: name, covered, total.
+pub type FunctionCoverage = [(String, u32, u32)];
+
 /// The whole page.
-pub fn render(title: &str, pages: &[Page<'_>], coverage_csv: Option<&str>) -> String {
+pub fn render(
+    title: &str,
+    pages: &[Page<'_>],
+    coverage_csv: Option<&str>,
+    functions: Option<&FunctionCoverage>,
+) -> String {
     let mut s = String::new();
     let _ = write!(
         s,
@@ -163,6 +171,13 @@ pub fn render(title: &str, pages: &[Page<'_>], coverage_csv: Option<&str>) -> St
     s.push_str("</table>");
     if let Some(svg) = coverage_csv.and_then(coverage_svg) {
         let _ = write!(s, "<h2>Branch coverage over time</h2>{svg}");
+    }
+    if let Some(f) = functions.filter(|f| !f.is_empty()) {
+        s.push_str("<h2>Branch outcomes per function (the queue's runs)</h2><table><tr><th>function</th><th>covered</th><th>of</th></tr>");
+        for (name, covered, total) in f {
+            let _ = write!(s, "<tr><td>{}</td><td>{covered}</td><td>{total}</td></tr>", escape(name.as_bytes()));
+        }
+        s.push_str("</table>");
     }
     for (k, p) in pages.iter().enumerate() {
         let g = p.group;

@@ -88,7 +88,14 @@ pub fn run(args: ReviewArgs) -> anyhow::Result<i32> {
             groups.iter().map(|g| page(root, g, &inputs[&g.findings[0].path], &command)).collect();
         let csv = std::fs::read_to_string(root.join("coverage.csv")).ok();
         let title = format!("bridge review of {}", campaign.config.command.join(" "));
-        let html = review::html::render(&title, &pages, csv.as_deref());
+        let functions = match function_coverage(root, &target) {
+            Ok(f) => Some(f),
+            Err(e) => {
+                eprintln!("bridge review: no per-function coverage in the report: {e:#}");
+                None
+            }
+        };
+        let html = review::html::render(&title, &pages, csv.as_deref(), functions.as_deref());
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
         super::carve::write_atomic(&dir.join("index.html"), html.as_bytes())?;
         if !args.json {
@@ -101,6 +108,31 @@ pub fn run(args: ReviewArgs) -> anyhow::Result<i32> {
             .with_context(|| format!("cannot write {}", path.display()))?;
     }
     Ok(0)
+}
+
+/// Branch outcomes per function that the queue's tests cover (each run
+/// once more through a fork server), most outcomes first.
+fn function_coverage(root: &Path, target: &::exec::Target) -> anyhow::Result<Vec<(String, u32, u32)>> {
+    let program =
+        std::fs::canonicalize(&target.program).with_context(|| format!("cannot find {}", target.program.display()))?;
+    let functions = super::carve::list_functions(&program)?;
+    let mut fs = ::exec::ForkServer::start(target.clone())?;
+    let mut cov = ::exec::Coverage::default();
+    for test in sorted_dir(&root.join("queue")) {
+        let bytes = std::fs::read(&test).with_context(|| format!("cannot read {}", test.display()))?;
+        fs.run(&bytes)?;
+        cov.add(fs.map());
+    }
+    let mut out: Vec<(String, u32, u32)> = functions
+        .into_iter()
+        .filter(|f| f.branches > 0)
+        .map(|f| {
+            let covered = (f.first_branch..f.first_branch + f.branches).filter(|&s| cov.is_covered(s as usize)).count();
+            (f.name, covered as u32, f.branches)
+        })
+        .collect();
+    out.sort_by(|a, b| b.2.cmp(&a.2).then_with(|| a.0.cmp(&b.0)));
+    Ok(out)
 }
 
 /// What the HTML page shows of group `g`, whose first finding is `input`.

@@ -136,6 +136,7 @@ fn review_groups_failures_by_signature_reduces_them_and_writes_sarif() {
         .expect("chromium (scripts/install-deps.sh installs it)");
     let dom = String::from_utf8_lossy(&dom.stdout);
     assert!(dom.contains("cmd_poke") && dom.contains("&lt;/textarea&gt;&lt;script&gt;alert(1)"), "{dom}");
+    assert!(dom.contains("Branch outcomes per function") && dom.contains("<td>cmd_push</td>"), "{dom}");
     for tag in ["<script", "<textarea", "<b>"] {
         assert!(!dom.contains(tag), "{tag} survived in the DOM");
     }
