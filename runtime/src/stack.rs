@@ -12,15 +12,15 @@
 //! else a shared object's path; `HEX` is the offset in that module).
 
 use core::ffi::{c_int, c_void};
-use core::sync::atomic::{AtomicI32, AtomicUsize, Ordering};
 
 extern "C" {
     fn backtrace(buffer: *mut *mut c_void, size: c_int) -> c_int;
 }
 
-static FD: AtomicI32 = AtomicI32::new(-1);
-/// Load address of the program itself.
-static BASE: AtomicUsize = AtomicUsize::new(0);
+/// The descriptor the stack goes to. A fixed number, not a variable: the
+/// bug being signed may have overwritten the program's data (a wild
+/// `memset` runs through `.bss` until it faults), the runtime's with it.
+const FD: c_int = 1017;
 
 const SIGNALS: [c_int; 7] =
     [libc::SIGSEGV, libc::SIGBUS, libc::SIGFPE, libc::SIGILL, libc::SIGABRT, libc::SIGTRAP, libc::SIGUSR2];
@@ -44,10 +44,12 @@ pub fn install_if_asked() {
         if fd < 0 {
             return;
         }
-        FD.store(fd, Ordering::Relaxed);
-        let mut info: libc::Dl_info = core::mem::zeroed();
-        if libc::dladdr(install_if_asked as *const c_void, &mut info) != 0 {
-            BASE.store(info.dli_fbase as usize, Ordering::Relaxed);
+        if fd != FD {
+            let moved = libc::dup3(fd, FD, libc::O_CLOEXEC);
+            libc::close(fd);
+            if moved != FD {
+                return;
+            }
         }
         // The unwinder loads on its first use: not inside a handler.
         let mut warm = [core::ptr::null_mut(); 2];
@@ -97,9 +99,23 @@ impl Line {
     }
 }
 
+/// Load address of the program itself (where this runtime is linked),
+/// asked of the loader at each use rather than kept.
+fn program_base() -> usize {
+    // SAFETY: dladdr only reads the loader's tables.
+    let mut info: libc::Dl_info = unsafe { core::mem::zeroed() };
+    let found = unsafe { libc::dladdr(program_base as *const c_void, &mut info) } != 0;
+    if found {
+        info.dli_fbase as usize
+    } else {
+        0
+    }
+}
+
 extern "C" fn handler(sig: c_int, _info: *mut libc::siginfo_t, ctx: *mut c_void) {
-    let fd = FD.swap(-1, Ordering::Relaxed);
-    if fd >= 0 {
+    let fd = FD;
+    // SAFETY: asking whether the descriptor is open.
+    if unsafe { libc::fcntl(fd, libc::F_GETFD) } != -1 {
         let mut l = Line { buf: [0; 4200], len: 0 };
         l.push(b"signal ");
         l.push(&[b'0' + (sig / 10) as u8, b'0' + (sig % 10) as u8]);
@@ -119,16 +135,30 @@ extern "C" fn handler(sig: c_int, _info: *mut libc::siginfo_t, ctx: *mut c_void)
         let first = frames[..n].iter().position(|&f| f as usize == pc).map_or(2.min(n), |k| k + 1);
         // SAFETY: dladdr only reads the loader's tables.
         let mut info: libc::Dl_info = unsafe { core::mem::zeroed() };
-        if pc != 0 && unsafe { libc::dladdr(pc as *const c_void, &mut info) } != 0 {
+        let known = pc != 0 && unsafe { libc::dladdr(pc as *const c_void, &mut info) } != 0;
+        let base = program_base();
+        let in_program = |a: usize| {
+            // SAFETY: dladdr only reads the loader's tables.
+            let mut i: libc::Dl_info = unsafe { core::mem::zeroed() };
+            (unsafe { libc::dladdr(a as *const c_void, &mut i) } != 0) && i.dli_fbase as usize == base
+        };
+        let mut reached = known && in_program(pc);
+        if known {
             for &f in &frames[first..n] {
+                reached |= in_program(f as usize);
                 place(&mut l, b"frame ", f as usize);
                 l.flush(fd);
             }
-        } else if sp != 0 && sp % 8 == 0 {
-            // A call to nowhere (a null function pointer): no unwinder
-            // goes past it, but its return address is on top of the stack.
+        }
+        if !reached && sp != 0 && sp % 8 == 0 {
+            // A call to nowhere (a null function pointer), or a fault in
+            // a leaf routine the unwinder cannot leave (libc's `memset`):
+            // the caller's return address is on top of the stack.
             // SAFETY: the interrupted code's stack pointer, just pushed to.
-            place(&mut l, b"frame ", unsafe { *(sp as *const usize) });
+            let ret = unsafe { *(sp as *const usize) };
+            if in_program(ret) {
+                place(&mut l, b"frame ", ret);
+            }
         }
         l.flush(fd);
         // SAFETY: closing our own descriptor.
@@ -150,7 +180,7 @@ fn place(l: &mut Line, what: &[u8], addr: usize) {
         l.push(b"? ");
         l.hex(addr as u64);
     } else {
-        if base == BASE.load(Ordering::Relaxed) || info.dli_fname.is_null() {
+        if base == program_base() || info.dli_fname.is_null() {
             l.push(b"-");
         } else {
             // SAFETY: the loader's NUL-terminated module name.

@@ -172,6 +172,16 @@ fn a_hang_is_signed_where_it_loops_and_reduce_keeps_the_bug() {
     assert!(reduced.len() < PUSH_WRAP.len(), "{}", String::from_utf8_lossy(&reduced));
     let again = Command::new(&prog).arg(&r).output().unwrap();
     assert_eq!(std::os::unix::process::ExitStatusExt::signal(&again.status), Some(6));
+    // A wild `memset` (hexdump's wrapped length) runs through the
+    // program's data, the runtime's included, and faults inside libc where
+    // the unwinder stops: the signature still names the program's caller.
+    let hexdump = example("hexdump", dir.path());
+    std::fs::write(&t, b"addr=0x10 len=0xfffffffffffffff0 fill=0x21\n").unwrap();
+    let o = bridge(&["signature", "--json", t.to_str().unwrap(), "--", hexdump.to_str().unwrap(), "@@"], b"");
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap_or_else(|_| panic!("{}", stderr(&o)));
+    // (Built without -g: `apply`, inlined, is named by its caller `main`.)
+    let key = v["key"].as_str().unwrap();
+    assert!(key.starts_with("SIGSEGV | main") || key.starts_with("SIGSEGV | apply"), "{v}");
     // A test that does not fail is refused, clearly.
     std::fs::write(&t, b"print\n").unwrap();
     let o =
