@@ -30,6 +30,7 @@ mod symfile;
 mod symfold;
 mod symgetopt;
 mod symmodels;
+mod symprintf;
 mod symptr;
 mod symregex;
 mod symscanf;

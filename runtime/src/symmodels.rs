@@ -7,7 +7,7 @@ use crate::model::trace::*;
 use crate::sym::{self, Sym};
 
 /// Longest string or block a model looks at.
-const MAX_SPAN: usize = 4096;
+pub(crate) const MAX_SPAN: usize = 4096;
 
 fn with<R: Default>(f: impl FnOnce(&mut Sym) -> R) -> R {
     sym::get().map(f).unwrap_or_default()

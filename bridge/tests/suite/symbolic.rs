@@ -385,3 +385,18 @@ fn the_absolute_value_intrinsic_is_followed_not_pinned() {
     assert!(values.iter().any(|v| v.starts_with("4242") || v.starts_with("5758")), "{sum}");
     assert!(sum["generator"][0]["stats"]["pinned"].as_object().is_none_or(|m| m.is_empty()), "{sum}");
 }
+
+/// A name copied with `snprintf(dst, n, "%s", name)` keeps its bytes'
+/// expressions (the `sprintf` family's model), so a later lookup by
+/// `strcmp` ties the two lines: the solver renames both at once.
+#[test]
+fn a_name_copied_by_snprintf_stays_tied_to_the_line_it_came_from() {
+    let dir = tempfile::tempdir().unwrap();
+    let prog = fixture("copied", dir.path());
+    let (p, units) = (prog.to_str().unwrap(), carve_main_on(&prog, b"def abcde\nuse abcde\n", dir.path()));
+    let sum = bridge_json(&["explore", &units, "--tries", "100", "--json", "--", p, "@@"], b"");
+    let alarm = sum["alarms"].as_array().unwrap().iter().find(|a| a["outcome"] == "crash (signal 6, SIGABRT)");
+    let value = alarm.unwrap_or_else(|| panic!("no abort: {sum}"))["new_value"].as_str().unwrap().to_string();
+    let words: Vec<&str> = value.split_whitespace().collect();
+    assert!(words.len() == 4 && words[1] == words[3] && words[1].starts_with('q'), "{value:?}");
+}

@@ -15,11 +15,10 @@ use crate::Error;
 use inkwell::values::{AnyValue, AsValueRef, BasicValueEnum, FunctionValue, InstructionValue};
 
 /// Calls whose arguments never steer the program: nothing to pin.
+/// (`sprintf` and kin write memory: they have a model.)
 const SINKS: &[&str] = &[
     "printf",
     "fprintf",
-    "sprintf",
-    "snprintf",
     "vfprintf",
     "vprintf",
     "puts",
@@ -38,8 +37,6 @@ const SINKS: &[&str] = &[
     "perror",
     "__printf_chk",
     "__fprintf_chk",
-    "__sprintf_chk",
-    "__snprintf_chk",
     "__vfprintf_chk",
 ];
 
@@ -210,6 +207,24 @@ impl<'ctx> Shadower<'_, 'ctx> {
             "strcpy" | "stpcpy" if args.len() == 2 => {
                 self.after(i);
                 self.call(self.abi.model_strcpy, &[args[0], args[1]])?
+            }
+            "sprintf" | "snprintf" | "__sprintf_chk" | "__snprintf_chk" => {
+                // (dst, [n,] [flag, size,] fmt, arg...): where the format is.
+                let sized = name.contains("snprintf");
+                let at = usize::from(sized) + if name.ends_with("_chk") { 3 } else { 1 };
+                let (Some(&fmt), true) = (args.get(at), args[0].is_pointer_value()) else {
+                    return self.pin_all(i, args);
+                };
+                self.pin_all(i, args)?;
+                self.after(i);
+                let null = self.ctx.ptr_type(inkwell::AddressSpace::default()).const_null();
+                let arg = args.get(at + 1).copied().filter(|a| a.is_pointer_value()).unwrap_or(null.into());
+                let n = if sized { self.wide(args[1], false)? } else { i64t.const_all_ones() };
+                let r: BasicValueEnum<'ctx> =
+                    i.as_any_value_enum().try_into().map_err(|_| Error::Verify(name.into()))?;
+                let r = self.wide(r, true)?;
+                self.call(self.abi.model_sprintf, &[args[0], n.into(), fmt, arg, r.into()])?;
+                None
             }
             "memcpy" | "memmove" if args.len() == 3 => {
                 self.after(i);
