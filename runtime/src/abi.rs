@@ -1,5 +1,8 @@
-//! Every `extern "C"` entry point of the runtime. Keep in step with
-//! `include/carve_rt.h` and `instrument/src/abi.rs`.
+//! Every `extern "C"` entry point of the runtime the probes call (the
+//! symbolic shadow's are in `symabi.rs` and the model files).
+//! `bridge/tests/suite/abi.rs` checks that every function the pass declares
+//! is defined here with the same machine types, and that
+//! `include/carve_rt.h` says the same.
 
 use crate::carve::{self, Config};
 use crate::model::snapshot::{NO_GLOBAL, OBJ_ARGV, OBJ_GLOBAL, OBJ_HEAP, OBJ_STREAM};

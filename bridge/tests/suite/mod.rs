@@ -1,5 +1,6 @@
 //! The end-to-end suites, one module per area.
 
+mod abi;
 mod bridging;
 mod campaign;
 mod carving;
