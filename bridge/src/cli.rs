@@ -204,6 +204,11 @@ pub struct RunArgs {
     /// sets the new total budget).
     #[arg(long)]
     pub resume: bool,
+    /// Innermost frames of the program that tell two crashes (and two
+    /// lifted alarms) apart: one of each signature is kept, the others
+    /// counted.
+    #[arg(long, default_value_t = 3, value_name = "N", value_parser = clap::value_parser!(u8).range(1..=32))]
+    pub signature_depth: u8,
     #[command(flatten)]
     pub target: TargetArgs,
 }

@@ -42,6 +42,10 @@ pub struct Alarm {
     /// Seconds into the campaign when it was found (campaigns only).
     #[serde(default)]
     pub found_after_s: Option<f64>,
+    /// What the campaign told alarms apart by: the signal and innermost
+    /// places of the program the lifted run crashed at (campaigns only).
+    #[serde(default)]
+    pub key: Option<String>,
 }
 
 impl Alarm {
@@ -197,6 +201,7 @@ mod tests {
             system_test: Some(3),
             unit_file: None,
             found_after_s: Some(1.5),
+            key: None,
         };
         let json = serde_json::to_vec(&a).unwrap();
         assert_eq!(Alarm::from_json(&json).unwrap(), a);

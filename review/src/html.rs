@@ -164,7 +164,7 @@ pub fn render(
             escape(g.signature.kind.to_string().as_bytes()),
             escape(top.map_or("?", |f| f.function.as_str()).as_bytes()),
             escape(place.as_bytes()),
-            g.findings.len(),
+            g.count(),
             escape(g.findings[0].how.as_bytes())
         );
     }
@@ -186,7 +186,7 @@ pub fn render(
         let _ = write!(
             s,
             "<p>{} found; the first is <code>{}</code>, found by {}.</p>",
-            g.findings.len(),
+            g.count(),
             escape(first.path.as_bytes()),
             escape(first.how.as_bytes())
         );

@@ -78,7 +78,7 @@ pub fn report(groups: &[Group], version: &str, command: &str) -> Value {
             "{} in {} ({} found; first: {}, found by {}). Reproduce with: {} {}",
             g.signature.kind,
             frames.iter().map(|f| f.function.as_str()).collect::<Vec<_>>().join(" <- "),
-            g.findings.len(),
+            g.count(),
             first.path,
             first.how,
             command,
@@ -131,7 +131,7 @@ mod tests {
             kind: FailureKind::Signal("SIGSEGV".into()),
             frames: vec![frame("show", 195), frame("main", 308)],
         };
-        let f = |p: &str| Finding { path: p.into(), how: "system".into(), found_after_s: Some(1.0), size: 3 };
+        let f = |p: &str| Finding { path: p.into(), how: "system".into(), found_after_s: Some(1.0), size: 3, count: 1 };
         let groups = group(vec![(f("a"), s1.clone()), (f("b"), s2)], 3);
         let log = report(&groups, "0.1.0", "./p");
         let run = &log["runs"][0];

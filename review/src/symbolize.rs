@@ -40,7 +40,7 @@ pub fn frames(symbolizer: Option<&Path>, program: &Path, places: &[Place], pc: b
     let mut out = Vec::new();
     for (k, p) in places.iter().enumerate() {
         let named: Vec<Frame> = answers.get(k).into_iter().flatten().cloned().collect();
-        if named.is_empty() || named.iter().all(|f| f.function == "??") {
+        if named.is_empty() || named.iter().all(|f| f.function == "??" || f.function.is_empty()) {
             let function = format!("{}+0x{:x}", short(&p.module), p.offset);
             out.push(Frame { function, file: None, line: None, module: p.module.clone() });
         } else {

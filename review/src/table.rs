@@ -14,6 +14,9 @@ pub struct Finding {
     /// Seconds into the campaign, when known.
     pub found_after_s: Option<f64>,
     pub size: usize,
+    /// Failures it stands for: itself and those of its signature the
+    /// campaign counted without keeping them.
+    pub count: u64,
 }
 
 /// The failures of one signature.
@@ -25,6 +28,13 @@ pub struct Group {
     pub findings: Vec<Finding>,
     /// Size of the reduced reproducer, once reduced.
     pub reduced: Option<usize>,
+}
+
+impl Group {
+    /// Failures of this signature: every finding and what it stands for.
+    pub fn count(&self) -> u64 {
+        self.findings.iter().map(|f| f.count.max(1)).sum()
+    }
 }
 
 /// Groups `found` (each with its signature) by [`Signature::key`] at
@@ -75,7 +85,7 @@ pub fn render(groups: &[Group]) -> String {
             g.signature.kind.to_string(),
             function,
             place,
-            g.findings.len().to_string(),
+            g.count().to_string(),
             when,
             size,
             first.how.clone(),
@@ -103,13 +113,13 @@ mod tests {
     }
 
     fn finding(path: &str, at: f64) -> Finding {
-        Finding { path: path.into(), how: "system".into(), found_after_s: Some(at), size: 10 }
+        Finding { path: path.into(), how: "system".into(), found_after_s: Some(at), size: 10, count: 1 }
     }
 
     #[test]
     fn failures_group_by_signature_and_print_a_row_each() {
         let found = vec![
-            (finding("crashes/b", 5.0), sig("SIGSEGV", "show", 191)),
+            (Finding { count: 40, ..finding("crashes/b", 5.0) }, sig("SIGSEGV", "show", 191)),
             (finding("alarms/000000", 2.0), sig("SIGABRT", "push_one", 221)),
             (finding("crashes/a", 1.0), sig("SIGSEGV", "show", 191)),
         ];
@@ -117,7 +127,7 @@ mod tests {
         assert_eq!(groups.len(), 2);
         assert_eq!((groups[0].findings.len(), groups[0].findings[0].path.as_str()), (2, "crashes/a"));
         let text = render(&groups);
-        assert!(text.lines().nth(1).unwrap().contains("SIGSEGV  show      p.c:191  2"), "{text}");
+        assert!(text.lines().nth(1).unwrap().contains("SIGSEGV  show      p.c:191  41"), "{text}");
         assert_eq!(text.lines().count(), 3);
     }
 }

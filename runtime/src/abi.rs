@@ -112,8 +112,10 @@ pub unsafe extern "C" fn __carve_main_entry(argc: *mut c_int, argv: *mut *mut *m
     if MAIN_ENTERED.swap(true, core::sync::atomic::Ordering::Relaxed) {
         return 0;
     }
-    forkserver::start_if_asked();
+    // Before the fork server: its children inherit the handlers, the
+    // alternate stack and the open file (opened before privileges drop).
     crate::stack::install_if_asked();
+    forkserver::start_if_asked();
     if !argc.is_null() && !argv.is_null() {
         args::replace_if_asked(argc, argv);
         if state::tracking() {

@@ -3,7 +3,9 @@
 //! SIGUSR2 (what `bridge` sends a run that hangs) writes the signal, the
 //! faulting instruction and one frame a line to the file, then the signal
 //! takes its default action, so the run ends as it would have. Nothing is
-//! installed when the variable is unset: campaigns pay nothing.
+//! installed when the variable is unset. Under the fork server the file
+//! is opened once, before the first fork: every run that crashes rewrites
+//! it from its start, and a run that does not crash costs nothing.
 //!
 //! The file, a line each:
 //! `signal N` (decimal), `pc MODULE HEX` (the interrupted instruction),
@@ -116,6 +118,14 @@ extern "C" fn handler(sig: c_int, _info: *mut libc::siginfo_t, ctx: *mut c_void)
     let fd = FD;
     // SAFETY: asking whether the descriptor is open.
     if unsafe { libc::fcntl(fd, libc::F_GETFD) } != -1 {
+        // The file may hold an earlier run's stack (the fork server's
+        // children share it): from its start. Both calls are
+        // async-signal-safe.
+        // SAFETY: our own descriptor.
+        unsafe {
+            libc::lseek(fd, 0, libc::SEEK_SET);
+            libc::ftruncate(fd, 0);
+        }
         let mut l = Line { buf: [0; 4200], len: 0 };
         l.push(b"signal ");
         l.push(&[b'0' + (sig / 10) as u8, b'0' + (sig % 10) as u8]);
@@ -156,7 +166,7 @@ extern "C" fn handler(sig: c_int, _info: *mut libc::siginfo_t, ctx: *mut c_void)
             // the caller's return address is on top of the stack.
             // SAFETY: the interrupted code's stack pointer, just pushed to.
             let ret = unsafe { *(sp as *const usize) };
-            if in_program(ret) {
+            if in_program(ret) && after_a_call(ret) {
                 place(&mut l, b"frame ", ret);
             }
         }
@@ -167,6 +177,20 @@ extern "C" fn handler(sig: c_int, _info: *mut libc::siginfo_t, ctx: *mut c_void)
     // The default action now (SA_RESETHAND): the run ends by this signal.
     // SAFETY: raising a signal on ourselves.
     unsafe { libc::raise(sig) };
+}
+
+/// Whether `ret`, an address in the program's code, follows a call
+/// instruction (`call rel32`, or `call` through a register or memory with
+/// a 0-, 1- or 4-byte displacement): a return address, not a word a
+/// smashed stack happens to hold.
+fn after_a_call(ret: usize) -> bool {
+    if ret < program_base() + 8 {
+        return false;
+    }
+    // SAFETY: the bytes before an address of the program's own image.
+    let b = |k: usize| unsafe { *((ret - k) as *const u8) };
+    let call_via = |k: usize| b(k) == 0xff && (b(k - 1) & 0x38) == 0x10;
+    b(5) == 0xe8 || call_via(2) || call_via(3) || call_via(6)
 }
 
 /// `WHAT MODULE OFFSET` of the return (or faulting) address `addr`.

@@ -3,7 +3,9 @@
 //! new behaviour, everything on disk as it happens (see `outdir.rs`), so a
 //! killed campaign resumes without losing anything.
 
+pub mod alarms;
 pub mod outdir;
+pub mod signatures;
 pub mod state;
 pub mod status;
 pub mod units;
@@ -48,6 +50,8 @@ pub struct Campaign {
     cov: Coverage,
     crash_cov: Coverage,
     hang_cov: Coverage,
+    /// The key of every crash kept (see `signatures.rs`), and its id.
+    crash_keys: std::collections::HashMap<String, u64>,
     branch_slots: Vec<usize>,
     /// A flag per map slot: whether it counts a branch outcome.
     branch_mask: Vec<bool>,
@@ -126,6 +130,9 @@ impl Campaign {
                 if which == 0 {
                     c.crash_cov.add(c.fs.map());
                     c.next_crash = c.next_crash.max(s.id + 1);
+                    if let Some(key) = signatures::take_key(c.out.root(), c.file.config.signature_depth) {
+                        c.crash_keys.entry(key).or_insert(s.id);
+                    }
                 } else {
                     c.hang_cov.add(c.fs.map());
                     c.next_hang = c.next_hang.max(s.id + 1);
@@ -154,6 +161,7 @@ impl Campaign {
             cov: Coverage::default(),
             crash_cov: Coverage::default(),
             hang_cov: Coverage::default(),
+            crash_keys: std::collections::HashMap::new(),
             branch_slots,
             branch_mask,
             next_id: 0,
@@ -240,19 +248,34 @@ impl Campaign {
         Ok(())
     }
 
-    /// Keeps a crash or hang when it shows a new edge among crashes (hangs).
-    /// Returns whether the run failed.
+    /// Keeps a crash when its signature is new (see `signatures.rs`; when
+    /// the run left no stack, when it shows a new edge among crashes), and
+    /// counts it against the crash kept for its signature; keeps a hang
+    /// when it shows a new edge among hangs. Returns whether the run
+    /// failed.
     fn record_failure(&mut self, outcome: Outcome, data: &[u8], parent: u64, op: &str) -> anyhow::Result<bool> {
+        let depth = self.file.config.signature_depth;
         let s = &mut self.file.stats;
         match outcome {
             Outcome::Crash(sig) => {
                 s.crashes += 1;
-                if self.crash_cov.add(self.fs.map()) == Newness::NewEdges {
+                let new_edges = self.crash_cov.add(self.fs.map()) == Newness::NewEdges;
+                let key = signatures::take_key(self.out.root(), depth);
+                let kept = key.as_ref().and_then(|k| self.crash_keys.get(k)).copied();
+                if let Some(id) = kept {
+                    *s.crash_counts.entry(format!("{id:06}")).or_insert(1) += 1;
+                } else if key.is_none() && !new_edges {
+                    s.crashes_unsigned += 1;
+                } else {
                     s.unique_crashes += 1;
                     let n = self.next_crash;
                     self.next_crash += 1;
                     self.out
                         .write(&format!("crashes/id:{n:06},sig:{sig:02},src:{parent:06},op:{}", sanitize(op)), data)?;
+                    s.crash_counts.insert(format!("{n:06}"), 1);
+                    if let Some(k) = key {
+                        self.crash_keys.insert(k, n);
+                    }
                 }
                 Ok(true)
             }

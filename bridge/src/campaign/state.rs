@@ -23,6 +23,13 @@ pub struct Config {
     /// Which tests the system generator mutates.
     #[serde(default)]
     pub parents: Parents,
+    /// Innermost frames of the program that tell two crashes apart.
+    #[serde(default = "default_depth")]
+    pub signature_depth: usize,
+}
+
+fn default_depth() -> usize {
+    3
 }
 
 /// The tests a campaign's system generator takes as parents.
@@ -47,6 +54,18 @@ pub struct Stats {
     pub unique_crashes: u64,
     pub hangs: u64,
     pub unique_hangs: u64,
+    /// Crashing runs per crash kept (`crashes/id:NNNNNN,...`, by `NNNNNN`):
+    /// those of its signature.
+    #[serde(default)]
+    pub crash_counts: std::collections::BTreeMap<String, u64>,
+    /// Crashing runs that left no stack (the handler could not run) and
+    /// showed no new edge among crashes: counted here only.
+    #[serde(default)]
+    pub crashes_unsigned: u64,
+    /// Lifted true alarms per alarm kept (`alarms/NNNNNN`): those of its
+    /// signature.
+    #[serde(default)]
+    pub alarm_counts: std::collections::BTreeMap<String, u64>,
     pub resource_limits: u64,
     pub edges: u64,
     pub edges_total: u64,

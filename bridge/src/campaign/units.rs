@@ -64,11 +64,11 @@ const UNITS_CSV_HEADER: &str = "seconds,function,entry,round,tries,lifted,covera
 const MAX_REPORTED_ERRORS: u64 = 5;
 
 /// The unit a round explored last, and where it came from.
-struct Current {
-    unit: model::unit::Unit,
-    params: Vec<model::unit::Param>,
-    entry: u64,
-    input: Vec<u8>,
+pub(super) struct Current {
+    pub(super) unit: model::unit::Unit,
+    pub(super) params: Vec<model::unit::Param>,
+    pub(super) entry: u64,
+    pub(super) input: Vec<u8>,
     /// Values tried so far.
     tries: usize,
     /// Its unit fork server, kept for the rounds that resume it.
@@ -90,7 +90,9 @@ pub struct UnitWork {
     fruitless: BTreeMap<String, u32>,
     /// Units per function whose replay, as carved, crashed or hung.
     unreplayable: BTreeMap<String, u32>,
-    alarms: BTreeSet<(String, usize, String)>,
+    /// The key of every alarm kept (its signature; see `alarms.rs`) and
+    /// its id.
+    alarms: BTreeMap<String, u64>,
     last: Instant,
     current: Option<Current>,
     /// Units carved from the last entry, not yet explored.
@@ -123,7 +125,7 @@ impl UnitWork {
             analysed: BTreeMap::new(),
             fruitless: BTreeMap::new(),
             unreplayable: BTreeMap::new(),
-            alarms: BTreeSet::new(),
+            alarms: BTreeMap::new(),
             last: Instant::now(),
             current: None,
             pool: Vec::new(),
@@ -425,7 +427,7 @@ impl Campaign {
     /// found unit-level coverage.
     fn unit_try(
         &mut self,
-        alarms: &mut BTreeSet<(String, usize, String)>,
+        alarms: &mut BTreeMap<String, u64>,
         fruitless: &mut u32,
         cur: &Current,
         t: Try<'_>,
@@ -441,6 +443,9 @@ impl Campaign {
         let subs: Vec<_> = c.values.iter().map(|(k, v)| (&params[*k], v)).collect();
         let lifted = lifter::lift_all(input, &subs, self.fs.target().args_in_input);
         let (class, sys) = lifter::check(&mut self.fs, &mut self.cov, &lifted)?;
+        // What the lifted run's crash was, if it crashed (taken whatever
+        // the class, so that no later run is given this stack).
+        let key = super::signatures::take_key(self.out.root(), self.file.config.signature_depth);
         self.file.stats.execs += 1;
         self.file.stats.lifted += 1;
         let function = unit.meta.function.clone();
@@ -449,32 +454,10 @@ impl Campaign {
             (Class::TrueAlarm, None) => self.file.stats.true_alarms += 1,
             (Class::TrueAlarm, Some((k, value))) => {
                 self.file.stats.true_alarms += 1;
-                if alarms.insert((function.clone(), *k, sys.to_string())) {
-                    let id = self.file.stats.unique_true_alarms;
-                    self.file.stats.unique_true_alarms += 1;
-                    let report = model::alarm::Alarm {
-                        version: model::alarm::ALARM_VERSION,
-                        found_by: "run".into(),
-                        function: function.clone(),
-                        call: unit.meta.call_index,
-                        parameter: *k,
-                        site: model::alarm::describe_site(&params[*k].site),
-                        original_value: String::from_utf8_lossy(&params[*k].original).into_owned(),
-                        new_value: String::from_utf8_lossy(&params[*k].text(value)).into_owned(),
-                        parameters_changed: c.values.len(),
-                        generator_op: c.op.to_string(),
-                        outcome: sys.to_string(),
-                        system_test: Some(entry),
-                        unit_file: None,
-                        found_after_s: Some(self.elapsed()),
-                    };
-                    let dir = format!("alarms/{id:06}");
-                    std::fs::create_dir_all(self.out.root().join(&dir))?;
-                    self.out.write(&format!("{dir}/input"), &lifted)?;
-                    self.out.write(&format!("{dir}/original"), input)?;
-                    self.out.write(&format!("{dir}/unit"), &t.unit.encode())?;
-                    self.out.write(&format!("{dir}/report.json"), serde_json::to_string_pretty(&report)?.as_bytes())?;
-                }
+                let key = key.unwrap_or_else(|| format!("{function} parameter {k}: {sys}"));
+                let found =
+                    super::alarms::Found { cur, t: &t, k: *k, value, lifted: &lifted, outcome: sys.to_string() };
+                self.keep_alarm(alarms, key, found)?;
             }
             (Class::CoverageLift, _) => {
                 self.file.stats.coverage_lifts += 1;
@@ -513,20 +496,9 @@ fn reaching<'a>(hits: impl Iterator<Item = &'a [u32]>, f: &FunctionInfo) -> Vec<
         .collect()
 }
 
-/// Alarms already in a resumed campaign's directory, so they are not saved twice.
-pub fn known_alarms(root: &std::path::Path) -> BTreeSet<(String, usize, String)> {
-    let mut out = BTreeSet::new();
-    for e in std::fs::read_dir(root.join("alarms")).into_iter().flatten().flatten() {
-        let Ok(bytes) = std::fs::read(e.path().join("report.json")) else { continue };
-        if let Ok(a) = model::alarm::Alarm::from_json(&bytes) {
-            out.insert((a.function, a.parameter, a.outcome));
-        }
-    }
-    out
-}
-
 impl UnitWork {
-    pub fn remember(&mut self, alarms: BTreeSet<(String, usize, String)>) {
+    /// The alarms a resumed campaign kept (see `alarms::known_alarms`).
+    pub fn remember(&mut self, alarms: BTreeMap<String, u64>) {
         self.alarms = alarms;
     }
 }

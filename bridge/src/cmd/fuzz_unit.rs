@@ -153,6 +153,7 @@ fn run_with(
                             system_test: None,
                             unit_file: Some(f.display().to_string()),
                             found_after_s: None,
+                            key: None,
                         };
                         if let Some(out) = &args.output {
                             save_alarm(out, sum.unique_true_alarms, &alarm, &lifted, &input, &t.unit.encode())?;

@@ -56,7 +56,7 @@ pub fn run(args: ReviewArgs) -> anyhow::Result<i32> {
             .iter()
             .map(|g| {
                 serde_json::json!({
-                    "signature": g.signature, "key": g.key, "count": g.findings.len(),
+                    "signature": g.signature, "key": g.key, "count": g.count(),
                     "fingerprint": review::sarif::fingerprint(&g.key),
                     "findings": g.findings.iter().map(|f| &f.path).collect::<Vec<_>>(),
                     "inputs": g.findings.iter().map(|f| &inputs[&f.path]).collect::<Vec<_>>(),
@@ -71,9 +71,9 @@ pub fn run(args: ReviewArgs) -> anyhow::Result<i32> {
         );
     } else {
         print!("{}", review::table::render(&groups));
-        let total: usize = groups.iter().map(|g| g.findings.len()).sum();
+        let total: u64 = groups.iter().map(|g| g.count()).sum();
         println!(
-            "bridge review: {total} failures, {} signatures (kind and {depth} innermost frames of the program); reproduce one with: {command}",
+            "bridge review: {total} failing runs, {} signatures (kind and {depth} innermost frames of the program); reproduce one with: {command}",
             groups.len()
         );
         if !args.no_reduce && !groups.is_empty() {
@@ -220,7 +220,8 @@ fn findings(root: &Path, c: &CampaignFile) -> anyhow::Result<Vec<Found>> {
             short(&a.new_value)
         );
         let size = std::fs::metadata(&input).map(|m| m.len() as usize).unwrap_or(0);
-        let finding = Finding { path: format!("alarms/{name}"), how, found_after_s: a.found_after_s, size };
+        let count = c.stats.alarm_counts.get(&name).copied().unwrap_or(1);
+        let finding = Finding { path: format!("alarms/{name}"), how, found_after_s: a.found_after_s, size, count };
         out.push(Found { finding, input, cache: dir.join("signature.json") });
     }
     let start = sorted_dir(&root.join("queue")).first().and_then(|p| modified(p));
@@ -233,7 +234,9 @@ fn findings(root: &Path, c: &CampaignFile) -> anyhow::Result<Vec<Found>> {
             };
             let size = std::fs::metadata(&path).map(|m| m.len() as usize).unwrap_or(0);
             let how = format!("system ({})", c.config.system);
-            let finding = Finding { path: format!("{kind}/{name}"), how, found_after_s: when, size };
+            let id = name.strip_prefix("id:").and_then(|n| n.split(',').next()).unwrap_or("");
+            let count = if kind == "crashes" { c.stats.crash_counts.get(id).copied().unwrap_or(1) } else { 1 };
+            let finding = Finding { path: format!("{kind}/{name}"), how, found_after_s: when, size, count };
             let cache = root.join("review").join(kind).join(format!("{name}.signature.json"));
             out.push(Found { finding, input: path, cache });
         }

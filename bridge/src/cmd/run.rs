@@ -35,7 +35,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
         // Another stream of randomness than the one already spent.
         let seed = file.config.seed ^ (u64::from(file.stats.resumes) + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15);
         let g = generator(seed)?;
-        let fs = ::exec::ForkServer::start(target)?;
+        let fs = ::exec::ForkServer::start(with_stacks(target.clone(), &out))?;
         eprintln!("bridge run: resuming {} at {:.0} s of {budget:.0} s", args.output.display(), file.stats.elapsed_s);
         Campaign::resume(out, file, fs, g)?
     } else {
@@ -54,15 +54,16 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
             input_dir: input,
             batch: args.batch,
             parents: args.parents,
+            signature_depth: usize::from(args.signature_depth),
         };
-        let fs = ::exec::ForkServer::start(target)?;
+        let fs = ::exec::ForkServer::start(with_stacks(target.clone(), &out))?;
         Campaign::start(out, CampaignFile::new(config), fs, g)?
     };
     if unit != "none" {
         let program = campaign_program(&args)?;
         let g = unitgen::by_name(&unit, args.seed).expect("a unit generator");
         let mut uw = crate::campaign::units::UnitWork::new(program, g)?;
-        uw.remember(crate::campaign::units::known_alarms(&args.output));
+        uw.remember(crate::campaign::alarms::known_alarms(&args.output));
         campaign.with_units(uw);
     }
     let s = campaign.run()?.clone();
@@ -100,6 +101,15 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
 }
 
 /// The target program, absolute.
+/// `target` asked to write the stack of every crashing run where the
+/// campaign reads it (`campaign/signatures.rs`).
+fn with_stacks(mut target: ::exec::Target, out: &OutDir) -> ::exec::Target {
+    let path = crate::campaign::signatures::stack_file(out.root());
+    let path = std::path::absolute(&path).unwrap_or(path);
+    target.env.push((model::env::STACK_OUT.into(), path.to_string_lossy().into_owned()));
+    target
+}
+
 fn campaign_program(args: &RunArgs) -> anyhow::Result<std::path::PathBuf> {
     let prog = args.target.command.first().ok_or_else(|| anyhow::anyhow!("no target given after --"))?;
     let p = std::path::Path::new(prog);

@@ -122,6 +122,7 @@ fn review_groups_failures_by_signature_reduces_them_and_writes_sarif() {
         system_test: Some(0),
         unit_file: None,
         found_after_s: Some(0.0),
+        key: None,
     };
     std::fs::write(alarm.join("report.json"), serde_json::to_vec(&record).unwrap()).unwrap();
     let html = dir.path().join("html");

@@ -1,0 +1,44 @@
+//! Failures told apart by what they are: the runtime of a campaign's
+//! target writes the stack of every crashing run (`CARVE_STACK_OUT`, set
+//! for the fork server; nothing is written by runs that do not crash), and
+//! a crash or a lifted alarm is kept when its key (signal and innermost
+//! places of the program, see [`take_key`]) is new; later ones of the same
+//! key are counted against the one kept. `bridge review` symbolizes the
+//! kept ones. A run that left no stack falls back to the older rules.
+
+use std::path::{Path, PathBuf};
+
+/// Where the runtime writes the stack of a crashing run.
+pub fn stack_file(root: &Path) -> PathBuf {
+    root.join(".stack")
+}
+
+/// The key of the crash the last run ended in: its signal and `depth`
+/// innermost places (offsets) of the program's own code. `None` when the
+/// run left no stack. The file is emptied, so that a later crash that
+/// leaves none is not given this one's.
+pub fn take_key(root: &Path, depth: usize) -> Option<String> {
+    let path = stack_file(root);
+    let bytes = std::fs::read(&path).ok().filter(|b| !b.is_empty())?;
+    let _ = std::fs::OpenOptions::new().write(true).open(&path).and_then(|f| f.set_len(0));
+    let dump = review::stack::Dump::parse(&String::from_utf8_lossy(&bytes));
+    let signal = dump.signal?;
+    let places: Vec<String> = dump.own(depth).iter().map(|o| format!("{o:#x}")).collect();
+    Some(format!("signal {signal} at {}", places.join(" ")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_key_is_taken_once() {
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(take_key(dir.path(), 3), None);
+        let stack =
+            "signal 6\npc /lib/libc.so.6 8aeec\nframe /lib/libc.so.6 26472\nframe - 6482\nframe - 5601\nframe - 10\n";
+        std::fs::write(stack_file(dir.path()), stack).unwrap();
+        assert_eq!(take_key(dir.path(), 2).as_deref(), Some("signal 6 at 0x6482 0x5601"));
+        assert_eq!(take_key(dir.path(), 2), None, "emptied");
+    }
+}
