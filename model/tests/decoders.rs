@@ -1,0 +1,284 @@
+//! Every decoder of a file the tools read (a unit, a snapshot and an
+//! outcome payload, a symbolic trace, an alarm record), fed mutations of a
+//! valid file: each input is an error or a value, never a panic. Payload
+//! mutations are wrapped in a record with a good checksum, so that they
+//! reach the payload decoders rather than stop at the checksum.
+//!
+//! `DECODER_FUZZ_INPUTS` inputs per decoder (default 20 000, a few seconds);
+//! `scripts/bench/decoders.sh` runs a million each.
+
+use model::alarm::Alarm;
+use model::snapshot::*;
+use model::symtrace::Trace;
+use model::trace::*;
+use model::unit::*;
+
+/// xorshift64*: deterministic, no dependency.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+}
+
+/// Values that sit on boundaries of lengths, counts and widths.
+const INTERESTING: [u64; 10] = [0, 1, 7, 8, 63, 64, 255, 0xffff, 0x7fff_ffff, u64::MAX];
+
+/// `seed` with one to eight random edits.
+fn mutate(seed: &[u8], r: &mut Rng) -> Vec<u8> {
+    let mut b = seed.to_vec();
+    for _ in 0..1 + r.below(8) {
+        let at = r.below(b.len() + 1);
+        match r.below(7) {
+            0 if at < b.len() => b[at] ^= 1 << r.below(8),
+            1 if at < b.len() => b[at] = r.next() as u8,
+            2 => {
+                let n = 1 + r.below(16);
+                let bytes: Vec<u8> = (0..n).map(|_| r.next() as u8).collect();
+                b.splice(at..at, bytes);
+            }
+            3 => {
+                let end = (at + 1 + r.below(16)).min(b.len());
+                b.drain(at.min(end)..end);
+            }
+            4 => b.truncate(at),
+            5 => {
+                // A field overwritten with an interesting value.
+                let v = INTERESTING[r.below(INTERESTING.len())].to_le_bytes();
+                let w = [1, 4, 8][r.below(3)];
+                for (k, &x) in v[..w].iter().enumerate() {
+                    if let Some(y) = b.get_mut(at + k) {
+                        *y = x;
+                    }
+                }
+            }
+            _ => {
+                // A slice of the file copied elsewhere in it.
+                if !b.is_empty() {
+                    let from = r.below(b.len());
+                    let n = (1 + r.below(32)).min(b.len() - from);
+                    let piece = b[from..from + n].to_vec();
+                    b.splice(at..at, piece);
+                }
+            }
+        }
+    }
+    b
+}
+
+fn record(kind: u32, payload: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    push_record(&mut out, kind, payload);
+    out
+}
+
+fn unit() -> Unit {
+    Unit {
+        snapshot: Snapshot {
+            function: 42,
+            name: "parse".into(),
+            flags: 0,
+            raw_pointers: 1,
+            args: vec![Arg { kind: ARG_PTR, size: 8, value: 0x1000 }, Arg { kind: ARG_INT, size: 4, value: 7 }],
+            objects: vec![
+                (ObjectHead { kind: OBJ_HEAP, global: NO_GLOBAL, addr: 0x1000, size: 16, len: 16 }, vec![1; 16]),
+                (ObjectHead { kind: OBJ_GLOBAL, global: 3, addr: 0x5000, size: 8, len: 8 }, vec![2; 8]),
+            ],
+            relocs: vec![
+                Reloc { object: RELOC_IN_ARG, offset: 0, target_kind: RELOC_OBJECT, target: 0, addend: 0 },
+                Reloc { object: 0, offset: 8, target_kind: RELOC_OBJECT, target: 1, addend: 4 },
+            ],
+        },
+        outcome: Some(CallOutcome { ret: 5, returns_value: true, returns_pointer: false, edges: vec![3, 9] }),
+        meta: Meta {
+            function: "parse".into(),
+            program: "/bin/x".into(),
+            system_input: b"in 12".to_vec(),
+            call_index: 0,
+            input_path: "/tmp/x/input".into(),
+            input_content: b"in 12".to_vec(),
+            input_on_stdin: false,
+            params: vec![Param {
+                site: Site::Arg { index: 1, size: 4 },
+                encoding: Encoding::Decimal,
+                occurrences: vec![(3, 2)],
+                original: b"12".to_vec(),
+                excluded: Vec::new(),
+                room: 0,
+            }],
+        },
+    }
+}
+
+/// A trace payload with every kind of node and path entry, a table and a
+/// pin name.
+fn trace_payload() -> Vec<u8> {
+    let n = |op: u8, width: u8, a: u32, b: u32, c: u32, val: u64| Node { op, width, a, b, c, val };
+    let nodes = [
+        n(OP_INPUT, 8, 0, 0, 0, 0),
+        n(OP_INPUT, 8, 0, 0, 0, 1),
+        n(OP_ZEXT, 32, 1, 0, 0, 0),
+        n(OP_CONST, 32, 0, 0, 0, 48),
+        n(OP_SUB, 32, 3, 4, 0, 0),
+        n(OP_ULT, 1, 5, 4, 0, 0),
+        n(OP_CONCAT, 16, 1, 2, 0, 0),
+        n(OP_EXTRACT, 8, 7, 0, 0, 4),
+        n(OP_ITE, 32, 6, 5, 3, 0),
+        n(OP_TABLE, 8, 2, 0, 0, 0),
+        n(OP_SDIV, 32, 9, 4, 0, 0),
+    ];
+    let mut p = Vec::new();
+    p.u32(0);
+    p.u32(nodes.len() as u32);
+    for x in &nodes {
+        x.encode(&mut p);
+    }
+    p.u32(3);
+    // A branch, a switch with two cases, a pin.
+    p.u8(PATH_BRANCH);
+    p.u32(7);
+    p.u32(6);
+    p.u64(1);
+    p.u32(2);
+    p.u32(100);
+    p.u32(101);
+    p.u8(PATH_SWITCH);
+    p.u32(8);
+    p.u32(9);
+    p.u64(48);
+    p.u32(2);
+    p.u64(48);
+    p.u64(49);
+    p.u32(1);
+    p.u32(102);
+    p.u8(PATH_PIN);
+    p.u32(1);
+    p.u32(11);
+    p.u64(3);
+    p.u32(1);
+    for k in 0..TABLE_LEN as u64 {
+        p.u64(k * 3);
+    }
+    p.u32(1);
+    p.u32(6);
+    p.put(b"strtod");
+    p
+}
+
+fn alarm() -> Vec<u8> {
+    let a = Alarm {
+        version: model::alarm::ALARM_VERSION,
+        found_by: "run".into(),
+        function: "main".into(),
+        call: 0,
+        parameter: 0,
+        site: "the input file".into(),
+        original_value: "a".into(),
+        new_value: "b\u{0}".into(),
+        parameters_changed: 1,
+        generator_op: "solved".into(),
+        outcome: "crash (signal 11, SIGSEGV)".into(),
+        system_test: Some(3),
+        unit_file: None,
+        found_after_s: Some(1.5),
+        key: Some("signal 11 at 0x10".into()),
+    };
+    serde_json::to_vec(&a).unwrap()
+}
+
+/// Runs `decode` on `inputs` mutations of `seed` (wrapped by `wrap`):
+/// (accepted, rejected, panicked).
+fn fuzz(
+    name: &str,
+    seed: &[u8],
+    wrap: &dyn Fn(Vec<u8>) -> Vec<u8>,
+    decode: &dyn Fn(&[u8]) -> bool,
+    inputs: usize,
+) -> usize {
+    let mut r = Rng(0x9e37_79b9_7f4a_7c15 ^ name.len() as u64);
+    let (mut ok, mut err, mut panics) = (0usize, 0usize, 0usize);
+    // The seed itself decodes.
+    assert!(decode(&wrap(seed.to_vec())), "{name}: the seed does not decode");
+    for _ in 0..inputs {
+        let bytes = wrap(mutate(seed, &mut r));
+        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| decode(&bytes))) {
+            Ok(true) => ok += 1,
+            Ok(false) => err += 1,
+            Err(_) => {
+                panics += 1;
+                eprintln!("{name}: panic on {bytes:02x?}");
+            }
+        }
+    }
+    println!("| {name} | {inputs} | {ok} | {err} | {panics} |");
+    panics
+}
+
+#[test]
+fn decoders_return_errors_on_mutated_files_and_never_panic() {
+    let inputs: usize = std::env::var("DECODER_FUZZ_INPUTS").ok().and_then(|v| v.parse().ok()).unwrap_or(20_000);
+    std::panic::set_hook(Box::new(|_| {}));
+    let u = unit();
+    let unit_file = u.encode();
+    let snapshot = u.snapshot.encode_payload();
+    let outcome = u.outcome.as_ref().unwrap().encode_payload();
+    let trace = trace_payload();
+    let sym_in = model::symtrace::encode_sym_in(&[SymInput { object: 0, offset: 0, len: 4, first: 0 }]);
+    let same = |b: Vec<u8>| b;
+    // The unit file's records, each of whose payloads is mutated in turn
+    // and the file put back together with good checksums.
+    let mut records = Vec::new();
+    let mut rest = &unit_file[..];
+    while !rest.is_empty() {
+        let (kind, payload, more) = next_record(rest).unwrap();
+        records.push((kind, payload.to_vec()));
+        rest = more;
+    }
+    let with = |k: usize| {
+        let records = records.clone();
+        move |b: Vec<u8>| {
+            let mut out = Vec::new();
+            for (j, (kind, p)) in records.iter().enumerate() {
+                push_record(&mut out, *kind, if j == k { &b } else { p });
+            }
+            out
+        }
+    };
+    println!("| decoder | inputs | accepted | rejected | panics |");
+    println!("|---|---|---|---|---|");
+    let panics = [
+        fuzz("unit file", &unit_file, &same, &|b| Unit::decode(b).is_ok(), inputs),
+        fuzz("unit file, record 1 (snapshot)", &records[0].1, &with(0), &|b| Unit::decode(b).is_ok(), inputs),
+        fuzz("unit file, record 2 (outcome)", &records[1].1, &with(1), &|b| Unit::decode(b).is_ok(), inputs),
+        fuzz("unit file, record 3 (meta)", &records[2].1, &with(2), &|b| Unit::decode(b).is_ok(), inputs),
+        fuzz("snapshot payload", &snapshot, &same, &|b| Snapshot::decode_payload(b).is_ok(), inputs),
+        fuzz("outcome payload", &outcome, &same, &|b| CallOutcome::decode_payload(b).is_ok(), inputs),
+        fuzz("trace (good checksum)", &trace, &|b| record(KIND_TRACE, &b), &|b| Trace::decode(b).is_ok(), inputs),
+        fuzz("trace file", &record(KIND_TRACE, &trace), &same, &|b| Trace::decode(b).is_ok(), inputs),
+        fuzz(
+            "symbolic-input file",
+            &sym_in,
+            &same,
+            &|b| {
+                // As the runtime reads it (`replay.rs`, `parse_sym_in`).
+                next_record(b).ok().filter(|(kind, _, _)| *kind == KIND_SYM_IN).is_some_and(|(_, p, _)| {
+                    let mut r = Reader::new(p);
+                    let n = r.u32().unwrap_or(0);
+                    (0..n).map(|_| SymInput::decode(&mut r).ok()).collect::<Option<Vec<_>>>().is_some()
+                })
+            },
+            inputs,
+        ),
+        fuzz("alarm record (JSON)", &alarm(), &same, &|b| Alarm::from_json(b).is_ok(), inputs),
+    ];
+    let _ = std::panic::take_hook();
+    assert_eq!(panics.iter().sum::<usize>(), 0, "decoders panicked: {panics:?}");
+}
