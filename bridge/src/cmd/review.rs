@@ -73,8 +73,10 @@ pub fn run(args: ReviewArgs) -> anyhow::Result<i32> {
         print!("{}", review::table::render(&groups));
         let total: u64 = groups.iter().map(|g| g.count()).sum();
         println!(
-            "bridge review: {total} failing runs, {} signatures (kind and {depth} innermost frames of the program); reproduce one with: {command}",
-            groups.len()
+            "bridge review: {total} failing run{}, {} signature{} (kind and {depth} innermost frames of the program); reproduce one with: {command}",
+            if total == 1 { "" } else { "s" },
+            groups.len(),
+            if groups.len() == 1 { "" } else { "s" }
         );
         if !args.no_reduce && !groups.is_empty() {
             println!("bridge review: reduced reproducers in {}", root.join("review").display());
