@@ -177,6 +177,15 @@ impl ForkServer {
         let mut timed_out = false;
         if !read_within(&mut p.st, &mut word, timeout) {
             timed_out = true;
+            // A target that writes its stack (`CARVE_STACK_OUT`) is asked
+            // where it hangs first, and given a moment to say it.
+            let stack = self.target.env.iter().any(|(k, _)| k == env::STACK_OUT);
+            // SAFETY: signalling the process group of this run.
+            if stack && unsafe { libc::kill(pid, libc::SIGUSR2) } == 0 && read_within(&mut p.st, &mut word, STACK_GRACE)
+            {
+                kill_group(pid);
+                return self.finish(word, true);
+            }
             kill_group(pid);
             if !read_within(&mut p.st, &mut word, HANDSHAKE) {
                 return Err(died());
@@ -184,10 +193,14 @@ impl ForkServer {
         }
         // Whatever the run left behind in its process group goes too.
         kill_group(pid);
+        self.finish(word, timed_out)
+    }
+
+    fn finish(&mut self, status: [u8; 4], timed_out: bool) -> Result<Outcome, Error> {
         if let Some(jail) = &self.jail {
             jail.clean()?;
         }
-        Ok(Outcome::from_wait_status(i32::from_le_bytes(word), timed_out))
+        Ok(Outcome::from_wait_status(i32::from_le_bytes(status), timed_out))
     }
 
     fn spawn(&mut self) -> Result<(), Error> {
@@ -373,6 +386,9 @@ fn move_fd(from: i32, to: i32) -> std::io::Result<()> {
     }
     Ok(())
 }
+
+/// How long a hung run that writes its stack is given to write it.
+const STACK_GRACE: Duration = Duration::from_millis(50);
 
 fn kill_group(pid: i32) {
     // SAFETY: signalling a process group we created.

@@ -25,9 +25,12 @@ pub fn of_test(
 }
 
 /// The signature of a failure of `kind` whose stack is `dump`.
+/// A hang is named by the function it was in (at its first line), not by
+/// the instruction of its loop it happened to be at.
 pub fn from_dump(kind: FailureKind, dump: &Dump, program: &Path, symbolizer: Option<&Path>) -> Signature {
-    let places: Vec<_> = dump.pc.iter().chain(&dump.frames).cloned().collect();
-    let frames = crate::symbolize::frames(symbolizer, program, &places, dump.pc.is_some());
+    let at = if kind == FailureKind::Hang { dump.func.as_ref().or(dump.pc.as_ref()) } else { dump.pc.as_ref() };
+    let places: Vec<_> = at.into_iter().chain(&dump.frames).cloned().collect();
+    let frames = crate::symbolize::frames(symbolizer, program, &places, at.is_some());
     Signature { kind, frames }
 }
 

@@ -23,6 +23,8 @@ pub struct Place {
 pub struct Dump {
     pub signal: Option<i32>,
     pub pc: Option<Place>,
+    /// The start of the function the interrupted instruction is in.
+    pub func: Option<Place>,
     pub frames: Vec<Place>,
 }
 
@@ -49,6 +51,7 @@ impl Dump {
             match w.next() {
                 Some("signal") => d.signal = w.next().and_then(|s| s.parse().ok()),
                 Some("pc") => d.pc = place(&mut w),
+                Some("func") => d.func = place(&mut w),
                 Some("frame") => d.frames.extend(place(&mut w)),
                 _ => {}
             }
@@ -61,6 +64,13 @@ impl Dump {
     /// reduction must keep, `depth` of them.
     pub fn own(&self, depth: usize) -> Vec<u64> {
         self.pc.iter().chain(&self.frames).filter(|p| p.module == "-").map(|p| p.offset).take(depth).collect()
+    }
+
+    /// [`Dump::own`] for a hang: the function it was in rather than the
+    /// instruction (a loop is met at any of its instructions).
+    pub fn own_hang(&self, depth: usize) -> Vec<u64> {
+        let at = self.func.as_ref().or(self.pc.as_ref());
+        at.into_iter().chain(&self.frames).filter(|p| p.module == "-").map(|p| p.offset).take(depth).collect()
     }
 }
 
@@ -150,5 +160,7 @@ mod tests {
         assert_eq!(d.own(5), [0x6482, 0x5601]);
         // A file cut short gives what it has.
         assert_eq!(Dump::parse("signal 11\npc - 5c").own(3), [0x5c]);
+        let hang = Dump::parse("signal 12\npc - 5c\nfunc - 40\nframe - 90\n");
+        assert_eq!((hang.own(2), hang.own_hang(2)), (vec![0x5c, 0x90], vec![0x40, 0x90]));
     }
 }

@@ -9,6 +9,7 @@
 //!
 //! The file, a line each:
 //! `signal N` (decimal), `pc MODULE HEX` (the interrupted instruction),
+//! `func MODULE HEX` (the start of the function it is in, when known),
 //! then `frame MODULE HEX` from the innermost frame out (the handler's own
 //! frames first) (`MODULE` is `-` for the program itself,
 //! else a shared object's path; `HEX` is the offset in that module).
@@ -137,6 +138,13 @@ extern "C" fn handler(sig: c_int, _info: *mut libc::siginfo_t, ctx: *mut c_void)
             (pc, sp) = (g[libc::REG_RIP as usize] as usize, g[libc::REG_RSP as usize] as usize);
         }
         place(&mut l, b"pc ", pc);
+        // The function it is in (its first instruction): where a hang is
+        // is that function, whichever instruction of its loop it was at.
+        // SAFETY: dladdr only reads the loader's tables.
+        let mut at: libc::Dl_info = unsafe { core::mem::zeroed() };
+        if pc != 0 && unsafe { libc::dladdr(pc as *const c_void, &mut at) } != 0 && !at.dli_saddr.is_null() {
+            place(&mut l, b"func ", at.dli_saddr as usize);
+        }
         let mut frames = [core::ptr::null_mut(); MAX_FRAMES];
         // SAFETY: our own array; the unwinder was loaded at install.
         let n = unsafe { backtrace(frames.as_mut_ptr(), MAX_FRAMES as c_int) }.max(0) as usize;

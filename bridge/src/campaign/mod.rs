@@ -50,8 +50,10 @@ pub struct Campaign {
     cov: Coverage,
     crash_cov: Coverage,
     hang_cov: Coverage,
-    /// The key of every crash kept (see `signatures.rs`), and its id.
+    /// The key of every crash (hang) kept (see `signatures.rs`), and its
+    /// id.
     crash_keys: std::collections::HashMap<String, u64>,
+    hang_keys: std::collections::HashMap<String, u64>,
     branch_slots: Vec<usize>,
     /// A flag per map slot: whether it counts a branch outcome.
     branch_mask: Vec<bool>,
@@ -136,6 +138,9 @@ impl Campaign {
                 } else {
                     c.hang_cov.add(c.fs.map());
                     c.next_hang = c.next_hang.max(s.id + 1);
+                    if let Some(key) = signatures::take_key(c.out.root(), c.file.config.signature_depth) {
+                        c.hang_keys.entry(key).or_insert(s.id);
+                    }
                 }
             }
         }
@@ -162,6 +167,7 @@ impl Campaign {
             crash_cov: Coverage::default(),
             hang_cov: Coverage::default(),
             crash_keys: std::collections::HashMap::new(),
+            hang_keys: std::collections::HashMap::new(),
             branch_slots,
             branch_mask,
             next_id: 0,
@@ -248,11 +254,10 @@ impl Campaign {
         Ok(())
     }
 
-    /// Keeps a crash when its signature is new (see `signatures.rs`; when
-    /// the run left no stack, when it shows a new edge among crashes), and
-    /// counts it against the crash kept for its signature; keeps a hang
-    /// when it shows a new edge among hangs. Returns whether the run
-    /// failed.
+    /// Keeps a crash (hang) when its signature is new (see
+    /// `signatures.rs`; when the run left no stack, when it shows a new
+    /// edge among crashes (hangs)), and counts it against the one kept for
+    /// its signature. Returns whether the run failed.
     fn record_failure(&mut self, outcome: Outcome, data: &[u8], parent: u64, op: &str) -> anyhow::Result<bool> {
         let depth = self.file.config.signature_depth;
         let s = &mut self.file.stats;
@@ -281,11 +286,20 @@ impl Campaign {
             }
             Outcome::Timeout => {
                 s.hangs += 1;
-                if self.hang_cov.add(self.fs.map()) == Newness::NewEdges {
+                let new_edges = self.hang_cov.add(self.fs.map()) == Newness::NewEdges;
+                let key = signatures::take_key(self.out.root(), depth);
+                let kept = key.as_ref().and_then(|k| self.hang_keys.get(k)).copied();
+                if let Some(id) = kept {
+                    *s.hang_counts.entry(format!("{id:06}")).or_insert(1) += 1;
+                } else if key.is_some() || new_edges {
                     s.unique_hangs += 1;
                     let n = self.next_hang;
                     self.next_hang += 1;
                     self.out.write(&format!("hangs/id:{n:06},src:{parent:06},op:{}", sanitize(op)), data)?;
+                    s.hang_counts.insert(format!("{n:06}"), 1);
+                    if let Some(k) = key {
+                        self.hang_keys.insert(k, n);
+                    }
                 }
                 Ok(true)
             }

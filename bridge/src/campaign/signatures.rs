@@ -23,8 +23,12 @@ pub fn take_key(root: &Path, depth: usize) -> Option<String> {
     let _ = std::fs::OpenOptions::new().write(true).open(&path).and_then(|f| f.set_len(0));
     let dump = review::stack::Dump::parse(&String::from_utf8_lossy(&bytes));
     let signal = dump.signal?;
-    let places: Vec<String> = dump.own(depth).iter().map(|o| format!("{o:#x}")).collect();
-    Some(format!("signal {signal} at {}", places.join(" ")))
+    // A hang (the fork server's SIGUSR2) by the function it was in.
+    let hang = signal == libc::SIGUSR2;
+    let own = if hang { dump.own_hang(depth) } else { dump.own(depth) };
+    let places: Vec<String> = own.iter().map(|o| format!("{o:#x}")).collect();
+    let what = if hang { "hang".to_string() } else { format!("signal {signal}") };
+    Some(format!("{what} at {}", places.join(" ")))
 }
 
 #[cfg(test)]
@@ -40,5 +44,7 @@ mod tests {
         std::fs::write(stack_file(dir.path()), stack).unwrap();
         assert_eq!(take_key(dir.path(), 2).as_deref(), Some("signal 6 at 0x6482 0x5601"));
         assert_eq!(take_key(dir.path(), 2), None, "emptied");
+        std::fs::write(stack_file(dir.path()), "signal 12\npc - 5c\nfunc - 40\nframe - 90\n").unwrap();
+        assert_eq!(take_key(dir.path(), 3).as_deref(), Some("hang at 0x40 0x90"));
     }
 }

@@ -62,6 +62,10 @@ pub struct Stats {
     /// showed no new edge among crashes: counted here only.
     #[serde(default)]
     pub crashes_unsigned: u64,
+    /// Hanging runs per hang kept, likewise (a hang's signature: the
+    /// function it was in when the fork server asked).
+    #[serde(default)]
+    pub hang_counts: std::collections::BTreeMap<String, u64>,
     /// Lifted true alarms per alarm kept (`alarms/NNNNNN`): those of its
     /// signature.
     #[serde(default)]

@@ -237,7 +237,8 @@ fn findings(root: &Path, c: &CampaignFile) -> anyhow::Result<Vec<Found>> {
             let size = std::fs::metadata(&path).map(|m| m.len() as usize).unwrap_or(0);
             let how = format!("system ({})", c.config.system);
             let id = name.strip_prefix("id:").and_then(|n| n.split(',').next()).unwrap_or("");
-            let count = if kind == "crashes" { c.stats.crash_counts.get(id).copied().unwrap_or(1) } else { 1 };
+            let counts = if kind == "crashes" { &c.stats.crash_counts } else { &c.stats.hang_counts };
+            let count = counts.get(id).copied().unwrap_or(1);
             let finding = Finding { path: format!("{kind}/{name}"), how, found_after_s: when, size, count };
             let cache = root.join("review").join(kind).join(format!("{name}.signature.json"));
             out.push(Found { finding, input: path, cache });

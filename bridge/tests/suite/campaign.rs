@@ -227,3 +227,24 @@ fn a_seeds_only_campaign_mutates_nothing_but_the_seeds_even_after_a_resume() {
     assert!(parents.len() > 2, "nothing new was kept: {parents:?}");
     assert!(parents.iter().all(|p| seed_ids.contains(p)), "{parents:?} besides the seeds {seed_ids:?}");
 }
+
+/// Hangs are kept one per signature too: the fork server asks a run past
+/// its limit for its stack before killing it, and the function it was in
+/// names the hang; the other hanging runs are counted against it.
+#[test]
+fn hangs_are_kept_one_per_function_they_hang_in() {
+    let dir = tempfile::tempdir().unwrap();
+    let hang = fixture("hang", dir.path());
+    let seeds = dir.path().join("seeds");
+    std::fs::create_dir_all(&seeds).unwrap();
+    std::fs::write(seeds.join("a"), b"loo\n").unwrap();
+    let out = dir.path().join("out");
+    let (s, o, h) = (seeds.to_str().unwrap(), out.to_str().unwrap(), hang.to_str().unwrap());
+    let r = bridge(&["run", "--unit", "none", "-i", s, "-o", o, "--time", "6s", "-t", "100", "--", h], b"");
+    assert!(r.status.success(), "{}", stderr(&r));
+    let stats = &campaign_json(&out)["stats"];
+    let hangs = stats["hangs"].as_u64().unwrap();
+    assert!(hangs >= 2, "the loop was not found often enough to tell: {stats}");
+    assert_eq!(names(&out.join("hangs")).len(), 1, "{stats}");
+    assert_eq!(stats["hang_counts"]["000000"].as_u64(), Some(hangs), "{stats}");
+}
