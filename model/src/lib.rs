@@ -10,6 +10,7 @@ pub mod alarm;
 mod consts;
 pub mod env;
 mod names;
+pub mod op;
 pub mod protocol;
 pub mod shell;
 pub mod snapshot;

@@ -1,6 +1,7 @@
 //! Symbolic traces as the tools see them (the format is in
 //! [`crate::trace`]): decoding a trace, encoding a symbolic-input file.
 
+use crate::op::Op;
 use crate::snapshot::{next_record, DecodeError, Reader};
 use crate::trace::*;
 use crate::unit::push_record;
@@ -71,17 +72,12 @@ impl Trace {
         nodes.push(Node::default());
         for id in 1..=n {
             let x = Node::decode(&mut r)?;
+            let Some(op) = Op::from_code(x.op) else { return Err(DecodeError::Malformed("operator")) };
             // Operands come before their users.
-            let refs = match x.op {
-                OP_INPUT | OP_CONST => 0,
-                OP_ZEXT | OP_SEXT | OP_EXTRACT | OP_TABLE => 1,
-                OP_ITE => 3,
-                _ => 2,
-            };
-            if [x.a, x.b, x.c][..refs].iter().any(|&o| o == 0 || o >= id) {
+            if [x.a, x.b, x.c][..op.operands()].iter().any(|&o| o == 0 || o >= id) {
                 return Err(DecodeError::Malformed("operand after its user"));
             }
-            if !well_typed(&x, &nodes) {
+            if !well_typed(op, &x, &nodes) {
                 return Err(DecodeError::Malformed("node whose width does not fit its operands"));
             }
             nodes.push(x);
@@ -154,26 +150,12 @@ impl Trace {
     }
 }
 
-/// Whether node `x`'s width fits its operator and operands (`nodes`: the
-/// nodes before it, their own widths checked), so that a solver can trust
-/// every node it is given.
-fn well_typed(x: &Node, nodes: &[Node]) -> bool {
-    let w = |id: u32| nodes[id as usize].width;
-    if x.width == 0 || x.width > 64 {
-        return false;
-    }
-    match x.op {
-        OP_INPUT => x.width == 8,
-        OP_CONST => true,
-        OP_ADD..=OP_XOR => w(x.a) == x.width && w(x.b) == x.width,
-        OP_EQ..=OP_SGE => x.width == 1 && w(x.a) == w(x.b),
-        OP_ZEXT | OP_SEXT => w(x.a) <= x.width,
-        OP_EXTRACT => x.val < 64 && x.val + u64::from(x.width) <= u64::from(w(x.a)),
-        OP_CONCAT => u32::from(w(x.a)) + u32::from(w(x.b)) == u32::from(x.width),
-        OP_ITE => w(x.a) == 1 && w(x.b) == x.width && w(x.c) == x.width,
-        OP_TABLE => w(x.a) == 8,
-        _ => false,
-    }
+/// Whether node `x`'s width fits its operator `op` and its operands
+/// (`nodes`: the nodes before it, their own widths checked), so that a
+/// solver can trust every node it is given.
+fn well_typed(op: Op, x: &Node, nodes: &[Node]) -> bool {
+    let w = |k: usize, id: u32| if k < op.operands() { nodes[id as usize].width } else { 0 };
+    op.well_typed(x.width, w(0, x.a), w(1, x.b), w(2, x.c), x.val)
 }
 
 /// The symbolic-input file (`CARVE_SYM_IN`) for these parameter bytes.

@@ -49,6 +49,9 @@ mod model_consts;
 #[path = "../../model/src/names.rs"]
 mod model_names;
 #[allow(dead_code)]
+#[path = "../../model/src/op.rs"]
+mod model_op;
+#[allow(dead_code)]
 #[path = "../../model/src/protocol.rs"]
 mod model_protocol;
 #[allow(dead_code)]
@@ -57,11 +60,14 @@ mod model_snapshot;
 #[allow(dead_code)]
 #[path = "../../model/src/trace.rs"]
 mod model_trace;
+// `op.rs` names its sibling as `crate::trace`, as in `model`.
+use model_trace as trace;
 // `trace.rs` names its sibling as `crate::snapshot`, as in `model`.
 use model_snapshot as snapshot;
 mod model {
     pub(crate) use crate::model_consts::*;
     pub(crate) use crate::model_names as env;
+    pub(crate) use crate::model_op as op;
     pub(crate) use crate::model_protocol as protocol;
     pub(crate) use crate::model_snapshot as snapshot;
     pub(crate) use crate::model_trace as trace;

@@ -4,6 +4,7 @@
 //! decisions a call took on symbolic bytes, recorded as branches at the
 //! call's site once the model agrees with the real call.
 
+use crate::model::op::Op;
 use crate::model::trace::*;
 use crate::sym::Sym;
 use crate::symfold::{B, V};
@@ -46,38 +47,23 @@ pub fn byte(b: &mut B, addr: usize, v: u8) -> V {
     }
 }
 
-fn mask(w: u32) -> u64 {
-    if w >= 64 {
-        u64::MAX
-    } else {
-        (1 << w) - 1
-    }
-}
-
 /// `x op y` on `w`-bit values (comparisons are 1 bit), folded when both
-/// are known.
+/// are known (by the one operator type's evaluation).
 pub fn op(b: &mut B, op: u8, w: u32, x: V, y: V) -> V {
+    let Some(o) = Op::from_code(op) else {
+        b.full = true;
+        return V::K(0);
+    };
+    let out = if o.is_comparison() { 1 } else { w };
     if let (V::K(a), V::K(c)) = (x, y) {
-        let (a, c) = (a & mask(w), c & mask(w));
-        let r = match op {
-            OP_ADD => a.wrapping_add(c),
-            OP_SUB => a.wrapping_sub(c),
-            OP_MUL => a.wrapping_mul(c),
-            OP_AND => a & c,
-            OP_OR => a | c,
-            OP_XOR => a ^ c,
-            OP_EQ => u64::from(a == c),
-            OP_NE => u64::from(a != c),
-            OP_ULT => u64::from(a < c),
-            OP_ULE => u64::from(a <= c),
-            _ => {
+        return match o.eval(out, w, w, a, c, 0, 0) {
+            Some(r) => V::K(r),
+            None => {
                 b.full = true;
-                0
+                V::K(0)
             }
         };
-        return V::K(r & mask(w));
     }
-    let out = if (OP_EQ..=OP_SGE).contains(&op) { 1 } else { w };
     let (a, c) = (b.node(x, w), b.node(y, w));
     let r = b.s.node(op, out, a, c, 0, 0);
     b.sym(r)

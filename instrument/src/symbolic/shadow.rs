@@ -245,7 +245,7 @@ impl<'a, 'ctx> Shadower<'a, 'ctx> {
                 if sa.is_none() && sb.is_none() {
                     return Ok(());
                 }
-                let code = binop_code(op);
+                let Some(code) = binop_code(op) else { return Ok(()) };
                 // The operands as words, made once before the instruction
                 // (they serve the trap check there and the expression after).
                 self.b.position_before(&i);
@@ -493,22 +493,27 @@ impl<'a, 'ctx> Shadower<'a, 'ctx> {
     }
 }
 
-fn binop_code(op: Op) -> u8 {
-    match op {
-        Op::Add => OP_ADD,
-        Op::Sub => OP_SUB,
-        Op::Mul => OP_MUL,
-        Op::UDiv => OP_UDIV,
-        Op::SDiv => OP_SDIV,
-        Op::URem => OP_UREM,
-        Op::SRem => OP_SREM,
-        Op::Shl => OP_SHL,
-        Op::LShr => OP_LSHR,
-        Op::AShr => OP_ASHR,
-        Op::And => OP_AND,
-        Op::Or => OP_OR,
-        _ => OP_XOR,
-    }
+/// The trace operator of an LLVM integer operation; `None` for any
+/// other instruction (never a wrong operator).
+fn binop_code(op: Op) -> Option<u8> {
+    use model::op::Op as T;
+    let t = match op {
+        Op::Add => T::Add,
+        Op::Sub => T::Sub,
+        Op::Mul => T::Mul,
+        Op::UDiv => T::UDiv,
+        Op::SDiv => T::SDiv,
+        Op::URem => T::URem,
+        Op::SRem => T::SRem,
+        Op::Shl => T::Shl,
+        Op::LShr => T::LShr,
+        Op::AShr => T::AShr,
+        Op::And => T::And,
+        Op::Or => T::Or,
+        Op::Xor => T::Xor,
+        _ => return None,
+    };
+    Some(t.code())
 }
 
 pub(super) fn cmp_code(p: IntPredicate) -> u8 {

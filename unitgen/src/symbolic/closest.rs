@@ -5,6 +5,7 @@
 //! value while the query still holds, evaluated concretely here.
 
 use crate::solver::Cond;
+use model::op::{mask, Op};
 use model::symtrace::Trace;
 use model::trace::*;
 use std::collections::{HashMap, HashSet};
@@ -13,26 +14,11 @@ use std::collections::{HashMap, HashSet};
 /// may give this, against its queries' few milliseconds.
 const MAX_WORK: usize = 1 << 21;
 
-fn mask(width: u8) -> u64 {
-    if width >= 64 {
-        u64::MAX
-    } else {
-        (1u64 << width) - 1
-    }
-}
-
-fn signed(v: u64, width: u8) -> i64 {
-    let shift = 64 - u32::from(width.clamp(1, 64));
-    ((v << shift) as i64) >> shift
-}
-
+/// The operand places of `x` (none for a node of an unknown operator,
+/// which the decoder never lets through).
 fn operands(x: &Node) -> &'static [usize] {
-    match x.op {
-        OP_INPUT | OP_CONST => &[],
-        OP_ZEXT | OP_SEXT | OP_EXTRACT | OP_TABLE => &[0],
-        OP_ITE => &[0, 1, 2],
-        _ => &[0, 1],
-    }
+    const ALL: [usize; 3] = [0, 1, 2];
+    &ALL[..Op::from_code(x.op).map_or(0, Op::operands)]
 }
 
 /// The nodes the conditions depend on, in increasing order (operands come
@@ -82,66 +68,17 @@ impl Plan {
             let get = |k: usize| if o[k] == usize::MAX { 0 } else { vals[o[k]] };
             let (a, b, c) = (get(0), get(1), get(2));
             let width = |k: u32| t.nodes.get(k as usize).map_or(0, |y| y.width);
-            let (wa, w) = (width(x.a), x.width);
-            if w > 64 || wa > 64 {
-                return None;
-            }
-            let (sa, sb) = (signed(a, wa), signed(b, wa));
-            let v = match x.op {
-                OP_INPUT => u64::from(input.get(x.val as usize).copied().unwrap_or(0)),
-                OP_CONST => x.val,
-                OP_ADD => a.wrapping_add(b),
-                OP_SUB => a.wrapping_sub(b),
-                OP_MUL => a.wrapping_mul(b),
-                OP_UDIV => a.checked_div(b).unwrap_or(u64::MAX),
-                OP_UREM => a.checked_rem(b).unwrap_or(a),
-                OP_SDIV if b == 0 => {
-                    if sa < 0 {
-                        1
-                    } else {
-                        u64::MAX
-                    }
+            let op = Op::from_code(x.op)?;
+            let (wa, wb) = (u32::from(width(x.a)), u32::from(width(x.b)));
+            let wb = if op.operands() >= 2 { wb } else { 0 };
+            let v = match op {
+                Op::Input => u64::from(input.get(x.val as usize).copied().unwrap_or(0)),
+                Op::Table => {
+                    t.tables.get(x.val as usize).and_then(|e| e.get((a & 0xff) as usize)).copied().unwrap_or(0)
                 }
-                OP_SDIV => sa.wrapping_div(sb) as u64,
-                OP_SREM if b == 0 => a,
-                OP_SREM => sa.wrapping_rem(sb) as u64,
-                OP_SHL => a.checked_shl(b.min(64) as u32).filter(|_| b < u64::from(w)).unwrap_or(0),
-                OP_LSHR => a.checked_shr(b.min(64) as u32).filter(|_| b < u64::from(w)).unwrap_or(0),
-                OP_ASHR => (sa >> b.min(u64::from(wa.max(1)) - 1)) as u64,
-                OP_AND => a & b,
-                OP_OR => a | b,
-                OP_XOR => a ^ b,
-                OP_EQ => u64::from(a == b),
-                OP_NE => u64::from(a != b),
-                OP_ULT => u64::from(a < b),
-                OP_ULE => u64::from(a <= b),
-                OP_UGT => u64::from(a > b),
-                OP_UGE => u64::from(a >= b),
-                OP_SLT => u64::from(sa < sb),
-                OP_SLE => u64::from(sa <= sb),
-                OP_SGT => u64::from(sa > sb),
-                OP_SGE => u64::from(sa >= sb),
-                OP_ZEXT => a,
-                OP_SEXT => sa as u64,
-                OP_EXTRACT => a.checked_shr(x.val as u32).unwrap_or(0),
-                OP_CONCAT => {
-                    let wb = width(x.b);
-                    if u32::from(wa) + u32::from(wb) > 64 {
-                        return None;
-                    }
-                    a.checked_shl(u32::from(wb)).unwrap_or(0) | b
-                }
-                OP_ITE => {
-                    if a & 1 != 0 {
-                        b
-                    } else {
-                        c
-                    }
-                }
-                OP_TABLE => t.tables.get(x.val as usize).and_then(|e| e.get((a & 0xff) as usize)).copied().unwrap_or(0),
-                _ => return None,
+                _ => op.eval(u32::from(x.width), wa, wb, a, b, c, x.val)?,
             };
-            vals.push(v & mask(w));
+            vals.push(v & mask(u32::from(x.width)));
         }
         Some(())
     }

@@ -4,8 +4,8 @@
 //! Operands always have smaller ids than their users, so both are filled
 //! in increasing id order.
 
+use model::op::Op;
 use model::symtrace::Trace;
-use model::trace::*;
 use std::rc::Rc;
 
 #[derive(Default)]
@@ -52,21 +52,22 @@ impl Dag {
         for id in self.inputs.len()..=(upto as usize).min(t.nodes.len().saturating_sub(1)) {
             let n = t.nodes[id];
             let (a, b, c) = (n.a as usize, n.b as usize, n.c as usize);
-            let ins = match n.op {
-                OP_INPUT => Rc::from(vec![n.val as u32]),
-                OP_CONST => self.inputs[0].clone(),
-                OP_ZEXT | OP_SEXT | OP_EXTRACT | OP_TABLE => self.inputs[a].clone(),
-                OP_ITE => {
+            let op = Op::from_code(n.op);
+            let ins = match (op, op.map_or(0, Op::operands)) {
+                (Some(Op::Input), _) => Rc::from(vec![n.val as u32]),
+                (_, 0) => self.inputs[0].clone(),
+                (_, 1) => self.inputs[a].clone(),
+                (_, 2) => union(&self.inputs[a], &self.inputs[b]),
+                _ => {
                     let ab = union(&self.inputs[a], &self.inputs[b]);
                     union(&ab, &self.inputs[c])
                 }
-                _ => union(&self.inputs[a], &self.inputs[b]),
             };
             let mut h = mix(mix(u64::from(n.op), u64::from(n.width)), n.val);
-            if n.op == OP_TABLE {
+            if op == Some(Op::Table) {
                 h = mix(h, self.tables.get(n.val as usize).copied().unwrap_or(0));
             }
-            if n.op != OP_INPUT && n.op != OP_CONST {
+            if op.is_some_and(|o| o.operands() > 0) {
                 h = mix(
                     mix(mix(h, self.hashes[a]), self.hashes.get(b).copied().unwrap_or(0)),
                     self.hashes.get(c).copied().unwrap_or(0),
