@@ -46,6 +46,23 @@ pub enum Command {
     Reduce(ReduceArgs),
     /// Run a test once and print its failure's signature (kind and stack).
     Signature(SignatureArgs),
+    /// Where a campaign's tests came from: one test's trail back to its
+    /// seed, or what each seed and each operator led to.
+    Provenance(ProvenanceArgs),
+}
+
+#[derive(Args)]
+pub struct ProvenanceArgs {
+    /// The campaign directory (`bridge run -o`).
+    #[arg(value_name = "OUT")]
+    pub output: PathBuf,
+    /// A test of the campaign (its path under OUT, or its file name): its
+    /// trail. Without it, the summary per seed and per operator.
+    #[arg(value_name = "TEST")]
+    pub test: Option<String>,
+    /// Print it as JSON.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Args)]

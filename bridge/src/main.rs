@@ -27,6 +27,7 @@ fn main() {
         cli::Command::Review(args) => cmd::review::run(args),
         cli::Command::Reduce(args) => cmd::review::reduce(args),
         cli::Command::Signature(args) => cmd::review::signature_of(args),
+        cli::Command::Provenance(args) => cmd::provenance::run(args),
     };
     match result {
         Ok(code) => std::process::exit(code),

@@ -62,6 +62,18 @@ fn a_campaign_finds_the_crash_and_it_reproduces() {
     let unsigned = stats["crashes_unsigned"].as_u64().unwrap();
     assert_eq!(Some(counted + unsigned), stats["crashes"].as_u64(), "{stats}");
     assert!(unsigned * 10 < counted, "most crashes leave their stack: {stats}");
+    // Provenance: every test traces back to a seed; a crash's trail ends
+    // at one, each step naming the operators that made it.
+    let p = bridge_json(&["provenance", "--json", out.to_str().unwrap()], b"");
+    assert_eq!(p["unresolved"], 0, "{p}");
+    let seeds = p["seeds"].as_array().unwrap();
+    let descendants: u64 = seeds.iter().map(|s| s["descendants"].as_u64().unwrap()).sum();
+    let kept: u64 = seeds.iter().map(|s| s["crashes"].as_u64().unwrap()).sum();
+    assert_eq!((descendants, kept), (names(&out.join("queue")).len() as u64 - 2, crashes.len() as u64), "{p}");
+    let trail = bridge_json(&["provenance", "--json", out.to_str().unwrap(), &crashes[0]], b"");
+    let steps = trail.as_array().unwrap();
+    assert!(steps.len() >= 2 && steps.last().unwrap()["path"].as_str().unwrap().contains(",orig:"), "{trail}");
+    assert!(steps[..steps.len() - 1].iter().all(|s| !s["ops"].as_array().unwrap().is_empty()), "{trail}");
     let queue = names(&out.join("queue"));
     assert!(queue.iter().filter(|q| q.contains(",orig:")).count() == 2, "{queue:?}");
     assert!(queue.iter().any(|q| q.contains(",src:") && q.contains(",op:")), "{queue:?}");

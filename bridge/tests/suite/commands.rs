@@ -176,6 +176,7 @@ fn workspace_layers_hold() {
         ("unitgen", &["model", "exec"]),
         ("lifter", &["model", "exec", "provenance"]),
         ("review", &["model", "exec"]),
+        ("provenance", &["model"]),
         (
             "bridge",
             &[

@@ -1,0 +1,58 @@
+//! `bridge provenance OUT [TEST]`: a test's trail back to its seed, or
+//! what each seed and each operator of the campaign led to.
+
+use crate::cli::ProvenanceArgs;
+use provenance::{Campaign, Summary};
+
+pub fn run(args: ProvenanceArgs) -> anyhow::Result<i32> {
+    anyhow::ensure!(
+        args.output.join("queue").is_dir(),
+        "{} is not a campaign directory (no queue/)",
+        args.output.display()
+    );
+    let c = Campaign::read(&args.output)?;
+    if let Some(name) = &args.test {
+        let t = c.find(name)?;
+        let trail = c.trail(t)?;
+        if args.json {
+            println!("{}", serde_json::to_string_pretty(&trail)?);
+        } else {
+            for (k, step) in trail.iter().enumerate() {
+                let made = if step.ops.is_empty() {
+                    "a seed".to_string()
+                } else {
+                    format!("made by {}", step.ops.join(" + "))
+                };
+                println!("{:>3}  {}  ({made})", k, step.path);
+            }
+        }
+        return Ok(0);
+    }
+    let (seeds, unresolved) = c.by_seed();
+    let ops = c.by_operator();
+    if args.json {
+        let v = serde_json::json!({ "seeds": seeds, "operators": ops, "unresolved": unresolved });
+        println!("{}", serde_json::to_string_pretty(&v)?);
+        return Ok(0);
+    }
+    println!("{}", table("seed", &seeds));
+    let mut ops = ops;
+    ops.sort_by_key(|s| std::cmp::Reverse((s.crashes + s.hangs + s.alarms, s.descendants)));
+    println!("{}", table("operator", &ops[..ops.len().min(20)]));
+    let total = c.tests().count();
+    println!("bridge provenance: {} of {total} tests trace back to a seed", total - unresolved);
+    Ok(0)
+}
+
+fn table(what: &str, rows: &[Summary]) -> String {
+    let mut out =
+        format!("{what:<40} {:>11} {:>6} {:>8} {:>6} {:>7}\n", "descendants", "lifts", "crashes", "hangs", "alarms");
+    for s in rows {
+        let name: String = s.name.chars().take(40).collect();
+        out.push_str(&format!(
+            "{name:<40} {:>11} {:>6} {:>8} {:>6} {:>7}\n",
+            s.descendants, s.lifts, s.crashes, s.hangs, s.alarms
+        ));
+    }
+    out
+}

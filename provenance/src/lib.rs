@@ -1,0 +1,24 @@
+//! Provenance: where every test of a campaign came from. A test's trail
+//! leads back, parent by parent, to a seed; what each seed led to is
+//! counted (descendants, lifts, crashes, hangs, alarms), by seed and by
+//! the operator that made each step. Read from the campaign directory as
+//! it is written: the name of a queue entry, crash or hang carries its
+//! parent and operators (`id:N,src:P,op:OPS`; a seed, `id:N,orig:NAME`),
+//! and an alarm's record names the system test its unit was carved from.
+
+mod graph;
+mod names;
+
+pub use graph::{Campaign, Kind, Step, Summary, Test};
+pub use names::{parse, Name};
+
+/// What can go wrong reading a campaign's provenance.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("cannot read {path}: {err}")]
+    Read { path: std::path::PathBuf, err: std::io::Error },
+    #[error("no test {0} in this campaign")]
+    NoSuchTest(String),
+    #[error("{0}: its trail does not reach a seed ({1})")]
+    Unresolved(String, String),
+}
