@@ -21,6 +21,9 @@ pub struct Page<'a> {
     pub source: Vec<Option<String>>,
     /// The command that reproduces it on the program, FILE for the test.
     pub command: String,
+    /// Its trail back to a seed: each test and the operators that made it
+    /// (empty when unknown).
+    pub trail: Vec<(String, String)>,
 }
 
 /// Text for HTML: entities for markup, `\xNN` for control bytes and
@@ -191,6 +194,13 @@ pub fn render(
             escape(first.how.as_bytes())
         );
         let _ = write!(s, "<h3>Reproduce</h3><pre>{}</pre>", escape(p.command.as_bytes()));
+        if !p.trail.is_empty() {
+            s.push_str("<h3>Where it came from</h3><ol>");
+            for (test, made) in &p.trail {
+                let _ = write!(s, "<li><code>{}</code> ({})</li>", escape(test.as_bytes()), escape(made.as_bytes()));
+            }
+            s.push_str("</ol>");
+        }
         match &p.reduced {
             Some(r) => {
                 let _ = write!(s, "<h3>Reduced reproducer ({} bytes)</h3>{}", r.len(), bytes_block(r));

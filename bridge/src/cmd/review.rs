@@ -170,7 +170,18 @@ fn page<'a>(root: &Path, g: &'a Group, input: &Path, command: &str) -> review::h
     let shown = reduced_path(root, g);
     let test = if shown.exists() { shown } else { input.to_path_buf() };
     let command = command.replace("FILE", &test.display().to_string());
-    review::html::Page { group: g, original, reduced, parent, unit_c, source, command }
+    let trail = provenance::Campaign::read(root)
+        .ok()
+        .and_then(|c| c.trail(c.find(first).ok()?).ok())
+        .unwrap_or_default()
+        .into_iter()
+        .map(|step| {
+            let made =
+                if step.ops.is_empty() { "a seed".to_string() } else { format!("made by {}", step.ops.join(" + ")) };
+            (step.path, made)
+        })
+        .collect();
+    review::html::Page { group: g, original, reduced, parent, unit_c, source, command, trail }
 }
 
 /// The target the campaign ran, with its time limit and input mode.

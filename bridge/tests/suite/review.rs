@@ -138,6 +138,8 @@ fn review_groups_failures_by_signature_reduces_them_and_writes_sarif() {
     let dom = String::from_utf8_lossy(&dom.stdout);
     assert!(dom.contains("cmd_poke") && dom.contains("&lt;/textarea&gt;&lt;script&gt;alert(1)"), "{dom}");
     assert!(dom.contains("Branch outcomes per function") && dom.contains("<td>cmd_push</td>"), "{dom}");
+    // Each signature's first failure with its trail back to a seed.
+    assert!(dom.contains("Where it came from") && dom.contains("(a seed)"), "{dom}");
     for tag in ["<script", "<textarea", "<b>"] {
         assert!(!dom.contains(tag), "{tag} survived in the DOM");
     }
