@@ -25,8 +25,8 @@ fn main() {
         cli::Command::FuzzUnit(args) => cmd::fuzz_unit::run(args),
         cli::Command::Explore(args) => cmd::fuzz_unit::explore(args),
         cli::Command::Review(args) => cmd::review::run(args),
-        cli::Command::Reduce(args) => cmd::review::reduce(args),
-        cli::Command::Signature(args) => cmd::review::signature_of(args),
+        cli::Command::Reduce(args) => cmd::reduce::reduce(args),
+        cli::Command::Signature(args) => cmd::reduce::signature_of(args),
         cli::Command::Provenance(args) => cmd::provenance::run(args),
     };
     match result {

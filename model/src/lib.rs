@@ -9,6 +9,8 @@
 pub mod alarm;
 mod consts;
 pub mod env;
+#[cfg(test)]
+mod fuzz_decoders;
 mod names;
 pub mod op;
 pub mod protocol;

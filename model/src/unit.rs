@@ -330,10 +330,11 @@ impl Unit {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn sample() -> Unit {
+    /// A unit with every kind of record and parameter.
+    pub(crate) fn sample() -> Unit {
         Unit {
             snapshot: Snapshot {
                 function: 42,

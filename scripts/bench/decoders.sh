@@ -8,4 +8,4 @@
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$repo"
-DECODER_FUZZ_INPUTS=${1:-1000000} cargo test --release -q -p model --test decoders -- --nocapture 2>&1 | grep -E '^\|'
+DECODER_FUZZ_INPUTS=${1:-1000000} cargo test --release -q -p model --lib fuzz_decoders -- --nocapture 2>&1 | grep -E '^\|'

@@ -4,6 +4,7 @@ pub mod carve;
 pub mod exec;
 pub mod fuzz_unit;
 pub mod provenance;
+pub mod reduce;
 pub mod replay;
 pub mod review;
 pub mod run;
