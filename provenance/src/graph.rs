@@ -26,6 +26,8 @@ pub struct Test {
     pub id: u64,
     /// The queue entry it was made from (`None`: a seed).
     pub parent: Option<u64>,
+    /// Other queue entries it took bytes from (a splice).
+    pub donors: Vec<u64>,
     /// The operators that made it (for an alarm: the unit and how its
     /// value was found).
     pub ops: Vec<String>,
@@ -39,6 +41,9 @@ pub struct Test {
 pub struct Step {
     pub path: String,
     pub ops: Vec<String>,
+    /// The other parents of a splice (their paths), whose own trails
+    /// [`Campaign::trail`] gives too.
+    pub donors: Vec<String>,
 }
 
 /// What a seed (or an operator) led to.
@@ -76,8 +81,8 @@ impl Campaign {
         for (dir, kind) in [("queue", Kind::Queue), ("crashes", Kind::Crash), ("hangs", Kind::Hang)] {
             for name in names(&root.join(dir))? {
                 let Some(n) = parse(&name) else { continue };
-                let t =
-                    Test { kind, path: format!("{dir}/{name}"), id: n.id, parent: n.parent, ops: n.ops, seed: n.seed };
+                let path = format!("{dir}/{name}");
+                let t = Test { kind, path, id: n.id, parent: n.parent, donors: n.donors, ops: n.ops, seed: n.seed };
                 if kind == Kind::Queue {
                     queue.insert(n.id, t);
                 } else {
@@ -96,6 +101,7 @@ impl Campaign {
                 path: format!("alarms/{name}"),
                 id,
                 parent: a.system_test,
+                donors: Vec::new(),
                 ops,
                 seed: None,
             });
@@ -120,7 +126,8 @@ impl Campaign {
 
     /// `t`'s trail: `t` first, each parent after it, the seed last.
     pub fn trail(&self, t: &Test) -> Result<Vec<Step>, Error> {
-        let mut steps = vec![Step { path: t.path.clone(), ops: t.ops.clone() }];
+        let donors = |x: &Test| x.donors.iter().filter_map(|d| self.queue.get(d)).map(|q| q.path.clone()).collect();
+        let mut steps = vec![Step { path: t.path.clone(), ops: t.ops.clone(), donors: donors(t) }];
         let mut at = t.parent;
         while let Some(id) = at {
             let p = self
@@ -130,7 +137,7 @@ impl Campaign {
             if steps.len() > self.queue.len() + 1 {
                 return Err(Error::Unresolved(t.path.clone(), "its parents loop".into()));
             }
-            steps.push(Step { path: p.path.clone(), ops: p.ops.clone() });
+            steps.push(Step { path: p.path.clone(), ops: p.ops.clone(), donors: donors(p) });
             at = p.parent;
         }
         let last = steps.last().expect("one step at least");
@@ -202,7 +209,7 @@ mod tests {
             "queue/id:000000,orig:a",
             "queue/id:000001,orig:b",
             "queue/id:000002,src:000001,op:nd_num",
-            "queue/id:000003,src:000002,op:lift_main+word",
+            "queue/id:000003,src:000002+000000,op:lift_main+word",
             "crashes/id:000000,sig:11,src:000003,op:bu_lr",
             "hangs/id:000000,src:000000,op:ft",
         ] {
@@ -222,11 +229,13 @@ mod tests {
             trail,
             [
                 "crashes/id:000000,sig:11,src:000003,op:bu_lr",
-                "queue/id:000003,src:000002,op:lift_main+word",
+                "queue/id:000003,src:000002+000000,op:lift_main+word",
                 "queue/id:000002,src:000001,op:nd_num",
                 "queue/id:000001,orig:b"
             ]
         );
+        // A splice names its other parent.
+        assert_eq!(steps[1].donors, ["queue/id:000000,orig:a"]);
         let (seeds, unresolved) = c.by_seed();
         assert_eq!(unresolved, 0);
         let b = seeds.iter().find(|s| s.name == "b").unwrap();

@@ -12,6 +12,8 @@ pub struct TestCase {
     pub data: Vec<u8>,
     /// Id of the corpus entry it was derived from.
     pub parent: u64,
+    /// Other corpus entries it took bytes from (a splice), sorted.
+    pub donors: Vec<u64>,
     /// Short name of what made it, for file names: `bf`, `num`, `sr+ld`...
     pub op: String,
 }

@@ -236,3 +236,23 @@ fn throughput() {
     );
     assert!(secs < 20.0, "{secs} s");
 }
+
+/// A test that took bytes from other corpus entries (a splice) names them
+/// as its other parents: entries of the corpus, not its first parent.
+#[test]
+fn splices_name_their_other_parents() {
+    let entries = vec![TEXT.to_vec(), b"alpha beta gamma\ndelta\n".to_vec(), random_bytes(3, 64)];
+    let corpus = seeds(&entries);
+    let mut g = RadamsaLike::new(7);
+    let mut spliced = 0;
+    for _ in 0..20 {
+        for case in g.generate(&corpus, 100) {
+            for d in &case.donors {
+                assert!(corpus.iter().any(|s| s.id == *d) && *d != case.parent, "{:?} of {}", case.donors, case.parent);
+            }
+            assert!(case.donors.windows(2).all(|w| w[0] < w[1]), "{:?}", case.donors);
+            spliced += usize::from(!case.donors.is_empty());
+        }
+    }
+    assert!(spliced > 0, "no splice in 2000 tests");
+}

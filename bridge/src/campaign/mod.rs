@@ -97,7 +97,7 @@ impl Campaign {
             let outcome = c.fs.run(&data)?;
             c.cov.add(c.fs.map());
             c.file.stats.execs += 1;
-            c.record_failure(outcome, &data, id, "seed")?;
+            c.record_failure(outcome, &data, &format!("{id:06}"), "seed")?;
             let hits = c.hits();
             c.corpus.push(Entry { id, data, hits, new_word: false, seed: true });
         }
@@ -234,12 +234,13 @@ impl Campaign {
         let outcome = self.fs.run(&case.data)?;
         self.file.stats.execs += 1;
         let newness = self.cov.add(self.fs.map());
-        let failed = self.record_failure(outcome, &case.data, case.parent, &case.op)?;
+        let src = outdir::src_field(case.parent, &case.donors);
+        let failed = self.record_failure(outcome, &case.data, &src, &case.op)?;
         let interesting = newness != Newness::Nothing && !failed;
         if interesting {
             let id = self.next_id;
             self.next_id += 1;
-            let name = format!("queue/id:{id:06},src:{:06},op:{}", case.parent, sanitize(&case.op));
+            let name = format!("queue/id:{id:06},src:{src},op:{}", sanitize(&case.op));
             self.out.write(&name, &case.data)?;
             let hits = self.hits();
             self.corpus.push(Entry { id, data: case.data.clone(), hits, new_word: false, seed: false });
@@ -258,7 +259,7 @@ impl Campaign {
     /// `signatures.rs`; when the run left no stack, when it shows a new
     /// edge among crashes (hangs)), and counts it against the one kept for
     /// its signature. Returns whether the run failed.
-    fn record_failure(&mut self, outcome: Outcome, data: &[u8], parent: u64, op: &str) -> anyhow::Result<bool> {
+    fn record_failure(&mut self, outcome: Outcome, data: &[u8], src: &str, op: &str) -> anyhow::Result<bool> {
         let depth = self.file.config.signature_depth;
         let s = &mut self.file.stats;
         match outcome {
@@ -275,8 +276,7 @@ impl Campaign {
                     s.unique_crashes += 1;
                     let n = self.next_crash;
                     self.next_crash += 1;
-                    self.out
-                        .write(&format!("crashes/id:{n:06},sig:{sig:02},src:{parent:06},op:{}", sanitize(op)), data)?;
+                    self.out.write(&format!("crashes/id:{n:06},sig:{sig:02},src:{src},op:{}", sanitize(op)), data)?;
                     s.crash_counts.insert(format!("{n:06}"), 1);
                     if let Some(k) = key {
                         self.crash_keys.insert(k, n);
@@ -295,7 +295,7 @@ impl Campaign {
                     s.unique_hangs += 1;
                     let n = self.next_hang;
                     self.next_hang += 1;
-                    self.out.write(&format!("hangs/id:{n:06},src:{parent:06},op:{}", sanitize(op)), data)?;
+                    self.out.write(&format!("hangs/id:{n:06},src:{src},op:{}", sanitize(op)), data)?;
                     s.hang_counts.insert(format!("{n:06}"), 1);
                     if let Some(k) = key {
                         self.hang_keys.insert(k, n);

@@ -7,6 +7,16 @@ use anyhow::Context;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+/// A test name's `src:` field: its parent, and the other entries it took
+/// bytes from (`000007+000012`, as AFL names a splice).
+pub fn src_field(parent: u64, donors: &[u64]) -> String {
+    let mut s = format!("{parent:06}");
+    for d in donors {
+        s.push_str(&format!("+{d:06}"));
+    }
+    s
+}
+
 pub const CSV_HEADER: &str = "seconds,execs,edges,edges_total,branches,branches_total,branch_pct,queue,unique_crashes";
 
 pub struct OutDir {

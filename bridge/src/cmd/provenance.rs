@@ -23,7 +23,12 @@ pub fn run(args: ProvenanceArgs) -> anyhow::Result<i32> {
                 } else {
                     format!("made by {}", step.ops.join(" + "))
                 };
-                println!("{:>3}  {}  ({made})", k, step.path);
+                let with = if step.donors.is_empty() {
+                    String::new()
+                } else {
+                    format!(", with bytes of {}", step.donors.join(" and "))
+                };
+                println!("{:>3}  {}  ({made}{with})", k, step.path);
             }
         }
         return Ok(0);

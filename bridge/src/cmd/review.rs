@@ -148,7 +148,10 @@ fn page<'a>(root: &Path, g: &'a Group, input: &Path, command: &str) -> review::h
         (std::fs::read(dir.join("original")).ok(), unit.map(|u| carver::render_c(&u)))
     } else {
         // A system test's parent: `src:NNNNNN` in its name, in the queue.
-        let src = first.split(',').find_map(|w| w.strip_prefix("src:")).map(|n| format!("id:{n},"));
+        let src = first
+            .split(',')
+            .find_map(|w| w.strip_prefix("src:"))
+            .map(|n| format!("id:{},", n.split('+').next().unwrap_or(n)));
         let parent = src.and_then(|p| {
             std::fs::read_dir(root.join("queue"))
                 .ok()?

@@ -20,6 +20,8 @@ pub(crate) struct Ctx<'a> {
     pub limit: usize,
     /// Byte range `[lo, hi)` a burst (`bu`) keeps its mutations in.
     pub focus: Option<(usize, usize)>,
+    /// Corpus entries a mutator took bytes from (a splice's other parents).
+    pub donors: Vec<u64>,
 }
 
 impl<'a> Ctx<'a> {
@@ -103,6 +105,7 @@ impl<'a> Ctx<'a> {
             return &[];
         }
         let i = self.below(self.corpus.len());
+        self.donors.push(self.corpus[i].id);
         self.corpus[i].data
     }
 
@@ -139,6 +142,7 @@ pub(crate) mod testing {
             recent: &[],
             limit: super::super::size_limit(input.len()),
             focus: None,
+            donors: Vec::new(),
         };
         let mut data = input.to_vec();
         let ok = f(&mut ctx, &mut data);

@@ -97,7 +97,7 @@ impl RadamsaLike {
         let m = MUTATORS.iter().find(|m| m.name == name)?;
         let limit = size_limit(data.len());
         let mut out = data[..data.len().min(limit)].to_vec();
-        let mut ctx = Ctx { rng: &mut self.rng, corpus, recent: &self.recent, limit, focus: None };
+        let mut ctx = Ctx { rng: &mut self.rng, corpus, recent: &self.recent, limit, focus: None, donors: Vec::new() };
         let ok = (m.run)(&mut ctx, &mut out);
         out.truncate(limit);
         (ok && out != data).then_some(out)
@@ -112,7 +112,7 @@ impl RadamsaLike {
         let mut data = seed.data[..seed.data.len().min(limit)].to_vec();
         let pattern = self.patterns.pick(&mut self.rng);
         let mut used = Vec::new();
-        let mut ctx = Ctx { rng: &mut self.rng, corpus, recent: &self.recent, limit, focus: None };
+        let mut ctx = Ctx { rng: &mut self.rng, corpus, recent: &self.recent, limit, focus: None, donors: Vec::new() };
         patterns::apply(pattern, &mut ctx, &mut data, &mut self.mutators, &mut self.scratch, &mut used);
         if used.is_empty() || data == seed.data {
             // Nothing applied, or the changes cancelled out: a sure change instead.
@@ -124,9 +124,13 @@ impl RadamsaLike {
             run(&mut ctx, &mut data);
             used.push(self.mutators.index(name).expect("known mutator"));
         }
+        let mut donors = std::mem::take(&mut ctx.donors);
+        donors.retain(|&d| d != seed.id);
+        donors.sort_unstable();
+        donors.dedup();
         let op = op_name(self.patterns.name(pattern), used.iter().map(|&i| self.mutators.name(i)));
         self.remember(&data);
-        TestCase { data, parent: seed.id, op }
+        TestCase { data, parent: seed.id, donors, op }
     }
 
     /// Keeps `data` among the latest tests, for `ft`.
@@ -246,6 +250,7 @@ mod tests {
                         recent: &[],
                         limit: size_limit(input.len()),
                         focus: None,
+                        donors: Vec::new(),
                     };
                     let mut data = input.to_vec();
                     if !(m.run)(&mut ctx, &mut data) {

@@ -46,6 +46,7 @@ fn step(ctx: &mut Ctx<'_>, data: &mut Vec<u8>, scores: &mut Scores, scratch: &mu
         let i = scores.pick(ctx.rng);
         scratch.clear();
         scratch.extend_from_slice(data);
+        let donors = ctx.donors.len();
         let ok = (MUTATORS[i].run)(ctx, data);
         data.truncate(ctx.limit);
         let changed = ok && data != scratch;
@@ -53,6 +54,9 @@ fn step(ctx: &mut Ctx<'_>, data: &mut Vec<u8>, scores: &mut Scores, scratch: &mu
         if changed {
             return Some(i);
         }
+        // What a mutation that changed nothing took from elsewhere is no
+        // parent of the test.
+        ctx.donors.truncate(donors);
         if !ok && data != scratch {
             // A mutator that gave up must leave the test alone; never trust a half edit.
             data.clear();
