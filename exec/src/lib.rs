@@ -13,5 +13,5 @@ pub use contain::absolute_args;
 pub use coverage::{Coverage, Newness};
 pub use error::Error;
 pub use forkserver::ForkServer;
-pub use outcome::Outcome;
+pub use outcome::{signal_name, Outcome};
 pub use target::{split_test, substitute, InputMode, Target};

@@ -40,15 +40,16 @@ impl fmt::Display for Outcome {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Outcome::Exit(c) => write!(f, "exit {c}"),
-            Outcome::Crash(s) => write!(f, "crash (signal {s}, {})", signal_name(*s)),
+            Outcome::Crash(s) => write!(f, "crash (signal {s}, {})", signal_name(*s).unwrap_or("other")),
             Outcome::Timeout => write!(f, "timeout"),
-            Outcome::Limit(s) => write!(f, "resource limit (signal {s}, {})", signal_name(*s)),
+            Outcome::Limit(s) => write!(f, "resource limit (signal {s}, {})", signal_name(*s).unwrap_or("other")),
         }
     }
 }
 
-fn signal_name(sig: i32) -> &'static str {
-    match sig {
+/// The name of a signal a run may end by (`None` for one not listed).
+pub fn signal_name(sig: i32) -> Option<&'static str> {
+    Some(match sig {
         libc::SIGSEGV => "SIGSEGV",
         libc::SIGABRT => "SIGABRT",
         libc::SIGBUS => "SIGBUS",
@@ -58,8 +59,11 @@ fn signal_name(sig: i32) -> &'static str {
         libc::SIGTRAP => "SIGTRAP",
         libc::SIGXFSZ => "SIGXFSZ",
         libc::SIGXCPU => "SIGXCPU",
-        _ => "other",
-    }
+        libc::SIGPIPE => "SIGPIPE",
+        libc::SIGSYS => "SIGSYS",
+        libc::SIGUSR2 => "SIGUSR2",
+        _ => return None,
+    })
 }
 
 #[cfg(test)]

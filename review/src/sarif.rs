@@ -7,15 +7,10 @@ use crate::table::Group;
 use model::alarm::Frame;
 use serde_json::{json, Value};
 
-/// The fingerprint of a signature key (64-bit FNV-1a, in hex): stable
-/// across runs, platforms and versions of this crate.
+/// The fingerprint of a signature key (the records' 64-bit FNV-1a, in
+/// hex): stable across runs, platforms and versions.
 pub fn fingerprint(key: &str) -> String {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in key.bytes() {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0100_0000_01b3);
-    }
-    format!("{h:016x}")
+    format!("{:016x}", model::snapshot::checksum(key.as_bytes()))
 }
 
 fn location(f: &Frame) -> Option<Value> {

@@ -34,21 +34,7 @@ pub fn from_dump(kind: FailureKind, dump: &Dump, program: &Path, symbolizer: Opt
     Signature { kind, frames }
 }
 
-/// `SIGSEGV` for 11, and so on (`signal N` for one without a name here).
+/// `SIGSEGV` for 11, and so on (`signal N` for one without a name).
 pub fn signal_name(sig: i32) -> String {
-    let name = match sig {
-        libc::SIGSEGV => "SIGSEGV",
-        libc::SIGABRT => "SIGABRT",
-        libc::SIGFPE => "SIGFPE",
-        libc::SIGBUS => "SIGBUS",
-        libc::SIGILL => "SIGILL",
-        libc::SIGTRAP => "SIGTRAP",
-        libc::SIGKILL => "SIGKILL",
-        libc::SIGXCPU => "SIGXCPU",
-        libc::SIGXFSZ => "SIGXFSZ",
-        libc::SIGPIPE => "SIGPIPE",
-        libc::SIGSYS => "SIGSYS",
-        _ => return format!("signal {sig}"),
-    };
-    name.to_string()
+    exec::signal_name(sig).map_or_else(|| format!("signal {sig}"), str::to_string)
 }

@@ -63,15 +63,19 @@ impl Dump {
     /// instruction, when in the program, then return addresses): what a
     /// reduction must keep, `depth` of them.
     pub fn own(&self, depth: usize) -> Vec<u64> {
-        self.pc.iter().chain(&self.frames).filter(|p| p.module == "-").map(|p| p.offset).take(depth).collect()
+        own_places(self.pc.as_ref(), &self.frames, depth)
     }
 
     /// [`Dump::own`] for a hang: the function it was in rather than the
     /// instruction (a loop is met at any of its instructions).
     pub fn own_hang(&self, depth: usize) -> Vec<u64> {
-        let at = self.func.as_ref().or(self.pc.as_ref());
-        at.into_iter().chain(&self.frames).filter(|p| p.module == "-").map(|p| p.offset).take(depth).collect()
+        own_places(self.func.as_ref().or(self.pc.as_ref()), &self.frames, depth)
     }
+}
+
+/// The program's own places among `at` and `frames`, `depth` at most.
+fn own_places(at: Option<&Place>, frames: &[Place], depth: usize) -> Vec<u64> {
+    at.into_iter().chain(frames).filter(|p| p.module == "-").map(|p| p.offset).take(depth).collect()
 }
 
 /// Runs `test` on `target` once (its command line first when the target

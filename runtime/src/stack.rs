@@ -137,13 +137,13 @@ extern "C" fn handler(sig: c_int, _info: *mut libc::siginfo_t, ctx: *mut c_void)
             let g = unsafe { &(*(ctx as *const libc::ucontext_t)).uc_mcontext.gregs };
             (pc, sp) = (g[libc::REG_RIP as usize] as usize, g[libc::REG_RSP as usize] as usize);
         }
-        place(&mut l, b"pc ", pc);
+        let base = program_base();
+        let at = if pc == 0 { None } else { lookup(pc) };
+        place(&mut l, b"pc ", pc, base);
         // The function it is in (its first instruction): where a hang is
         // is that function, whichever instruction of its loop it was at.
-        // SAFETY: dladdr only reads the loader's tables.
-        let mut at: libc::Dl_info = unsafe { core::mem::zeroed() };
-        if pc != 0 && unsafe { libc::dladdr(pc as *const c_void, &mut at) } != 0 && !at.dli_saddr.is_null() {
-            place(&mut l, b"func ", at.dli_saddr as usize);
+        if let Some(f) = at.filter(|i| !i.dli_saddr.is_null()) {
+            place(&mut l, b"func ", f.dli_saddr as usize, base);
         }
         let mut frames = [core::ptr::null_mut(); MAX_FRAMES];
         // SAFETY: our own array; the unwinder was loaded at install.
@@ -151,20 +151,12 @@ extern "C" fn handler(sig: c_int, _info: *mut libc::siginfo_t, ctx: *mut c_void)
         // The handler's own frames (it, then the signal trampoline) come
         // before the interrupted one.
         let first = frames[..n].iter().position(|&f| f as usize == pc).map_or(2.min(n), |k| k + 1);
-        // SAFETY: dladdr only reads the loader's tables.
-        let mut info: libc::Dl_info = unsafe { core::mem::zeroed() };
-        let known = pc != 0 && unsafe { libc::dladdr(pc as *const c_void, &mut info) } != 0;
-        let base = program_base();
-        let in_program = |a: usize| {
-            // SAFETY: dladdr only reads the loader's tables.
-            let mut i: libc::Dl_info = unsafe { core::mem::zeroed() };
-            (unsafe { libc::dladdr(a as *const c_void, &mut i) } != 0) && i.dli_fbase as usize == base
-        };
-        let mut reached = known && in_program(pc);
-        if known {
+        let in_program = |a: usize| lookup(a).is_some_and(|i| i.dli_fbase as usize == base);
+        let mut reached = at.is_some_and(|i| i.dli_fbase as usize == base);
+        if at.is_some() {
             for &f in &frames[first..n] {
                 reached |= in_program(f as usize);
-                place(&mut l, b"frame ", f as usize);
+                place(&mut l, b"frame ", f as usize, base);
                 l.flush(fd);
             }
         }
@@ -174,8 +166,8 @@ extern "C" fn handler(sig: c_int, _info: *mut libc::siginfo_t, ctx: *mut c_void)
             // the caller's return address is on top of the stack.
             // SAFETY: the interrupted code's stack pointer, just pushed to.
             let ret = unsafe { *(sp as *const usize) };
-            if in_program(ret) && after_a_call(ret) {
-                place(&mut l, b"frame ", ret);
+            if in_program(ret) && after_a_call(ret, base) {
+                place(&mut l, b"frame ", ret, base);
             }
         }
         l.flush(fd);
@@ -191,8 +183,8 @@ extern "C" fn handler(sig: c_int, _info: *mut libc::siginfo_t, ctx: *mut c_void)
 /// instruction (`call rel32`, or `call` through a register or memory with
 /// a 0-, 1- or 4-byte displacement): a return address, not a word a
 /// smashed stack happens to hold.
-fn after_a_call(ret: usize) -> bool {
-    if ret < program_base() + 8 {
+fn after_a_call(ret: usize, base: usize) -> bool {
+    if ret < base + 8 {
         return false;
     }
     // SAFETY: the bytes before an address of the program's own image.
@@ -201,25 +193,33 @@ fn after_a_call(ret: usize) -> bool {
     b(5) == 0xe8 || call_via(2) || call_via(3) || call_via(6)
 }
 
-/// `WHAT MODULE OFFSET` of the return (or faulting) address `addr`.
-fn place(l: &mut Line, what: &[u8], addr: usize) {
+/// What the loader knows of `addr` (its module, the symbol before it).
+fn lookup(addr: usize) -> Option<libc::Dl_info> {
     // SAFETY: dladdr only reads the loader's tables.
     let mut info: libc::Dl_info = unsafe { core::mem::zeroed() };
-    let found = unsafe { libc::dladdr(addr as *const c_void, &mut info) } != 0;
+    (unsafe { libc::dladdr(addr as *const c_void, &mut info) } != 0 && !info.dli_fbase.is_null()).then_some(info)
+}
+
+/// `WHAT MODULE OFFSET` of the return (or faulting) address `addr`
+/// (`program`: the program's load address, written as `-`).
+fn place(l: &mut Line, what: &[u8], addr: usize, program: usize) {
     l.push(what);
-    let base = info.dli_fbase as usize;
-    if !found || base == 0 {
-        l.push(b"? ");
-        l.hex(addr as u64);
-    } else {
-        if base == program_base() || info.dli_fname.is_null() {
-            l.push(b"-");
-        } else {
-            // SAFETY: the loader's NUL-terminated module name.
-            l.push(unsafe { core::ffi::CStr::from_ptr(info.dli_fname) }.to_bytes());
+    match lookup(addr) {
+        None => {
+            l.push(b"? ");
+            l.hex(addr as u64);
         }
-        l.push(b" ");
-        l.hex((addr - base) as u64);
+        Some(info) => {
+            let base = info.dli_fbase as usize;
+            if base == program || info.dli_fname.is_null() {
+                l.push(b"-");
+            } else {
+                // SAFETY: the loader's NUL-terminated module name.
+                l.push(unsafe { core::ffi::CStr::from_ptr(info.dli_fname) }.to_bytes());
+            }
+            l.push(b" ");
+            l.hex((addr - base) as u64);
+        }
     }
     l.push(b"\n");
 }

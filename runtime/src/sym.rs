@@ -11,6 +11,7 @@
 //! Bounded: past [`MAX_NODES`] nodes new values are concrete, past
 //! [`MAX_PATH`] entries branches are no longer recorded; the trace says so.
 
+use crate::model::op::mask;
 use crate::model::snapshot::{header, Sink};
 use crate::model::trace::*;
 use alloc::boxed::Box;
@@ -93,14 +94,6 @@ pub fn finish() -> Option<Vec<u8>> {
     let out = get()?.encode();
     ACTIVE.store(false, Ordering::Relaxed);
     Some(out)
-}
-
-fn mask(width: u32) -> u64 {
-    if width >= 64 {
-        u64::MAX
-    } else {
-        (1u64 << width) - 1
-    }
 }
 
 impl Sym {
