@@ -281,14 +281,15 @@ fn a_closed_pipe_ends_commands_quietly() {
     let units = dir.path().join("units");
     let o = bridge(&["carve", "-o", units.to_str().unwrap(), "--", calc.to_str().unwrap()], b"2 3 + p\n");
     assert!(o.status.success(), "{}", stderr(&o));
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_bridge"))
+    // A pipe whose reader is gone before the command writes a byte.
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_bridge"))
         .args(["units", units.to_str().unwrap()])
-        .stdout(std::process::Stdio::piped())
+        .stdout(writer)
         .stderr(std::process::Stdio::piped())
-        .spawn()
+        .output()
         .unwrap();
-    drop(child.stdout.take());
-    let out = child.wait_with_output().unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!err.contains("panicked") && !err.contains("Broken pipe"), "{err}");
     assert_eq!(out.status.signal(), Some(13), "SIGPIPE expected: {:?} {err}", out.status);
