@@ -3,5 +3,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo fmt --all -- --check
+cargo fmt --manifest-path runtime/Cargo.toml -- --check
 cargo clippy --release --all-targets -- -D warnings
+cargo clippy --release --all-targets --manifest-path runtime/Cargo.toml --target-dir target -- -D warnings
 scripts/test.sh

@@ -9,8 +9,8 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
 
 scripts/install-deps.sh
-echo "== building (cargo build --release)"
-cargo build --release --workspace
+echo "== building (scripts/build.sh)"
+scripts/build.sh
 
 bin=/usr/local/bin
 if [ -w "$bin" ]; then

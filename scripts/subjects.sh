@@ -10,7 +10,7 @@
 # -Wno-error=implicit-function-declaration, see build_package):
 #   plain  CC=clang-19
 #   carve  CC=carve-clang ($REPO/target/release/carve-clang, or on PATH; built
-#          with `cargo build --release -p instrument -p runtime` if missing)
+#          with `scripts/build.sh` if missing)
 #   afl    CC=afl-clang-fast (AFL++ reference build, AFL_QUIET=1)
 #   cov    CC=clang-19 with -fprofile-instr-generate -fcoverage-mapping: the
 #          source-based coverage build that benchmarks replay tests on
@@ -178,12 +178,12 @@ compiler_of() {
     carve)
       cc=$(find_carve_clang)
       if [ -z "$cc" ]; then
-        log "carve-clang not found; running cargo build --release -p instrument -p runtime" >&2
-        (cd "$REPO" && cargo build --release -p instrument -p runtime) >&2 ||
-          die "cargo build --release -p instrument -p runtime failed"
+        log "carve-clang not found; running scripts/build.sh" >&2
+        "$REPO/scripts/build.sh" >&2 ||
+          die "scripts/build.sh failed"
         cc=$(find_carve_clang)
       fi
-      [ -n "$cc" ] || die "carve-clang not found at $REPO/target/release/carve-clang nor on PATH, even after cargo build"
+      [ -n "$cc" ] || die "carve-clang not found at $REPO/target/release/carve-clang nor on PATH, even after scripts/build.sh"
       echo "$cc" ;;
   esac
 }

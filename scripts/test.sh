@@ -5,5 +5,6 @@ set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
 scripts/install-deps.sh
-cargo build --release --workspace
+scripts/build.sh
+cargo test --release --manifest-path runtime/Cargo.toml --target-dir target
 cargo test --release --workspace

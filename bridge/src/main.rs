@@ -3,10 +3,7 @@
 mod campaign;
 mod cli;
 mod cmd;
-mod input_file;
-mod try_limit;
 mod unit_loop;
-mod unit_runner;
 
 use clap::Parser;
 

@@ -4,8 +4,8 @@
 //! lifts what is worth it. Shared by `bridge fuzz-unit`, `bridge explore`
 //! and the campaign's unit rounds.
 
-use crate::unit_runner::{Restore, UnitRunner};
 use ::exec::Outcome;
+use driver::{Restore, UnitRunner};
 use model::unit::{Param, Unit};
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -64,7 +64,7 @@ pub struct Explored {
     pub tries: u64,
     pub seconds_in_tries: f64,
     /// Tries that ran out of time (a symbolic try's limit adapts to the
-    /// unit: [`crate::try_limit`]).
+    /// unit: `driver`'s `try_limit.rs`).
     pub timed_out: u64,
     /// Its tries all timed out, one after another, until it was given up.
     pub given_up: bool,

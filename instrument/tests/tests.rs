@@ -20,7 +20,7 @@ fn run_in(dir: &Path, cc: &Path, args: &[&str]) -> Output {
 
 fn has_runtime() -> bool {
     let ok = carve().parent().unwrap().join("libcarve_rt.a").exists();
-    assert!(ok, "libcarve_rt.a must be built next to carve-clang: run `cargo build` with the tests' profile first");
+    assert!(ok, "libcarve_rt.a must be built next to carve-clang: run `scripts/build.sh` first");
     ok
 }
 

@@ -150,6 +150,54 @@ impl Trace {
     }
 }
 
+impl Trace {
+    /// The trace as the runtime writes it (a `KIND_TRACE` record):
+    /// `decode(encode(t))` gives `t` back. Tools write traces only to
+    /// test how traces they cannot use are met.
+    pub fn encode(&self) -> Vec<u8> {
+        use crate::snapshot::Sink;
+        let mut p = Vec::new();
+        p.u32(self.flags);
+        p.u32(self.nodes.len().saturating_sub(1) as u32);
+        for n in self.nodes.iter().skip(1) {
+            n.encode(&mut p);
+        }
+        p.u32(self.path.len() as u32);
+        for e in &self.path {
+            p.u8(e.kind);
+            p.u32(e.site);
+            p.u32(e.node);
+            p.u64(e.taken);
+            if e.kind == PATH_SWITCH {
+                p.u32(e.cases.len() as u32);
+                for &c in &e.cases {
+                    p.u64(c);
+                }
+            }
+            if e.kind != PATH_PIN {
+                p.u32(e.slots.len() as u32);
+                for &k in &e.slots {
+                    p.u32(k);
+                }
+            }
+        }
+        p.u32(self.tables.len() as u32);
+        for t in &self.tables {
+            for &v in t {
+                p.u64(v);
+            }
+        }
+        p.u32(self.pin_names.len() as u32);
+        for n in &self.pin_names {
+            p.u32(n.len() as u32);
+            p.put(n.as_bytes());
+        }
+        let mut out = Vec::new();
+        push_record(&mut out, KIND_TRACE, &p);
+        out
+    }
+}
+
 /// Whether node `x`'s width fits its operator `op` and its operands
 /// (`nodes`: the nodes before it, their own widths checked), so that a
 /// solver can trust every node it is given.
@@ -173,7 +221,6 @@ pub fn encode_sym_in(inputs: &[SymInput]) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::snapshot::Sink;
 
     fn node(op: u8, width: u8, a: u32, b: u32, val: u64) -> Node {
         Node { op, width, a, b, c: 0, val }
@@ -182,28 +229,31 @@ mod tests {
     /// A trace of `nodes` (from id 1), `pins` pin entries `(site, node)`,
     /// no tables, and `names` as its pin names.
     fn encode(nodes: &[Node], pins: &[(u32, u32)], names: &[&str]) -> Vec<u8> {
-        let mut p = Vec::new();
-        p.u32(0);
-        p.u32(nodes.len() as u32);
-        for n in nodes {
-            n.encode(&mut p);
-        }
-        p.u32(pins.len() as u32);
-        for &(site, id) in pins {
-            p.u8(PATH_PIN);
-            p.u32(site);
-            p.u32(id);
-            p.u64(1);
-        }
-        p.u32(0);
-        p.u32(names.len() as u32);
-        for n in names {
-            p.u32(n.len() as u32);
-            p.put(n.as_bytes());
-        }
-        let mut out = Vec::new();
-        push_record(&mut out, KIND_TRACE, &p);
-        out
+        let path = pins
+            .iter()
+            .map(|&(site, node)| PathEntry { kind: PATH_PIN, site, node, taken: 1, cases: vec![], slots: vec![] })
+            .collect();
+        let mut all = vec![Node::default()];
+        all.extend_from_slice(nodes);
+        let pin_names = names.iter().map(|n| n.to_string()).collect();
+        Trace { flags: 0, nodes: all, path, tables: vec![], pin_names }.encode()
+    }
+
+    #[test]
+    fn encoding_then_decoding_gives_the_trace_back() {
+        let nodes =
+            vec![Node::default(), node(OP_INPUT, 8, 0, 0, 3), node(OP_CONST, 8, 0, 0, 7), node(OP_EQ, 1, 1, 2, 0)];
+        let path = vec![
+            PathEntry { kind: PATH_BRANCH, site: 4, node: 3, taken: 1, cases: vec![], slots: vec![10, 11] },
+            PathEntry { kind: PATH_SWITCH, site: 5, node: 1, taken: 7, cases: vec![7, 9], slots: vec![1, 2, NO_SLOT] },
+            PathEntry { kind: PATH_PIN, site: 1, node: 2, taken: 7, cases: vec![], slots: vec![] },
+        ];
+        let t = Trace { flags: 3, nodes, path, tables: vec![vec![5; TABLE_LEN]], pin_names: vec!["atoi".into()] };
+        let back = Trace::decode(&t.encode()).unwrap();
+        assert_eq!(
+            (back.flags, &back.nodes, &back.path, &back.tables, &back.pin_names),
+            (t.flags, &t.nodes, &t.path, &t.tables, &t.pin_names)
+        );
     }
 
     #[test]

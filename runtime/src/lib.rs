@@ -1,9 +1,10 @@
 //! The runtime linked into every instrumented target (C ABI, static library).
 //!
-//! It runs inside someone else's program: it never unwinds (the workspace
-//! builds with `panic = "abort"`), never allocates on a probe's path (probes
-//! are inline counter increments that do not call in at all), and reads its
-//! configuration from the environment once. The C interface is documented in
+//! It runs inside someone else's program: it never unwinds (it is a
+//! workspace of its own, built with `panic = "abort"`; the tools unwind),
+//! never allocates on a probe's path (probes are inline counter increments
+//! that do not call in at all), and reads its configuration from the
+//! environment once. The C interface is documented in
 //! `include/carve_rt.h`; the entry points are in [`abi`]. It is `no_std`:
 //! a program that links it pays for no Rust standard library, neither in
 //! size nor in start-up time.

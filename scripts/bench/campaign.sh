@@ -20,7 +20,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 bridge="$repo/target/release/bridge"
-[ -x "$bridge" ] || (cd "$repo" && cargo build --release -q)
+[ -x "$bridge" ] || "$repo/scripts/build.sh"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 

@@ -24,7 +24,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 [ ${#outs[@]} -gt 0 ] || { echo "usage: scripts/bench/ceiling.sh [--cache DIR] [--subjects cut,...] OUT..." >&2; exit 2; }
-[ -x "$repo/target/release/bridge" ] || (cd "$repo" && cargo build --release -q)
+[ -x "$repo/target/release/bridge" ] || "$repo/scripts/build.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 

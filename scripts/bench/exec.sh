@@ -31,7 +31,7 @@
 #                   /dev/shm when it is a writable tmpfs, else $TMPDIR or /tmp)
 #
 # Needs: the subject binaries (scripts/subjects.sh --variant all), the bridge
-# binary (cargo build --release), afl-showmap, valgrind; clang-19,
+# binary (scripts/build.sh), afl-showmap, valgrind; clang-19,
 # carve-clang and afl-clang-fast for the trivial target. Everything it
 # writes goes to two temporary directories, removed on exit.
 set -euo pipefail
@@ -109,7 +109,7 @@ if [ ${#missing[@]} -gt 0 ]; then
   printf '\n' >&2
   exit 1
 fi
-[ -x "$bridge" ] || die "no bridge binary at $bridge: build it with 'cargo build --release' in $REPO (or pass --bridge PATH)"
+[ -x "$bridge" ] || die "no bridge binary at $bridge: build it with scripts/build.sh in $REPO (or pass --bridge PATH)"
 bridge=$(cd "$(dirname "$bridge")" && pwd)/$(basename "$bridge")
 for tool in afl-showmap valgrind awk; do
   command -v "$tool" >/dev/null || die "$tool not found on PATH (see scripts/install-deps.sh)"

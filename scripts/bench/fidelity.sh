@@ -24,7 +24,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 bridge="$repo/target/release/bridge"
-[ -x "$bridge" ] || (cd "$repo" && cargo build --release -q)
+[ -x "$bridge" ] || "$repo/scripts/build.sh"
 work=$(mktemp -d)
 chmod 755 "$work"
 trap 'rm -rf "$work"' EXIT

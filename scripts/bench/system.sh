@@ -62,7 +62,7 @@
 # edges_total,branches,branches_total,branch_pct,queue,unique_crashes.
 #
 # Needs: the carve and afl subject builds (scripts/subjects.sh --variant all),
-# the bridge binary (cargo build --release), afl-fuzz (AFL++ 4.04c), python3
+# the bridge binary (scripts/build.sh), afl-fuzz (AFL++ 4.04c), python3
 # with pyradamsa (scripts/install-deps.sh --bench).
 set -euo pipefail
 export LC_ALL=C
@@ -170,10 +170,10 @@ if [ -z "$bridge" ]; then
   elif command -v bridge >/dev/null; then
     bridge=$(command -v bridge)
   else
-    die "no bridge binary: build it with 'cargo build --release' in $REPO (or pass --bridge PATH)"
+    die "no bridge binary: build it with scripts/build.sh in $REPO (or pass --bridge PATH)"
   fi
 fi
-[ -x "$bridge" ] || die "no bridge binary at $bridge: build it with 'cargo build --release' in $REPO (or pass --bridge PATH)"
+[ -x "$bridge" ] || die "no bridge binary at $bridge: build it with scripts/build.sh in $REPO (or pass --bridge PATH)"
 command -v python3 >/dev/null || die "python3 not found on PATH"
 if [ "$want_ra" = 1 ]; then
   python3 -c 'import pyradamsa' 2>/dev/null ||

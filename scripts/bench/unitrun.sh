@@ -27,7 +27,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 bridge="$repo/target/release/bridge"
-[ -x "$bridge" ] || (cd "$repo" && cargo build --release -q)
+[ -x "$bridge" ] || "$repo/scripts/build.sh"
 [ -n "$out" ] || out=$(mktemp -d /tmp/carve-bench-unitrun.XXXXXX)
 mkdir -p "$out"
 echo "results in $out" >&2

@@ -22,10 +22,10 @@ mod shares;
 
 use super::outdir::sanitize;
 use super::Campaign;
-use crate::cmd::carve::{carve_run, list_functions, Caps, FunctionInfo};
 use crate::unit_loop::{explore, Explore, Limits, Try};
-use crate::unit_runner::Restore;
 use ::exec::Outcome;
+use driver::carve::{carve_run, list_functions, Caps, FunctionInfo};
+use driver::Restore;
 use lifter::Class;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
@@ -72,7 +72,7 @@ pub(super) struct Current {
     /// Values tried so far.
     tries: usize,
     /// Its unit fork server, kept for the rounds that resume it.
-    runner: Option<crate::unit_runner::UnitRunner>,
+    runner: Option<driver::UnitRunner>,
 }
 
 pub struct UnitWork {
@@ -165,7 +165,10 @@ impl Campaign {
             return Ok(());
         }
         let started = Instant::now();
-        let result = self.rounds(&mut uw, started);
+        // A bug in the tools that panics in a round costs the round, not
+        // the campaign (the tools unwind; only the runtime aborts).
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.rounds(&mut uw, started)))
+            .unwrap_or_else(|p| Err(anyhow::anyhow!("internal error: {}", panic_text(&p))));
         self.file.stats.unit_seconds += started.elapsed().as_secs_f64();
         uw.last = Instant::now();
         self.units = Some(uw);
@@ -476,6 +479,11 @@ impl Campaign {
         }
         Ok(())
     }
+}
+
+/// What a caught panic said.
+fn panic_text(p: &Box<dyn std::any::Any + Send>) -> &str {
+    p.downcast_ref::<String>().map(String::as_str).or_else(|| p.downcast_ref::<&str>().copied()).unwrap_or("a panic")
 }
 
 /// Branch outcomes of `f` that no system run has covered.

@@ -6,12 +6,12 @@
 //! whole program; only what reproduces
 //! there is kept (true alarms, coverage lifts); false alarms are counted.
 
-use super::units::{read_unit, unit_files};
 use crate::cli::{ExploreArgs, FuzzUnitArgs};
 use crate::unit_loop::{self, Limits};
-use crate::unit_runner::Restore;
 use ::exec::{Coverage, ForkServer, Outcome};
 use anyhow::Context;
+use driver::files::{read_unit, unit_files};
+use driver::Restore;
 use lifter::Class;
 use serde::Serialize;
 use std::path::Path;
@@ -99,7 +99,7 @@ fn run_with(
         let mut unit = match read_unit(f) {
             Ok(u) => u,
             Err(e) => {
-                eprintln!("bridge fuzz-unit: skipping: {e:#}");
+                eprintln!("bridge fuzz-unit: skipping: {:#}", anyhow::Error::from(e));
                 continue;
             }
         };
@@ -167,7 +167,7 @@ fn run_with(
                         let dir = out.join("lifts");
                         std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
                         let name = format!("{:06},{},{}", sum.coverage_lifts, unit.meta.function, t.candidate.op);
-                        super::carve::write_atomic(&dir.join(crate::campaign::outdir::sanitize(&name)), &lifted)?;
+                        driver::files::write_atomic(&dir.join(crate::campaign::outdir::sanitize(&name)), &lifted)?;
                     }
                     sum.coverage_lifts += 1;
                 }
@@ -237,9 +237,9 @@ fn save_alarm(
 ) -> anyhow::Result<()> {
     let dir = out.join("alarms").join(format!("{id:06}"));
     std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    super::carve::write_atomic(&dir.join("input"), lifted)?;
-    super::carve::write_atomic(&dir.join("original"), original)?;
-    super::carve::write_atomic(&dir.join("unit"), unit)?;
-    super::carve::write_atomic(&dir.join("report.json"), serde_json::to_string_pretty(a)?.as_bytes())?;
+    driver::files::write_atomic(&dir.join("input"), lifted)?;
+    driver::files::write_atomic(&dir.join("original"), original)?;
+    driver::files::write_atomic(&dir.join("unit"), unit)?;
+    driver::files::write_atomic(&dir.join("report.json"), serde_json::to_string_pretty(a)?.as_bytes())?;
     Ok(())
 }

@@ -38,7 +38,7 @@ pub fn reduce(args: ReduceArgs) -> anyhow::Result<i32> {
     let Some(r) = reduce_test(&target, &test, usize::from(args.depth), args.max_runs)? else {
         anyhow::bail!("{} does not crash the program: nothing to reduce (hangs are not reduced)", args.test.display());
     };
-    super::carve::write_atomic(&args.output, &r.test)
+    driver::files::write_atomic(&args.output, &r.test)
         .with_context(|| format!("cannot write {}", args.output.display()))?;
     println!(
         "bridge reduce: {} bytes -> {} bytes in {} runs, same signal and {} innermost frames; written to {}",

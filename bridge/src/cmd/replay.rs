@@ -1,15 +1,11 @@
 //! `bridge replay`: each unit restored and called in a fresh process, its
 //! outcome compared with the recorded one.
 
-use super::units::{read_unit, unit_files};
 use crate::cli::ReplayArgs;
 use ::exec::Outcome;
-use anyhow::Context;
-use model::env;
-use model::snapshot::{next_record, KIND_OUTCOME};
-use model::unit::CallOutcome;
+use driver::files::{read_unit, unit_files};
+use driver::replay::replay_one;
 use serde::Serialize;
-use std::path::Path;
 use std::time::Duration;
 
 #[derive(Serialize)]
@@ -38,12 +34,12 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<i32> {
         let unit = match read_unit(f) {
             Ok(u) => u,
             Err(e) => {
-                eprintln!("bridge replay: {e:#}");
+                eprintln!("bridge replay: {:#}", anyhow::Error::from(e));
                 continue;
             }
         };
         let program = args.program.clone().unwrap_or_else(|| unit.meta.program.clone().into());
-        let _input = crate::input_file::InputFile::recreate(&unit.meta);
+        let _input = driver::input_file::InputFile::recreate(&unit.meta);
         let (outcome, replayed) = replay_one(&program, f, Duration::from_millis(args.timeout_ms))?;
         let fid = match (&unit.outcome, &replayed) {
             (Some(rec), Some(rep)) => Some(carver::compare(rec, rep)),
@@ -98,28 +94,4 @@ fn describe(o: Outcome) -> String {
         Outcome::Exit(model::REPLAY_EXIT_NOT_REPLAYABLE) => "the function's parameters cannot be replayed".into(),
         other => format!("{other}"),
     }
-}
-
-/// Replays one unit file in `program`: how the process ended and, when the
-/// call returned, its outcome.
-pub fn replay_one(program: &Path, unit: &Path, timeout: Duration) -> anyhow::Result<(Outcome, Option<CallOutcome>)> {
-    let out = tempfile::Builder::new().prefix("carve-replay").tempdir()?;
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(out.path(), std::fs::Permissions::from_mode(0o777))?;
-    let unit_abs = std::fs::canonicalize(unit)?;
-    let unit_copy = out.path().join("unit");
-    std::fs::copy(&unit_abs, &unit_copy)?;
-    std::fs::set_permissions(&unit_copy, std::fs::Permissions::from_mode(0o644))?;
-    let result = out.path().join("outcome");
-    let mut t = ::exec::Target::new(program, Vec::new());
-    t.timeout = timeout;
-    t.env.push((env::REPLAY.into(), unit_copy.display().to_string()));
-    t.env.push((env::REPLAY_OUT.into(), result.display().to_string()));
-    let mut fs = ::exec::ForkServer::start(t).with_context(|| format!("cannot start {}", program.display()))?;
-    let outcome = fs.run(b"")?;
-    let replayed = std::fs::read(&result).ok().and_then(|b| {
-        let (kind, payload, _) = next_record(&b).ok()?;
-        (kind == KIND_OUTCOME).then(|| CallOutcome::decode_payload(payload).ok()).flatten()
-    });
-    Ok((outcome, replayed))
 }

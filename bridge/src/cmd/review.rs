@@ -99,14 +99,14 @@ pub fn run(args: ReviewArgs) -> anyhow::Result<i32> {
         };
         let html = review::html::render(&title, &pages, csv.as_deref(), functions.as_deref());
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-        super::carve::write_atomic(&dir.join("index.html"), html.as_bytes())?;
+        driver::files::write_atomic(&dir.join("index.html"), html.as_bytes())?;
         if !args.json {
             println!("bridge review: HTML report in {}", dir.join("index.html").display());
         }
     }
     if let Some(path) = &args.sarif {
         let log = review::sarif::report(&groups, env!("CARGO_PKG_VERSION"), &command);
-        super::carve::write_atomic(path, serde_json::to_string_pretty(&log)?.as_bytes())
+        driver::files::write_atomic(path, serde_json::to_string_pretty(&log)?.as_bytes())
             .with_context(|| format!("cannot write {}", path.display()))?;
     }
     Ok(0)
@@ -117,7 +117,7 @@ pub fn run(args: ReviewArgs) -> anyhow::Result<i32> {
 fn function_coverage(root: &Path, target: &::exec::Target) -> anyhow::Result<Vec<(String, u32, u32)>> {
     let program =
         std::fs::canonicalize(&target.program).with_context(|| format!("cannot find {}", target.program.display()))?;
-    let functions = super::carve::list_functions(&program)?;
+    let functions = driver::carve::list_functions(&program)?;
     let mut fs = ::exec::ForkServer::start(target.clone())?;
     let mut cov = ::exec::Coverage::default();
     for test in sorted_dir(&root.join("queue")) {
@@ -299,7 +299,7 @@ fn signature(f: &Found, target: &::exec::Target, symbolizer: Option<&Path>) -> a
     if let Some(dir) = f.cache.parent() {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     }
-    super::carve::write_atomic(&f.cache, serde_json::to_string_pretty(&s)?.as_bytes())?;
+    driver::files::write_atomic(&f.cache, serde_json::to_string_pretty(&s)?.as_bytes())?;
     Ok(s)
 }
 
@@ -329,7 +329,7 @@ fn reduced(
     let Some(r) = super::reduce::reduce_test(target, &test, depth, max_runs)? else { return Ok(None) };
     let dir = path.parent().expect("under review/");
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    super::carve::write_atomic(&dir.join("original"), &test)?;
-    super::carve::write_atomic(&path, &r.test)?;
+    driver::files::write_atomic(&dir.join("original"), &test)?;
+    driver::files::write_atomic(&path, &r.test)?;
     Ok(Some(r.test.len()))
 }

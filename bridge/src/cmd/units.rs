@@ -1,28 +1,7 @@
 //! `bridge units DIR` and `bridge show UNIT`.
 
 use crate::cli::{ShowArgs, UnitsArgs};
-use anyhow::Context;
-use model::unit::Unit;
-use std::path::{Path, PathBuf};
-
-pub fn read_unit(path: &Path) -> anyhow::Result<Unit> {
-    let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
-    Unit::decode(&bytes).with_context(|| format!("{} is not a unit test", path.display()))
-}
-
-/// The unit files of a directory, sorted (or the one file given).
-pub fn unit_files(path: &Path) -> anyhow::Result<Vec<PathBuf>> {
-    if path.is_file() {
-        return Ok(vec![path.to_path_buf()]);
-    }
-    let mut v: Vec<PathBuf> = std::fs::read_dir(path)
-        .with_context(|| format!("cannot read {}", path.display()))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "unit"))
-        .collect();
-    v.sort();
-    Ok(v)
-}
+use driver::files::{read_unit, unit_files};
 
 pub fn list(args: UnitsArgs) -> anyhow::Result<i32> {
     println!(
@@ -49,7 +28,7 @@ pub fn list(args: UnitsArgs) -> anyhow::Result<i32> {
             }
             Err(e) => {
                 bad += 1;
-                println!("{name:<40} error: {e:#}");
+                println!("{name:<40} error: {:#}", anyhow::Error::from(e));
             }
         }
     }

@@ -19,7 +19,7 @@ pub fn carve_compile(src: &Path, out_dir: &Path) -> PathBuf {
     let cc = tools_dir().join("carve-clang");
     assert!(
         cc.exists() && tools_dir().join("libcarve_rt.a").exists(),
-        "carve-clang or the runtime is not built next to bridge ({}): run `cargo build --release` (or the same profile as the tests) first",
+        "carve-clang or the runtime is not built next to bridge ({}): run `scripts/build.sh` first",
         tools_dir().display()
     );
     let out = out_dir.join(src.file_stem().unwrap());

@@ -25,9 +25,7 @@ pub enum DriverError {
     Spawn { cc: String, err: std::io::Error },
     #[error("cannot create a temporary directory: {0}")]
     Temp(std::io::Error),
-    #[error(
-        "runtime library not found at {0} (build it with `cargo build --release -p runtime`, or set CARVE_RUNTIME)"
-    )]
+    #[error("runtime library not found at {0} (build it with `scripts/build.sh`, or set CARVE_RUNTIME)")]
     NoRuntime(PathBuf),
     #[error("instrumenting {source_path}: {err}")]
     Instrument { source_path: String, err: crate::Error },

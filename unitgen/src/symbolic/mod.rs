@@ -67,6 +67,9 @@ pub struct ExploreStats {
     /// what pinned them: an unmodelled call's name, or the runtime's word
     /// for it. What blocks exploration, for a user to see.
     pub pinned: std::collections::BTreeMap<String, u64>,
+    /// Traces whose solving failed inside the tools (a panic, caught:
+    /// the rest of the trace is dropped and the exploration goes on).
+    pub solver_errors: u64,
     pub solver: solver::Stats,
 }
 

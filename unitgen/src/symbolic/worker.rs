@@ -185,30 +185,34 @@ pub(super) fn spawn(link: Arc<Link>, jobs: Receiver<Job>, timeout_ms: u32, smt_l
             let mut backlog: VecDeque<(Job, Budget)> = VecDeque::new();
             loop {
                 let next = if backlog.is_empty() { jobs.recv().ok() } else { jobs.try_recv().ok() };
-                let (job, budget, last) = match next {
+                let (job, budget, last, failed) = match next {
                     Some(job) => {
                         let mut budget = Budget::default();
                         // A query z3 rejects must not leave `pending` counted.
-                        let _ = std::panic::catch_unwind(AssertUnwindSafe(|| {
+                        let failed = std::panic::catch_unwind(AssertUnwindSafe(|| {
                             if let Some(r) = &job.repair {
                                 mend(&mut solver, &link, &job, r, &mut budget);
                             }
                             negate(&mut solver, &link, &job, Phase::Open, &mut budget)
-                        }));
-                        (job, budget, false)
+                        }))
+                        .is_err();
+                        (job, budget, false, failed)
                     }
                     None => {
                         let Some((job, mut budget)) = backlog.pop_front() else { break };
-                        let _ = std::panic::catch_unwind(AssertUnwindSafe(|| {
+                        let failed = std::panic::catch_unwind(AssertUnwindSafe(|| {
                             for phase in [Phase::Covered, Phase::Again] {
                                 negate(&mut solver, &link, &job, phase, &mut budget);
                             }
-                        }));
-                        (job, budget, true)
+                        }))
+                        .is_err();
+                        (job, budget, true, failed)
                     }
                 };
-                let done = last || budget.cut_short;
+                // A trace whose solving failed is done with.
+                let done = last || failed || budget.cut_short;
                 let mut s = link.lock();
+                s.stats.solver_errors += u64::from(failed);
                 let generation = if s.closed { 0 } else { s.generation };
                 if job.generation == generation && done {
                     s.pending = s.pending.saturating_sub(1);

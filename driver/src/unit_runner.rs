@@ -9,8 +9,8 @@
 //! reached so far.
 
 use crate::try_limit::TryLimit;
-use ::exec::{Coverage, ForkServer, Outcome, Target};
-use anyhow::Context;
+use crate::{Error, Result};
+use exec::{Coverage, ForkServer, Outcome, Target};
 use model::env;
 use model::symtrace::{encode_sym_in, Trace};
 use model::trace::{SymInput, SYM_IN_FILE};
@@ -63,7 +63,7 @@ impl UnitRunner {
         unit: &Unit,
         restore: Restore,
         symbolic: Option<&[SymInput]>,
-    ) -> anyhow::Result<UnitRunner> {
+    ) -> Result<UnitRunner> {
         let dir = tempfile::Builder::new().prefix("carve-unit").tempdir()?;
         std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755))?;
         let (path, patch) = (dir.path().join("unit"), dir.path().join("patch"));
@@ -95,7 +95,7 @@ impl UnitRunner {
             }
             Restore::EachTry => path,
         };
-        let fs = ForkServer::start(t).with_context(|| format!("cannot start {}", program.display()))?;
+        let fs = ForkServer::start(t).map_err(|e| Error::Start(program.to_path_buf(), e))?;
         let mut r = UnitRunner {
             fs,
             base: unit.clone(),
@@ -114,11 +114,11 @@ impl UnitRunner {
         r.cov.add(r.fs.map());
         if let Outcome::Exit(c @ (REPLAY_EXIT_UNREADABLE | REPLAY_EXIT_MALFORMED | REPLAY_EXIT_NOT_REPLAYABLE)) = first
         {
-            anyhow::bail!(
-                "{} cannot replay this unit of {} (replay exit status {c}; see its stderr with `bridge replay`)",
-                program.display(),
-                unit.meta.function
-            );
+            return Err(Error::NotReplayable {
+                program: program.to_path_buf(),
+                function: unit.meta.function.clone(),
+                status: c,
+            });
         }
         r.first = first;
         Ok(r)
@@ -127,12 +127,9 @@ impl UnitRunner {
     /// Replays `unit` (the started unit with other parameter values): how
     /// it ended, and the unit-level edges it reached that no earlier try
     /// reached.
-    pub fn try_unit(&mut self, unit: &Unit) -> anyhow::Result<(Outcome, Vec<usize>)> {
+    pub fn try_unit(&mut self, unit: &Unit) -> Result<(Outcome, Vec<usize>)> {
         let patch = match self.restore {
-            Restore::Once => unit
-                .snapshot
-                .patch_over(&self.base.snapshot)
-                .context("a try must be the started unit with other parameter values")?,
+            Restore::Once => unit.snapshot.patch_over(&self.base.snapshot).ok_or(Error::OtherUnit)?,
             Restore::EachTry => unit.encode(),
         };
         if unit.meta.input_content != self.file_content {
@@ -140,7 +137,7 @@ impl UnitRunner {
             if unit.meta.input_on_stdin {
                 self.content = self.file_content.clone();
             } else if !self.input.rewrite(&self.file_content) {
-                anyhow::bail!("cannot give the input file {} its new content", unit.meta.input_path);
+                return Err(Error::InputFile(unit.meta.input_path.clone()));
             }
         }
         let outcome = self.run(&patch)?;
@@ -172,14 +169,14 @@ impl UnitRunner {
 
     /// The trace of the last try, when it was symbolic and finished; a
     /// trace that does not decode is reported as an error.
-    pub fn take_trace(&mut self) -> anyhow::Result<Option<Trace>> {
+    pub fn take_trace(&mut self) -> Result<Option<Trace>> {
         let Some(path) = &self.trace else { return Ok(None) };
         let Ok(bytes) = std::fs::read(path) else { return Ok(None) };
         let _ = std::fs::remove_file(path);
-        Ok(Some(Trace::decode(&bytes).map_err(|e| anyhow::anyhow!("bad trace from the target: {e}"))?))
+        Ok(Some(Trace::decode(&bytes).map_err(Error::BadTrace)?))
     }
 
-    fn run(&mut self, patch: &[u8]) -> anyhow::Result<Outcome> {
+    fn run(&mut self, patch: &[u8]) -> Result<Outcome> {
         if let Some(t) = &self.trace {
             let _ = std::fs::remove_file(t);
         }

@@ -1,0 +1,137 @@
+//! A run with carving on, its snapshots read back as units; and the
+//! functions an instrumented program lists.
+
+use crate::{Error, Result};
+use model::env;
+use model::unit::{Meta, Unit};
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+
+/// What to carve in a run.
+pub struct Caps {
+    /// Function names (empty: all).
+    pub functions: Vec<String>,
+    pub max_per_function: u32,
+    pub budget: u64,
+}
+
+/// The units of one carving run, and the snapshots that could not be
+/// read (each with what was wrong).
+pub struct Carved {
+    pub units: Vec<Unit>,
+    pub skipped: Vec<(PathBuf, String)>,
+}
+
+/// Runs `target` once on `input` with carving on; the carved calls as
+/// units, in the order they were made.
+pub fn carve_run(
+    mut target: exec::Target,
+    program: &Path,
+    input: &[u8],
+    caps: &Caps,
+) -> Result<(exec::Outcome, Carved)> {
+    let snaps = tempfile::Builder::new().prefix("carve-snaps").tempdir()?;
+    // The target may run as another user: it must be able to write here.
+    std::fs::set_permissions(snaps.path(), std::fs::Permissions::from_mode(0o777))?;
+    target.env.push((env::CARVE_DIR.into(), snaps.path().display().to_string()));
+    target.env.push((env::CARVE_FUNCS.into(), caps.functions.join(",")));
+    target.env.push((env::CARVE_MAX.into(), caps.max_per_function.to_string()));
+    target.env.push((env::CARVE_BYTES.into(), caps.budget.to_string()));
+    let args_in_input = target.args_in_input;
+    let input_on_stdin = target.input_mode() == exec::InputMode::Stdin;
+    let mut fs = exec::ForkServer::start(target).map_err(|e| Error::Start(program.to_path_buf(), e))?;
+    let outcome = fs.run(input)?;
+    let input_path = fs.input_path().display().to_string();
+    let input_content = if args_in_input { exec::split_test(input).1.to_vec() } else { input.to_vec() };
+    let mut files: Vec<(u64, PathBuf)> = std::fs::read_dir(snaps.path())?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter_map(|p| sequence(&p).map(|s| (s, p)))
+        .collect();
+    files.sort();
+    let mut carved = Carved { units: Vec::new(), skipped: Vec::new() };
+    for (k, (_, path)) in files.into_iter().enumerate() {
+        let raw = std::fs::read(&path).map_err(|e| Error::Read(path.clone(), e))?;
+        match Unit::decode(&raw) {
+            Ok(mut u) => {
+                u.meta = Meta {
+                    function: u.snapshot.name.clone(),
+                    program: program.display().to_string(),
+                    system_input: input.to_vec(),
+                    call_index: k as u32,
+                    input_path: input_path.clone(),
+                    input_content: input_content.clone(),
+                    input_on_stdin,
+                    ..Meta::default()
+                };
+                carved.units.push(u)
+            }
+            Err(e) => carved.skipped.push((path, e.to_string())),
+        }
+    }
+    Ok((outcome, carved))
+}
+
+/// An instrumented function: its branch-outcome slots and its name.
+#[derive(Debug, Clone)]
+pub struct FunctionInfo {
+    pub first_branch: u32,
+    pub branches: u32,
+    pub name: String,
+}
+
+/// The instrumented functions of `program`.
+pub fn list_functions(program: &Path) -> Result<Vec<FunctionInfo>> {
+    let out = tempfile::NamedTempFile::new()?;
+    let status = std::process::Command::new(program)
+        .env(env::LIST, out.path())
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .status()
+        .map_err(|e| Error::Run(program.to_path_buf(), e))?;
+    let text = std::fs::read_to_string(out.path()).unwrap_or_default();
+    if !status.success() || text.is_empty() {
+        return Err(Error::NotListed(program.to_path_buf()));
+    }
+    let list = parse_list(&text);
+    if list.is_empty() {
+        return Err(Error::ListFormat(program.to_path_buf()));
+    }
+    Ok(list)
+}
+
+/// `id first_branch branches name` per line; other lines are skipped.
+fn parse_list(text: &str) -> Vec<FunctionInfo> {
+    text.lines()
+        .filter_map(|l| {
+            let mut w = l.splitn(4, ' ');
+            let _id: u32 = w.next()?.parse().ok()?;
+            let (first, n, name) = (w.next()?.parse().ok()?, w.next()?.parse().ok()?, w.next()?);
+            Some(FunctionInfo { first_branch: first, branches: n, name: name.to_string() })
+        })
+        .collect()
+}
+
+/// `name.PID.SEQ.snap` -> SEQ.
+fn sequence(p: &Path) -> Option<u64> {
+    let name = p.file_name()?.to_str()?.strip_suffix(".snap")?;
+    name.rsplit('.').next()?.parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_function_list_keeps_names_with_spaces_and_skips_what_it_cannot_read() {
+        let l = parse_list("0 0 4 main\n1 4 2 operator new(unsigned long)\nx 1 2 bad\n2 6\n");
+        let got: Vec<_> = l.iter().map(|f| (f.first_branch, f.branches, f.name.as_str())).collect();
+        assert_eq!(got, [(0, 4, "main"), (4, 2, "operator new(unsigned long)")]);
+    }
+
+    #[test]
+    fn snapshots_are_ordered_by_their_sequence_number() {
+        assert_eq!(sequence(Path::new("/d/scale_row.1234.17.snap")), Some(17));
+        assert_eq!(sequence(Path::new("/d/a.b.12.x.snap")), None);
+        assert_eq!(sequence(Path::new("/d/f.1.2.tmp")), None);
+    }
+}

@@ -1,0 +1,62 @@
+//! Unit files, and writing any file atomically.
+
+use crate::{Error, Result};
+use model::unit::Unit;
+use std::path::{Path, PathBuf};
+
+/// The unit test in `path`.
+pub fn read_unit(path: &Path) -> Result<Unit> {
+    let bytes = std::fs::read(path).map_err(|e| Error::Read(path.to_path_buf(), e))?;
+    Unit::decode(&bytes).map_err(|e| Error::NotAUnit(path.to_path_buf(), e))
+}
+
+/// The unit files (`*.unit`) of a directory, sorted (or the one file given).
+pub fn unit_files(path: &Path) -> Result<Vec<PathBuf>> {
+    if path.is_file() {
+        return Ok(vec![path.to_path_buf()]);
+    }
+    let mut v: Vec<PathBuf> = std::fs::read_dir(path)
+        .map_err(|e| Error::Read(path.to_path_buf(), e))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "unit"))
+        .collect();
+    v.sort();
+    Ok(v)
+}
+
+/// Writes `bytes` to `path` whole or not at all (a temporary file in the
+/// same directory, renamed).
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(|e| Error::Write(path.to_path_buf(), e))?;
+    std::io::Write::write_all(&mut tmp, bytes).map_err(|e| Error::Write(path.to_path_buf(), e))?;
+    tmp.persist(path).map_err(|e| Error::Write(path.to_path_buf(), e.error))?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_atomic_write_replaces_the_whole_file_and_leaves_nothing_else() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("f");
+        write_atomic(&p, b"first, longer").unwrap();
+        write_atomic(&p, b"second").unwrap();
+        assert_eq!(std::fs::read(&p).unwrap(), b"second");
+        assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 1);
+        assert!(matches!(write_atomic(&d.path().join("no/such/dir/f"), b"x"), Err(Error::Write(..))));
+    }
+
+    #[test]
+    fn a_file_that_is_not_a_unit_says_so() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("a.unit");
+        std::fs::write(&p, b"not a unit").unwrap();
+        assert!(matches!(read_unit(&p), Err(Error::NotAUnit(..))));
+        assert!(matches!(read_unit(&d.path().join("none.unit")), Err(Error::Read(..))));
+        std::fs::write(d.path().join("b.txt"), b"").unwrap();
+        assert_eq!(unit_files(d.path()).unwrap(), vec![p]);
+    }
+}
