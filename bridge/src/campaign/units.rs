@@ -18,15 +18,17 @@
 //! reproducing nothing is dropped.
 
 mod main_rounds;
+mod schedule;
 mod shares;
 
 use super::outdir::sanitize;
 use super::Campaign;
 use crate::unit_loop::{explore, Explore, Limits, Try};
 use ::exec::Outcome;
-use driver::carve::{carve_run, list_functions, Caps, FunctionInfo};
+use driver::carve::{carve_run, list_functions, Caps};
 use driver::Restore;
 use lifter::Class;
+use schedule::Schedule;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -47,17 +49,6 @@ const POOL: usize = 8;
 const MAX_SHARE: f64 = 0.5;
 /// Values tried per unit, over the rounds that explore it.
 const TRIES: usize = 300;
-/// Units of one function that could not be replayed, after which the
-/// function is no longer chosen (its context is not in its snapshots).
-const MAX_UNREPLAYABLE: u32 = 2;
-/// Carvings for a function that gave it no unit with parameters, after
-/// which no more entries are carved for it.
-const MAX_BARREN: u32 = 2;
-/// Lifts in a row from one function that reproduced nothing at system
-/// level, after which its values are no longer lifted and it is no longer
-/// chosen (its parameters are coincidences: `version_etc_arn`'s count of
-/// authors mapped to a `2` of the input).
-const MAX_FRUITLESS: u32 = 8;
 /// The columns of `units.csv`: one row per unit round.
 const UNITS_CSV_HEADER: &str = "seconds,function,entry,round,tries,lifted,coverage_lifts,true_alarms";
 /// Unit-round errors printed before they are only counted.
@@ -77,19 +68,10 @@ pub(super) struct Current {
 
 pub struct UnitWork {
     program: PathBuf,
-    functions: BTreeMap<String, FunctionInfo>,
+    /// The functions and what the rounds know of each (which to explore).
+    schedule: Schedule,
     generator: Box<dyn UnitGenerator>,
     next_entry: usize,
-    /// Queue entries carved for a function (chosen because they reach it).
-    carves: BTreeMap<String, u32>,
-    /// Carvings for a function that gave it no unit with parameters.
-    barren: BTreeMap<String, u32>,
-    analysed: BTreeMap<String, u32>,
-    /// Lifts in a row per function that were neither coverage lifts nor
-    /// true alarms.
-    fruitless: BTreeMap<String, u32>,
-    /// Units per function whose replay, as carved, crashed or hung.
-    unreplayable: BTreeMap<String, u32>,
     /// The key of every alarm kept (its signature; see `alarms.rs`) and
     /// its id.
     alarms: BTreeMap<String, u64>,
@@ -114,17 +96,11 @@ pub struct UnitWork {
 
 impl UnitWork {
     pub fn new(program: PathBuf, generator: Box<dyn UnitGenerator>) -> anyhow::Result<UnitWork> {
-        let functions = list_functions(&program)?.into_iter().map(|f| (f.name.clone(), f)).collect();
         Ok(UnitWork {
+            schedule: Schedule::new(list_functions(&program)?),
             program,
-            functions,
             generator,
             next_entry: 0,
-            carves: BTreeMap::new(),
-            barren: BTreeMap::new(),
-            analysed: BTreeMap::new(),
-            fruitless: BTreeMap::new(),
-            unreplayable: BTreeMap::new(),
             alarms: BTreeMap::new(),
             last: Instant::now(),
             current: None,
@@ -238,21 +214,9 @@ impl Campaign {
         if uw.pool.is_empty() {
             self.fill_pool(uw)?;
         }
-        // The unit whose function has the most uncovered branch outcomes,
-        // less what earlier rounds spent on it.
-        let score = |c: &Current| {
-            let f = &c.unit.meta.function;
-            let analysed = uw.analysed.get(f).copied().unwrap_or(0);
-            open_outcomes(&uw.functions[f], &self.cov) as f64 / f64::from(1 + analysed)
-        };
-        let replayable = |c: &Current| {
-            let f = &c.unit.meta.function;
-            uw.unreplayable.get(f).copied().unwrap_or(0) < MAX_UNREPLAYABLE
-                && uw.fruitless.get(f).copied().unwrap_or(0) < MAX_FRUITLESS
-        };
-        let best = (0..uw.pool.len())
-            .filter(|&i| replayable(&uw.pool[i]))
-            .max_by(|&i, &j| score(&uw.pool[i]).total_cmp(&score(&uw.pool[j])));
+        let cov = &self.cov;
+        let functions: Vec<&str> = uw.pool.iter().map(|c| c.unit.meta.function.as_str()).collect();
+        let best = uw.schedule.best_in_pool(&functions, &|k| cov.is_covered(k as usize));
         let Some(best) = best else {
             uw.pool.clear();
             return Ok(None);
@@ -268,7 +232,7 @@ impl Campaign {
     /// Explores a unit from its start; it stays the current one.
     fn start_unit(&mut self, uw: &mut UnitWork, mut cur: Current) -> anyhow::Result<()> {
         uw.shares.start(cur.unit.meta.function == main_rounds::MAIN);
-        *uw.analysed.entry(cur.unit.meta.function.clone()).or_default() += 1;
+        uw.schedule.record_mut(&cur.unit.meta.function).analysed += 1;
         self.file.stats.units_analysed += 1;
         let r = self.explore_unit(uw, &mut cur, Explore::Start);
         uw.current = Some(cur);
@@ -285,16 +249,9 @@ impl Campaign {
         // entry reaches with the most uncovered outcomes (a snapshot per
         // function is the cost of a carving run, and with every function
         // carvable, inlined ones too, a run would snapshot them all).
-        let hits = self.corpus[k].hits.as_slice();
-        let mut wanted: Vec<(usize, &str)> = uw
-            .functions
-            .values()
-            .filter(|f| f.name != "main" && !reaching(std::iter::once(hits), f).is_empty())
-            .map(|f| (open_outcomes(f, &self.cov), f.name.as_str()))
-            .filter(|(open, _)| *open > 0)
-            .collect();
-        wanted.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(b.1)));
-        let mut functions: Vec<String> = wanted.iter().take(2 * POOL).map(|(_, n)| n.to_string()).collect();
+        let cov = &self.cov;
+        let covered = |k: u32| cov.is_covered(k as usize);
+        let mut functions = uw.schedule.wanted(&self.corpus[k].hits, &covered, 2 * POOL);
         if let Some(t) = &target {
             if !functions.contains(t) {
                 functions.push(t.clone());
@@ -302,17 +259,18 @@ impl Campaign {
         }
         let mut pool: Vec<(usize, Current)> = Vec::new();
         for c in self.carve_entry(&uw.program, k, functions)? {
-            let Some(f) = uw.functions.get(&c.unit.meta.function) else { continue };
+            let f = &c.unit.meta.function;
             // `main` has rounds of its own.
-            if f.name != "main" {
-                pool.push((open_outcomes(f, &self.cov), c));
+            if uw.schedule.has(f) && f != main_rounds::MAIN {
+                let cov = &self.cov;
+                pool.push((uw.schedule.open(f, &|k| cov.is_covered(k as usize)), c));
             }
         }
         if let Some(t) = target {
-            if !pool.iter().any(|(_, c)| c.unit.meta.function == t) {
-                *uw.barren.entry(t.clone()).or_default() += 1;
-            }
-            *uw.carves.entry(t).or_default() += 1;
+            let barren = !pool.iter().any(|(_, c)| c.unit.meta.function == t);
+            let r = uw.schedule.record_mut(&t);
+            r.barren += u32::from(barren);
+            r.carves += 1;
         }
         pool.sort_by_key(|p| std::cmp::Reverse(p.0));
         uw.pool = pool.into_iter().take(POOL).map(|p| p.1).collect();
@@ -343,35 +301,14 @@ impl Campaign {
         Ok(out)
     }
 
-    /// The queue entry to carve next, and the function it was chosen for.
-    /// Among the functions that system runs reach but do not cover fully,
-    /// the one with the most uncovered branch outcomes (less the entries
-    /// already carved for it); its reaching entries are taken in turn.
-    /// When none is left (every such function gave no unit with
-    /// parameters, or could not be replayed), the entries in queue order.
+    /// The queue entry to carve next, and the function it was chosen for
+    /// ([`Schedule::entry_to_carve`]); when no function is worth one, the
+    /// entries in queue order.
     fn entry_to_carve(&self, uw: &mut UnitWork) -> (usize, Option<String>) {
-        let count = |m: &BTreeMap<String, u32>, f: &str| m.get(f).copied().unwrap_or(0);
-        let mut targets: Vec<(f64, &FunctionInfo)> = uw
-            .functions
-            .values()
-            .filter(|f| {
-                count(&uw.barren, &f.name) < MAX_BARREN
-                    && count(&uw.unreplayable, &f.name) < MAX_UNREPLAYABLE
-                    && count(&uw.fruitless, &f.name) < MAX_FRUITLESS
-            })
-            .filter_map(|f| {
-                let open = open_outcomes(f, &self.cov);
-                (open > 0 && (open as u32) < f.branches)
-                    .then(|| (open as f64 / f64::from(1 + count(&uw.carves, &f.name)), f))
-            })
-            .collect();
-        targets.sort_by(|a, b| b.0.total_cmp(&a.0));
-        for (_, f) in targets {
-            let reaching = reaching(self.corpus.iter().map(|e| e.hits.as_slice()), f);
-            if !reaching.is_empty() {
-                let k = reaching[count(&uw.carves, &f.name) as usize % reaching.len()];
-                return (k, Some(f.name.clone()));
-            }
+        let hits: Vec<&[u32]> = self.corpus.iter().map(|e| e.hits.as_slice()).collect();
+        let cov = &self.cov;
+        if let Some((k, f)) = uw.schedule.entry_to_carve(&hits, &|k| cov.is_covered(k as usize)) {
+            return (k, Some(f));
         }
         let k = uw.next_entry % self.corpus.len();
         uw.next_entry += 1;
@@ -391,15 +328,20 @@ impl Campaign {
             wait: false,
         };
         let before = (self.file.stats.lifted, self.file.stats.coverage_lifts, self.file.stats.true_alarms);
-        let (program, alarms, fruitless) = (uw.program.clone(), &mut uw.alarms, &mut uw.fruitless);
+        let (program, alarms, schedule) = (uw.program.clone(), &mut uw.alarms, &mut uw.schedule);
         let mut runner = cur.runner.take();
         let (unit, params) = (&cur.unit, &cur.params);
         let result = explore(&program, unit, params, uw.generator.as_mut(), how, &limits, &mut runner, |t| {
-            let fruitless = fruitless.entry(unit.meta.function.clone()).or_default();
+            let fruitless = &mut schedule.record_mut(&unit.meta.function).fruitless;
             self.unit_try(alarms, fruitless, cur, t)
         });
         cur.runner = runner;
-        let (first, done) = result?;
+        // A unit whose round failed is not resumed, and a function whose
+        // rounds keep failing is no longer chosen.
+        let (first, done) = result.inspect_err(|_| {
+            cur.tries = TRIES;
+            uw.schedule.record_mut(&unit.meta.function).failed += 1;
+        })?;
         cur.tries += done.tries as usize;
         let s = &self.file.stats;
         let row = format!(
@@ -419,7 +361,7 @@ impl Campaign {
         }
         if matches!(first, Outcome::Crash(_) | Outcome::Timeout) {
             self.file.stats.units_unreplayable += 1;
-            *uw.unreplayable.entry(unit.meta.function.clone()).or_default() += 1;
+            uw.schedule.record_mut(&unit.meta.function).unreplayable += 1;
         }
         self.file.stats.units_given_up += u64::from(done.given_up);
         self.file.stats.unit_generator = uw.generator.stats_json();
@@ -439,7 +381,7 @@ impl Campaign {
         self.file.stats.unit_tries += 1;
         let failed = t.failed();
         self.file.stats.unit_failures += u64::from(failed);
-        if !t.worth_lifting(&self.cov, Some(&self.branch_mask)) || *fruitless >= MAX_FRUITLESS {
+        if !t.worth_lifting(&self.cov, Some(&self.branch_mask)) || *fruitless >= schedule::MAX_FRUITLESS {
             return Ok(());
         }
         let c = t.candidate;
@@ -486,41 +428,9 @@ fn panic_text(p: &Box<dyn std::any::Any + Send>) -> &str {
     p.downcast_ref::<String>().map(String::as_str).or_else(|| p.downcast_ref::<&str>().copied()).unwrap_or("a panic")
 }
 
-/// Branch outcomes of `f` that no system run has covered.
-fn open_outcomes(f: &FunctionInfo, cov: &::exec::Coverage) -> usize {
-    (f.first_branch..f.first_branch + f.branches).filter(|&s| !cov.is_covered(s as usize)).count()
-}
-
-/// The entries (their positions) whose runs hit a branch outcome of `f`,
-/// given each entry's sorted hits.
-fn reaching<'a>(hits: impl Iterator<Item = &'a [u32]>, f: &FunctionInfo) -> Vec<usize> {
-    let (lo, hi) = (f.first_branch, f.first_branch + f.branches);
-    hits.enumerate()
-        .filter(|(_, h)| {
-            let i = h.partition_point(|&s| s < lo);
-            i < h.len() && h[i] < hi
-        })
-        .map(|(k, _)| k)
-        .collect()
-}
-
 impl UnitWork {
     /// The alarms a resumed campaign kept (see `alarms::known_alarms`).
     pub fn remember(&mut self, alarms: BTreeMap<String, u64>) {
         self.alarms = alarms;
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn entries_reach_the_functions_whose_outcomes_they_hit() {
-        let f = FunctionInfo { first_branch: 10, branches: 4, name: "f".into() };
-        let hits: [&[u32]; 5] = [&[1, 9, 14], &[10], &[13, 20], &[], &[2, 11, 12]];
-        assert_eq!(reaching(hits.iter().copied(), &f), [1, 2, 4]);
-        let empty = FunctionInfo { first_branch: 10, branches: 0, name: "g".into() };
-        assert!(reaching(hits.iter().copied(), &empty).is_empty());
     }
 }

@@ -10,7 +10,7 @@
 //! program: each entry is a new starting point for concolic search, as a
 //! concolic fuzzer takes its queue.
 
-use super::{Current, UnitWork, MAX_FRUITLESS, MAX_UNREPLAYABLE};
+use super::{Current, UnitWork};
 use crate::campaign::{Campaign, Entry};
 use std::collections::BTreeSet;
 
@@ -34,11 +34,7 @@ impl Campaign {
     /// `main` of an entry not explored for this turn's kind (see the
     /// module's text), while `main` is still worth it.
     pub(super) fn main_turn(&mut self, uw: &mut UnitWork) -> anyhow::Result<Option<Current>> {
-        let count = |m: &std::collections::BTreeMap<String, u32>| m.get(MAIN).copied().unwrap_or(0);
-        if !uw.functions.contains_key(MAIN)
-            || count(&uw.unreplayable) >= MAX_UNREPLAYABLE
-            || count(&uw.fruitless) >= MAX_FRUITLESS
-        {
+        if !uw.schedule.has(MAIN) || !uw.schedule.record(MAIN).explorable() {
             return Ok(None);
         }
         let turn = Turn::nth(uw.main_turns);
