@@ -176,3 +176,77 @@ fn call(tramp: Tramp, words: &mut [u64]) {
         sys::write_file(out, &file);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::carve::Buf;
+
+    fn sym_in(inputs: &[SymInput]) -> Vec<u8> {
+        let mut p = Buf(Vec::new());
+        p.u32(inputs.len() as u32);
+        for i in inputs {
+            i.encode(&mut p);
+        }
+        let mut out = header(KIND_SYM_IN, &p.0).to_vec();
+        out.extend_from_slice(&p.0);
+        out
+    }
+
+    #[test]
+    fn the_symbolic_input_file_reads_back_and_anything_else_is_refused() {
+        let inputs = [
+            SymInput { object: RELOC_IN_ARG, offset: 1, len: 8, first: 0 },
+            SymInput { object: SYM_IN_FILE, offset: 0, len: 100, first: 8 },
+        ];
+        let bytes = sym_in(&inputs);
+        assert_eq!(parse_sym_in(&bytes).as_deref(), Some(&inputs[..]));
+        assert_eq!(parse_sym_in(&bytes[..bytes.len() - 1]), None);
+        let mut other = bytes.clone();
+        other[8] ^= 1; // the record's kind
+        assert_eq!(parse_sym_in(&other), None);
+        assert_eq!(parse_sym_in(b""), None);
+    }
+
+    /// Mutated symbolic-input files never panic (`RUNTIME_FUZZ_INPUTS`,
+    /// default 20 000; the checksum made to fit most of the time).
+    #[test]
+    fn mutated_symbolic_input_files_never_panic() {
+        let n: u64 = std::env::var("RUNTIME_FUZZ_INPUTS").ok().and_then(|v| v.parse().ok()).unwrap_or(20_000);
+        let valid = sym_in(&[
+            SymInput { object: 0, offset: 4, len: 3, first: 0 },
+            SymInput { object: SYM_IN_FILE, offset: 0, len: 9, first: 3 },
+        ]);
+        let mut rng = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move || {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            rng
+        };
+        let (mut accepted, mut rejected) = (0u64, 0u64);
+        for _ in 0..n {
+            let mut bytes = valid.clone();
+            for _ in 0..1 + next() % 4 {
+                let k = (next() % bytes.len() as u64) as usize;
+                match next() % 5 {
+                    0 => bytes[k] ^= 1 << (next() % 8),
+                    1 => bytes[k] = next() as u8,
+                    2 => bytes.truncate(k.max(1)),
+                    3 => bytes[k] = [0, 1, 0x7f, 0xff][(next() % 4) as usize],
+                    _ => bytes.insert(k, next() as u8),
+                }
+            }
+            if next() % 8 != 0 && bytes.len() > HEADER_LEN {
+                let h = header(KIND_SYM_IN, &bytes[HEADER_LEN..]);
+                bytes[..HEADER_LEN].copy_from_slice(&h);
+            }
+            match parse_sym_in(&bytes) {
+                Some(_) => accepted += 1,
+                None => rejected += 1,
+            }
+        }
+        std::println!("| runtime symbolic-input file | {n} | {accepted} | {rejected} | 0 |");
+        assert!(accepted > 0 && rejected > 0);
+    }
+}

@@ -24,6 +24,10 @@ pub struct Context {
     places: Vec<usize>,
     /// Each object's size (a symbolic input must lie inside it).
     sizes: Vec<u64>,
+    /// The bytes of each place a relocation may write (the block given
+    /// it, or the global as this binary has it; none for descriptors,
+    /// streams and the locale).
+    room: Vec<u64>,
     /// Descriptors reopened, with the offset each must start at: a forked
     /// try shares the descriptor's offset with the fork server, so each
     /// try seeks back.
@@ -66,15 +70,17 @@ pub fn restore(st: &mut State, bytes: &[u8]) -> Result<Context, i32> {
     let tramp: Tramp = unsafe { core::mem::transmute(f.tramp) };
     // SAFETY: likewise, for the function's symbolic clone.
     let sym_tramp = (!f.sym_tramp.is_null()).then(|| unsafe { core::mem::transmute::<*const u8, Tramp>(f.sym_tramp) });
-    let mut cx = Context { tramp, sym_tramp, words, places: Vec::new(), sizes: Vec::new(), fds: Vec::new() };
+    let mut cx =
+        Context { tramp, sym_tramp, words, places: Vec::new(), sizes: Vec::new(), room: Vec::new(), fds: Vec::new() };
     let nobj = r.u32().map_err(|_| bad(b"replay: malformed snapshot"))? as usize;
     cx.places.reserve(nobj.min(1 << 16));
     for _ in 0..nobj {
         let h = ObjectHead::decode(&mut r).map_err(|_| bad(b"replay: malformed object"))?;
         let data = r.take(h.len as usize).map_err(|_| bad(b"replay: truncated object"))?;
-        let place = cx.place(st, &h, data)?;
+        let (place, room) = cx.place(st, &h, data)?;
         cx.places.push(place);
         cx.sizes.push(h.size);
+        cx.room.push(room);
     }
     cx.relocate(st, &mut r)?;
     Ok(cx)
@@ -105,7 +111,7 @@ impl Context {
             if i >= self.places.len() {
                 return Err(bad(b"replay: the patch changes no object"));
             }
-            self.places[i] = self.place(st, &h, data)?;
+            (self.places[i], self.room[i]) = self.place(st, &h, data)?;
             self.sizes[i] = h.size;
         }
         self.relocate(st, &mut r)
@@ -135,29 +141,33 @@ impl Context {
         }
     }
 
-    /// Where the object lives now, its bytes copied in.
-    fn place(&mut self, st: &mut State, h: &ObjectHead, data: &[u8]) -> Result<usize, i32> {
-        let place = match h.kind {
+    /// Where the object lives now, its bytes copied in, and the bytes
+    /// there a relocation may write.
+    fn place(&mut self, st: &mut State, h: &ObjectHead, data: &[u8]) -> Result<(usize, u64), i32> {
+        let (place, room) = match h.kind {
             OBJ_FD => {
                 if let Some(fd) = reopen(h.global, h.addr, data) {
                     self.fds.push((fd, h.addr));
                 }
-                return Ok(0);
+                return Ok((0, 0));
             }
             OBJ_LOCALE => {
                 let mut name = data.to_vec();
                 name.push(0);
                 // SAFETY: a NUL-terminated locale name.
                 unsafe { libc::setlocale(libc::LC_ALL, name.as_ptr().cast()) };
-                return Ok(0);
+                return Ok((0, 0));
             }
-            OBJ_STREAM => return open_stream(h.global, data).ok_or_else(|| bad(b"replay: cannot recreate a stream")),
+            OBJ_STREAM => {
+                let stream = open_stream(h.global, data).ok_or_else(|| bad(b"replay: cannot recreate a stream"))?;
+                return Ok((stream, 0));
+            }
             OBJ_GLOBAL => {
                 let g = st.tables.global(h.global).ok_or_else(|| bad(b"replay: unknown global (another binary?)"))?;
                 if h.len > g.size {
                     return Err(bad(b"replay: global larger than in this binary"));
                 }
-                g.addr as usize
+                (g.addr as usize, g.size)
             }
             _ => {
                 // SAFETY: a fresh zeroed block, at least one byte.
@@ -165,7 +175,7 @@ impl Context {
                 if p == 0 {
                     return Err(bad(b"replay: out of memory"));
                 }
-                p
+                (p, h.size.max(1))
             }
         };
         // SAFETY: `place` holds at least `len` bytes (checked above for
@@ -176,7 +186,7 @@ impl Context {
         if !same {
             unsafe { core::ptr::copy_nonoverlapping(data.as_ptr(), place as *mut u8, data.len()) };
         }
-        Ok(place)
+        Ok((place, room))
     }
 
     /// Reads a relocation list and writes every pointer it describes.
@@ -195,12 +205,15 @@ impl Context {
                 *self.words.get_mut(x.offset as usize).ok_or_else(|| bad(b"replay: relocation of no argument"))? =
                     value as u64;
             } else {
-                let place =
-                    *self.places.get(x.object as usize).ok_or_else(|| bad(b"replay: relocation in no object"))?;
-                if place == 0 {
-                    return Err(bad(b"replay: relocation in a descriptor"));
+                let i = x.object as usize;
+                let place = *self.places.get(i).ok_or_else(|| bad(b"replay: relocation in no object"))?;
+                if place == 0 || self.room[i] == 0 {
+                    return Err(bad(b"replay: relocation in a descriptor, stream or locale"));
                 }
-                // SAFETY: the offset was in the recorded bytes of that object.
+                if x.offset.checked_add(8).is_none_or(|end| end > self.room[i]) {
+                    return Err(bad(b"replay: relocation outside its object"));
+                }
+                // SAFETY: the pointer's 8 bytes are inside the object's place.
                 unsafe { (place as *mut u8).add(x.offset as usize).cast::<u64>().write_unaligned(value as u64) };
             }
         }
@@ -260,4 +273,171 @@ fn reopen(mode: u32, offset: u64, path: &[u8]) -> Option<i32> {
         libc::lseek(fd, offset as i64, libc::SEEK_SET);
     }
     Some(fd)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::carve::Buf;
+    use crate::model::snapshot::Sink;
+    use alloc::vec;
+
+    extern "C" fn nothing(_: *mut u64) -> u64 {
+        0
+    }
+
+    /// A restored context of two argument words and two heap objects of
+    /// 16 and 32 bytes, each in a block with a guard of 64 bytes after it.
+    fn context() -> (Context, Vec<Vec<u8>>) {
+        let mut blocks = vec![vec![0u8; 16 + 64], vec![0u8; 32 + 64]];
+        let places = blocks.iter_mut().map(|b| b.as_mut_ptr() as usize).collect();
+        let cx = Context {
+            tramp: nothing,
+            sym_tramp: None,
+            words: vec![0, 0],
+            places,
+            sizes: vec![16, 32],
+            room: vec![16, 32],
+            fds: Vec::new(),
+        };
+        (cx, blocks)
+    }
+
+    /// A patch record: argument words, objects replaced, relocations.
+    fn patch(words: &[u64], objects: &[(u32, ObjectHead, &[u8])], relocs: &[Reloc]) -> Vec<u8> {
+        let mut p = Buf(Vec::new());
+        p.u16(words.len() as u16);
+        for &w in words {
+            p.u64(w);
+        }
+        p.u32(objects.len() as u32);
+        for (i, h, data) in objects {
+            p.u32(*i);
+            h.encode(&mut p);
+            p.put(data);
+        }
+        p.u32(relocs.len() as u32);
+        for r in relocs {
+            r.encode(&mut p);
+        }
+        let mut out = header(KIND_PATCH, &p.0).to_vec();
+        out.extend_from_slice(&p.0);
+        out
+    }
+
+    fn reloc(object: u32, offset: u64, target: u32) -> Reloc {
+        Reloc { object, offset, target_kind: RELOC_OBJECT, target, addend: 0 }
+    }
+
+    #[test]
+    fn a_patch_sets_words_and_pointers_inside_their_objects() {
+        let (mut cx, blocks) = context();
+        let mut st = State::default();
+        let p = patch(&[7, 9], &[], &[reloc(RELOC_IN_ARG, 1, 0), reloc(1, 24, 0)]);
+        assert_eq!(cx.apply_patch(&mut st, &p), Ok(()));
+        assert_eq!(cx.words, [7, blocks[0].as_ptr() as u64]);
+        assert_eq!(blocks[1][24..32], (blocks[0].as_ptr() as u64).to_le_bytes());
+    }
+
+    #[test]
+    fn a_relocation_past_its_object_or_into_no_object_is_refused() {
+        let (mut cx, blocks) = context();
+        let mut st = State::default();
+        for bad in [reloc(0, 9, 1), reloc(1, 25, 0), reloc(1, u64::MAX - 3, 0), reloc(2, 0, 0), reloc(0, 0, 5)] {
+            let p = patch(&[0, 0], &[], &[bad]);
+            assert_eq!(cx.apply_patch(&mut st, &p), Err(REPLAY_EXIT_MALFORMED), "{bad:?}");
+        }
+        assert!(blocks.iter().all(|b| b.iter().all(|&x| x == 0)));
+        let p = patch(&[0], &[], &[]);
+        assert_eq!(cx.apply_patch(&mut st, &p), Err(REPLAY_EXIT_MALFORMED), "another number of arguments");
+    }
+
+    /// Mutated patches (bit flips, bytes, cuts, field values, the
+    /// checksum made to fit) never panic, and what they are let write
+    /// stays inside the objects: the guards after them stay zero. The
+    /// count is `RUNTIME_FUZZ_INPUTS` (default 20 000).
+    #[test]
+    fn mutated_patches_never_panic_nor_write_outside_their_objects() {
+        let n: u64 = option_env_u64("RUNTIME_FUZZ_INPUTS").unwrap_or(20_000);
+        let head = |size, len| ObjectHead { kind: OBJ_HEAP, global: 0, addr: 0, size, len };
+        let data = [0x41u8; 8];
+        let valid = patch(&[1, 2], &[(1, head(8, 8), &data)], &[reloc(0, 8, 1), reloc(RELOC_IN_ARG, 0, 0)]);
+        let mut st = State::default();
+        let mut rng = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            rng
+        };
+        let (mut accepted, mut rejected, mut skipped) = (0u64, 0u64, 0u64);
+        for _ in 0..n {
+            let mut bytes = valid.clone();
+            for _ in 0..1 + next() % 4 {
+                let k = (next() % bytes.len() as u64) as usize;
+                match next() % 5 {
+                    0 => bytes[k] ^= 1 << (next() % 8),
+                    1 => bytes[k] = next() as u8,
+                    2 => bytes.truncate(k.max(1)),
+                    3 => bytes[k] = [0, 1, 8, 16, 24, 0x7f, 0xff][(next() % 7) as usize],
+                    _ => bytes.insert(k, next() as u8),
+                }
+            }
+            // Most mutations keep a good checksum, to reach the payload.
+            if next() % 8 != 0 && bytes.len() > HEADER_LEN {
+                let h = header(KIND_PATCH, &bytes[HEADER_LEN..]);
+                bytes[..HEADER_LEN].copy_from_slice(&h);
+            }
+            // Streams, descriptors and the locale are the process's own
+            // (a descriptor is reopened over whatever number it had):
+            // not for a test process.
+            if touches_the_process(&bytes) {
+                skipped += 1;
+                continue;
+            }
+            let (mut cx, blocks) = context();
+            match cx.apply_patch(&mut st, &bytes) {
+                Ok(()) => accepted += 1,
+                Err(_) => rejected += 1,
+            }
+            assert!(blocks[0][16..].iter().all(|&x| x == 0) && blocks[1][32..].iter().all(|&x| x == 0));
+            // Objects the patch replaced are in blocks of their own.
+            for (place, b) in cx.places.iter().zip(&blocks) {
+                if *place != b.as_ptr() as usize {
+                    // SAFETY: `place` allocated them with calloc.
+                    unsafe { libc::free(*place as *mut libc::c_void) };
+                }
+            }
+        }
+        std::println!("| runtime patch ({skipped} naming streams, descriptors, the locale: not run) | {n} | {accepted} | {rejected} | 0 |");
+        assert!(accepted > 0 && rejected > 0);
+    }
+
+    /// Whether a patch (as `apply_patch` reads it) replaces a stream, a
+    /// descriptor or the locale.
+    fn touches_the_process(bytes: &[u8]) -> bool {
+        let Ok((_, payload, _)) = next_record(bytes) else { return false };
+        let mut r = Reader::new(payload);
+        let Ok(n) = r.u16() else { return false };
+        for _ in 0..n {
+            if r.u64().is_err() {
+                return false;
+            }
+        }
+        let Ok(nobj) = r.u32() else { return false };
+        for _ in 0..nobj {
+            let (Ok(_), Ok(h)) = (r.u32(), ObjectHead::decode(&mut r)) else { return false };
+            if matches!(h.kind, OBJ_STREAM | OBJ_FD | OBJ_LOCALE) {
+                return true;
+            }
+            if r.take(h.len as usize).is_err() {
+                return false;
+            }
+        }
+        false
+    }
+
+    fn option_env_u64(name: &str) -> Option<u64> {
+        std::env::var(name).ok()?.parse().ok()
+    }
 }

@@ -234,3 +234,41 @@ fn clear_outputs(s: &mut Sym, fmt: usize, ret: i32, nargs: u32) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(fmt: &[u8]) -> Option<Spec> {
+        parse_spec(fmt.as_ptr() as usize, 0)
+    }
+
+    fn set(fmt: &[u8]) -> Option<(alloc::vec::Vec<u8>, bool, usize)> {
+        let (table, not_in, next) = parse_set(fmt.as_ptr() as usize, 0)?;
+        Some(((0..=255u8).filter(|&c| table[c as usize]).collect(), not_in, next))
+    }
+
+    #[test]
+    fn conversions_read_their_flags_width_and_length() {
+        let s = spec(b"*15s\0").unwrap();
+        assert_eq!((s.suppress, s.width, s.conv, s.next), (true, 15, b's', 4));
+        let s = spec(b"lld\0").unwrap();
+        assert_eq!((s.size, s.wide, s.conv), (8, false, b'd'));
+        let s = spec(b"hhx\0").unwrap();
+        assert_eq!((s.size, s.width), (1, -1));
+        let s = spec(b"ls\0").unwrap();
+        assert!(s.wide && s.size == 8);
+        let s = spec(b"mc\0").unwrap();
+        assert!(s.alloc && s.conv == b'c');
+        assert!(spec(b"2$d\0").is_none(), "positional arguments are not modelled");
+    }
+
+    #[test]
+    fn sets_take_ranges_a_leading_bracket_and_a_trailing_dash() {
+        assert_eq!(set(b"a-c]x\0"), Some((b"abc".to_vec(), false, 4)));
+        assert_eq!(set(b"^]a]\0"), Some((b"]a".to_vec(), true, 4)));
+        assert_eq!(set(b"0-9-]\0"), Some((b"-0123456789".to_vec(), false, 5)));
+        assert_eq!(set(b"z-a]\0"), Some((b"-az".to_vec(), false, 4)));
+        assert_eq!(set(b"abc\0"), None, "a set that does not close");
+    }
+}

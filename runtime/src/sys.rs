@@ -193,6 +193,11 @@ pub fn write_file(path: &[u8], bytes: &[u8]) -> bool {
 
 /// A message on stderr, always.
 pub fn complain(msg: &[u8]) {
+    // The tests check what is refused by its result; a million refused
+    // inputs need not be told.
+    if cfg!(test) {
+        return;
+    }
     write_all(2, b"carve-rt: ");
     write_all(2, msg);
     write_all(2, b"\n");
