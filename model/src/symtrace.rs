@@ -155,43 +155,18 @@ impl Trace {
     /// `decode(encode(t))` gives `t` back. Tools write traces only to
     /// test how traces they cannot use are met.
     pub fn encode(&self) -> Vec<u8> {
-        use crate::snapshot::Sink;
         let mut p = Vec::new();
-        p.u32(self.flags);
-        p.u32(self.nodes.len().saturating_sub(1) as u32);
-        for n in self.nodes.iter().skip(1) {
-            n.encode(&mut p);
-        }
-        p.u32(self.path.len() as u32);
-        for e in &self.path {
-            p.u8(e.kind);
-            p.u32(e.site);
-            p.u32(e.node);
-            p.u64(e.taken);
-            if e.kind == PATH_SWITCH {
-                p.u32(e.cases.len() as u32);
-                for &c in &e.cases {
-                    p.u64(c);
-                }
-            }
-            if e.kind != PATH_PIN {
-                p.u32(e.slots.len() as u32);
-                for &k in &e.slots {
-                    p.u32(k);
-                }
-            }
-        }
-        p.u32(self.tables.len() as u32);
-        for t in &self.tables {
-            for &v in t {
-                p.u64(v);
-            }
-        }
-        p.u32(self.pin_names.len() as u32);
-        for n in &self.pin_names {
-            p.u32(n.len() as u32);
-            p.put(n.as_bytes());
-        }
+        let path = self.path.iter().map(|e| EntryRef {
+            kind: e.kind,
+            site: e.site,
+            node: e.node,
+            taken: e.taken,
+            cases: &e.cases,
+            slots: &e.slots,
+        });
+        let nodes = self.nodes.get(1..).unwrap_or_default();
+        let tables = self.tables.iter().map(Vec::as_slice);
+        encode_trace(&mut p, self.flags, nodes, path, tables, self.pin_names.iter().map(|n| n.as_bytes()));
         let mut out = Vec::new();
         push_record(&mut out, KIND_TRACE, &p);
         out

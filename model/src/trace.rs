@@ -149,3 +149,64 @@ impl SymInput {
         Ok(SymInput { object: r.u32()?, offset: r.u64()?, len: r.u32()?, first: r.u32()? })
     }
 }
+
+/// A path entry as [`encode_trace`] writes it.
+#[derive(Debug, Clone, Copy)]
+pub struct EntryRef<'a> {
+    pub kind: u8,
+    pub site: u32,
+    pub node: u32,
+    pub taken: u64,
+    /// A switch's case values (written for switches only).
+    pub cases: &'a [u64],
+    /// Each direction's coverage-map slot (not written for pins).
+    pub slots: &'a [u32],
+}
+
+/// Writes a trace payload: the one definition of its layout, used by the
+/// runtime (symbolic replay) and the tools alike. `nodes` start at id 1;
+/// each table has [`TABLE_LEN`] entries.
+pub fn encode_trace<'a>(
+    s: &mut impl crate::snapshot::Sink,
+    flags: u32,
+    nodes: &[Node],
+    path: impl ExactSizeIterator<Item = EntryRef<'a>>,
+    tables: impl ExactSizeIterator<Item = &'a [u64]>,
+    pin_names: impl ExactSizeIterator<Item = &'a [u8]>,
+) {
+    s.u32(flags);
+    s.u32(nodes.len() as u32);
+    for n in nodes {
+        n.encode(s);
+    }
+    s.u32(path.len() as u32);
+    for e in path {
+        s.u8(e.kind);
+        s.u32(e.site);
+        s.u32(e.node);
+        s.u64(e.taken);
+        if e.kind == PATH_SWITCH {
+            s.u32(e.cases.len() as u32);
+            for &c in e.cases {
+                s.u64(c);
+            }
+        }
+        if e.kind != PATH_PIN {
+            s.u32(e.slots.len() as u32);
+            for &k in e.slots {
+                s.u32(k);
+            }
+        }
+    }
+    s.u32(tables.len() as u32);
+    for t in tables {
+        for &v in t {
+            s.u64(v);
+        }
+    }
+    s.u32(pin_names.len() as u32);
+    for name in pin_names {
+        s.u32(name.len() as u32);
+        s.put(name);
+    }
+}

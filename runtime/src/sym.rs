@@ -12,7 +12,7 @@
 //! [`MAX_PATH`] entries branches are no longer recorded; the trace says so.
 
 use crate::model::op::mask;
-use crate::model::snapshot::{header, Sink};
+use crate::model::snapshot::header;
 use crate::model::trace::*;
 use alloc::boxed::Box;
 use alloc::collections::BTreeMap;
@@ -322,45 +322,22 @@ impl Sym {
     /// The trace record (header and payload).
     pub fn encode(&self) -> Vec<u8> {
         let mut p = crate::carve::Buf(Vec::with_capacity(8 + self.nodes.len() * NODE_LEN + self.path.len() * 17));
-        p.u32(self.flags);
-        p.u32((self.nodes.len() - 1) as u32);
-        for n in &self.nodes[1..] {
-            n.encode(&mut p);
-        }
-        p.u32(self.path.len() as u32);
-        for e in &self.path {
-            p.u8(e.kind);
-            p.u32(e.site);
-            p.u32(e.node);
-            p.u64(e.taken);
-            if e.kind == PATH_SWITCH {
-                p.u32(e.cases.len() as u32);
-                for &c in &e.cases {
-                    p.u64(c);
-                }
-            }
-            if e.kind != PATH_PIN {
-                p.u32(e.slots.len() as u32);
-                for &k in &e.slots {
-                    p.u32(k);
-                }
-            }
-        }
-        p.u32(self.tables.len() as u32);
-        for t in &self.tables {
-            for &v in t {
-                p.u64(v);
-            }
-        }
+        let path = self.path.iter().map(|e| EntryRef {
+            kind: e.kind,
+            site: e.site,
+            node: e.node,
+            taken: e.taken,
+            cases: &e.cases,
+            slots: &e.slots,
+        });
         // What pinned values, by pin site.
-        p.u32(self.pin_names.len() as u32);
-        for &name in &self.pin_names {
-            // SAFETY: the probes pass NUL-terminated constants.
-            let len = unsafe { libc::strnlen(name.cast(), MAX_PIN_NAME) };
-            p.u32(len as u32);
-            // SAFETY: `len` bytes are readable (strnlen read them).
-            p.0.extend_from_slice(unsafe { core::slice::from_raw_parts(name, len) });
-        }
+        let names = self.pin_names.iter().map(|&name| {
+            // SAFETY: the probes pass NUL-terminated constants; `strnlen`
+            // read the `len` bytes taken.
+            unsafe { core::slice::from_raw_parts(name, libc::strnlen(name.cast(), MAX_PIN_NAME)) }
+        });
+        let tables = self.tables.iter().map(|t| &t[..]);
+        encode_trace(&mut p, self.flags, &self.nodes[1..], path, tables, names);
         let mut out = header(KIND_TRACE, &p.0).to_vec();
         out.extend_from_slice(&p.0);
         out
