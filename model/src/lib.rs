@@ -11,6 +11,7 @@ mod consts;
 pub mod env;
 #[cfg(test)]
 mod fuzz_decoders;
+pub mod fuzzing;
 mod names;
 pub mod op;
 pub mod protocol;

@@ -164,3 +164,36 @@ impl CampaignFile {
         Ok(f)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Damaged `campaign.json` files (mutations of a real one) are errors,
+    /// never panics (`DECODER_FUZZ_INPUTS`, as for the other decoders).
+    #[test]
+    fn damaged_campaign_files_are_errors_never_panics() {
+        let config = Config {
+            system: "radamsa-like".into(),
+            unit: "symbolic".into(),
+            seed: 7,
+            time_budget_s: 60.0,
+            command: vec!["./prog".into(), "@@".into()],
+            args_in_input: false,
+            timeout_ms: 1000,
+            mem_limit_mb: 512,
+            input_dir: "seeds".into(),
+            batch: 64,
+            parents: Parents::All,
+            signature_depth: 3,
+        };
+        let mut file = CampaignFile::new(config);
+        file.stats.execs = 12345;
+        file.stats.crash_counts.insert("SIGSEGV in f <- main".into(), 3);
+        let seed = serde_json::to_vec_pretty(&file).unwrap();
+        let decode = |b: &[u8]| CampaignFile::decode(b).is_ok();
+        let panics =
+            model::fuzzing::fuzz("campaign state (campaign.json)", &seed, &|b| b, &decode, model::fuzzing::inputs());
+        assert_eq!(panics, 0);
+    }
+}
