@@ -18,6 +18,8 @@ extern crate std;
 pub mod abi;
 mod args;
 mod carve;
+#[cfg(test)]
+mod fuzzing;
 #[cfg(not(test))]
 mod heap;
 mod malloc;

@@ -212,35 +212,15 @@ mod tests {
     /// default 20 000; the checksum made to fit most of the time).
     #[test]
     fn mutated_symbolic_input_files_never_panic() {
-        let n: u64 = std::env::var("RUNTIME_FUZZ_INPUTS").ok().and_then(|v| v.parse().ok()).unwrap_or(20_000);
+        let n = crate::fuzzing::inputs();
         let valid = sym_in(&[
             SymInput { object: 0, offset: 4, len: 3, first: 0 },
             SymInput { object: SYM_IN_FILE, offset: 0, len: 9, first: 3 },
         ]);
-        let mut rng = 0x2545_f491_4f6c_dd1du64;
-        let mut next = move || {
-            rng ^= rng << 13;
-            rng ^= rng >> 7;
-            rng ^= rng << 17;
-            rng
-        };
+        let mut m = crate::fuzzing::Mutator::new(0x2545_f491_4f6c_dd1d);
         let (mut accepted, mut rejected) = (0u64, 0u64);
         for _ in 0..n {
-            let mut bytes = valid.clone();
-            for _ in 0..1 + next() % 4 {
-                let k = (next() % bytes.len() as u64) as usize;
-                match next() % 5 {
-                    0 => bytes[k] ^= 1 << (next() % 8),
-                    1 => bytes[k] = next() as u8,
-                    2 => bytes.truncate(k.max(1)),
-                    3 => bytes[k] = [0, 1, 0x7f, 0xff][(next() % 4) as usize],
-                    _ => bytes.insert(k, next() as u8),
-                }
-            }
-            if next() % 8 != 0 && bytes.len() > HEADER_LEN {
-                let h = header(KIND_SYM_IN, &bytes[HEADER_LEN..]);
-                bytes[..HEADER_LEN].copy_from_slice(&h);
-            }
+            let bytes = m.mutate(KIND_SYM_IN, &valid);
             match parse_sym_in(&bytes) {
                 Some(_) => accepted += 1,
                 None => rejected += 1,

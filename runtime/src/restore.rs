@@ -358,36 +358,15 @@ mod tests {
     /// count is `RUNTIME_FUZZ_INPUTS` (default 20 000).
     #[test]
     fn mutated_patches_never_panic_nor_write_outside_their_objects() {
-        let n: u64 = option_env_u64("RUNTIME_FUZZ_INPUTS").unwrap_or(20_000);
+        let n = crate::fuzzing::inputs();
         let head = |size, len| ObjectHead { kind: OBJ_HEAP, global: 0, addr: 0, size, len };
         let data = [0x41u8; 8];
         let valid = patch(&[1, 2], &[(1, head(8, 8), &data)], &[reloc(0, 8, 1), reloc(RELOC_IN_ARG, 0, 0)]);
         let mut st = State::default();
-        let mut rng = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = move || {
-            rng ^= rng << 13;
-            rng ^= rng >> 7;
-            rng ^= rng << 17;
-            rng
-        };
+        let mut m = crate::fuzzing::Mutator::new(0x9e37_79b9_7f4a_7c15);
         let (mut accepted, mut rejected, mut skipped) = (0u64, 0u64, 0u64);
         for _ in 0..n {
-            let mut bytes = valid.clone();
-            for _ in 0..1 + next() % 4 {
-                let k = (next() % bytes.len() as u64) as usize;
-                match next() % 5 {
-                    0 => bytes[k] ^= 1 << (next() % 8),
-                    1 => bytes[k] = next() as u8,
-                    2 => bytes.truncate(k.max(1)),
-                    3 => bytes[k] = [0, 1, 8, 16, 24, 0x7f, 0xff][(next() % 7) as usize],
-                    _ => bytes.insert(k, next() as u8),
-                }
-            }
-            // Most mutations keep a good checksum, to reach the payload.
-            if next() % 8 != 0 && bytes.len() > HEADER_LEN {
-                let h = header(KIND_PATCH, &bytes[HEADER_LEN..]);
-                bytes[..HEADER_LEN].copy_from_slice(&h);
-            }
+            let bytes = m.mutate(KIND_PATCH, &valid);
             // Streams, descriptors and the locale are the process's own
             // (a descriptor is reopened over whatever number it had):
             // not for a test process.
@@ -435,9 +414,5 @@ mod tests {
             }
         }
         false
-    }
-
-    fn option_env_u64(name: &str) -> Option<u64> {
-        std::env::var(name).ok()?.parse().ok()
     }
 }
