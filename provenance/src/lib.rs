@@ -7,9 +7,11 @@
 //! and an alarm's record names the system test its unit was carved from.
 
 mod graph;
+mod labels;
 mod names;
 
 pub use graph::{Campaign, Kind, Step, Summary, Test};
+pub use labels::{Labels, Mismatch, Origin, Run, FRESH};
 pub use names::{parse, Name};
 
 /// What can go wrong reading a campaign's provenance.
