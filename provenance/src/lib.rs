@@ -9,10 +9,12 @@
 mod graph;
 mod labels;
 mod names;
+mod record;
 
 pub use graph::{Campaign, Kind, Step, Summary, Test};
 pub use labels::{Labels, Mismatch, Origin, Run, FRESH};
 pub use names::{parse, Name};
+pub use record::{record_path, Lift, Maker, Record, RECORD_VERSION};
 
 /// What can go wrong reading a campaign's provenance.
 #[derive(Debug, thiserror::Error)]
@@ -21,6 +23,8 @@ pub enum Error {
     Read { path: std::path::PathBuf, err: std::io::Error },
     #[error("no test {0} in this campaign")]
     NoSuchTest(String),
+    #[error("{path}: not a trail record: {why}")]
+    BadRecord { path: std::path::PathBuf, why: String },
     #[error("{0}: its trail does not reach a seed ({1})")]
     Unresolved(String, String),
 }
