@@ -7,6 +7,9 @@ use exec::{Coverage, ForkServer, Newness, Outcome};
 use model::shell::{self, Quote};
 use model::unit::{Param, Site, Value};
 
+mod labels;
+pub use labels::lift_labelled;
+
 /// What a lifted value turned out to be.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Class {
@@ -33,30 +36,50 @@ pub fn lift(input: &[u8], param: &Param, value: &Value, command_line: bool) -> V
 /// `''`, `it's` inside single quotes `it'\''s`), so the line splits into
 /// the words the unit had, here and in a shell.
 pub fn lift_all(input: &[u8], values: &[(&Param, &Value)], command_line: bool) -> Vec<u8> {
+    lift_spliced(input, values, command_line).0
+}
+
+/// What [`lift_all`] replaced: bytes `at..end` of the input, by `len`
+/// bytes of the value of parameter `value` (an index into `values`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Splice {
+    pub at: usize,
+    pub end: usize,
+    pub len: usize,
+    pub value: usize,
+}
+
+/// [`lift_all`], and the replacements it made, from the first to the last.
+pub(crate) fn lift_spliced(input: &[u8], values: &[(&Param, &Value)], command_line: bool) -> (Vec<u8>, Vec<Splice>) {
     let line = if command_line { input.iter().position(|&b| b == b'\n').unwrap_or(input.len()) } else { 0 };
     // A line whose quotes do not balance splits at blanks alone: nothing
     // to escape there.
     let shell = command_line && shell::words(&input[..line]).is_some();
-    let mut subs: Vec<(usize, usize, &Param, &Value)> = values
+    let mut subs: Vec<(usize, usize, usize)> = values
         .iter()
-        .flat_map(|&(p, v)| p.occurrences.iter().map(move |&(at, len)| (at as usize, (at + len) as usize, p, v)))
+        .enumerate()
+        .flat_map(|(k, &(p, _))| p.occurrences.iter().map(move |&(at, len)| (at as usize, (at + len) as usize, k)))
         .collect();
     subs.sort_by_key(|s| std::cmp::Reverse(s.0));
     let mut out = input.to_vec();
+    let mut done = Vec::new();
     let mut limit = usize::MAX;
-    for (at, end, p, v) in subs {
+    for (at, end, k) in subs {
+        let (p, v) = values[k];
         if end <= out.len() && end <= limit {
             // (An empty occurrence at the line's end is a new last word.)
             let in_the_line = at < line || at == line && end == at;
             // A value the parameter already has stays as it is written.
             if !(in_the_line && p.text(v) == p.original) {
                 let text = if shell && in_the_line { in_line(&out, at, p, v) } else { p.text(v) };
+                done.push(Splice { at, end, len: text.len(), value: k });
                 out.splice(at..end, text);
             }
             limit = at;
         }
     }
-    out
+    done.reverse();
+    (out, done)
 }
 
 /// `value` of `param` written at `at` of the command line `out` starts
