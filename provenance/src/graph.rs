@@ -1,7 +1,9 @@
 //! A campaign's tests and their parents: trails back to a seed, and what
 //! each seed and each operator led to.
 
+use crate::labels::Labels;
 use crate::names::parse;
+use crate::record::Record;
 use crate::Error;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -33,6 +35,27 @@ pub struct Test {
     pub ops: Vec<String>,
     /// A seed's original name.
     pub seed: Option<String>,
+    /// Its bytes' origins, from its trail record.
+    #[serde(skip)]
+    pub labels: Option<Labels>,
+    /// Whether it has a trail record (else its name is all there is).
+    pub recorded: bool,
+}
+
+impl Test {
+    /// Takes what its trail record says, when it has one: its parents
+    /// (the names agree; a record also holds a splice's donors) and its
+    /// labels. A record that cannot be read is an error.
+    fn take_record(&mut self, root: &Path) -> Result<(), Error> {
+        let Some(r) = Record::read(root, &self.path)? else { return Ok(()) };
+        self.recorded = true;
+        if let Some((&first, rest)) = r.parents.split_first() {
+            self.parent = Some(first);
+            self.donors = rest.to_vec();
+        }
+        self.labels = r.labels;
+        Ok(())
+    }
 }
 
 /// One step of a trail: a test and the operators that made it from the
@@ -61,8 +84,9 @@ pub struct Summary {
 
 /// A campaign's tests.
 pub struct Campaign {
-    queue: BTreeMap<u64, Test>,
-    others: Vec<Test>,
+    pub(crate) root: std::path::PathBuf,
+    pub(crate) queue: BTreeMap<u64, Test>,
+    pub(crate) others: Vec<Test>,
 }
 
 fn names(dir: &Path) -> Result<Vec<String>, Error> {
@@ -82,7 +106,18 @@ impl Campaign {
             for name in names(&root.join(dir))? {
                 let Some(n) = parse(&name) else { continue };
                 let path = format!("{dir}/{name}");
-                let t = Test { kind, path, id: n.id, parent: n.parent, donors: n.donors, ops: n.ops, seed: n.seed };
+                let mut t = Test {
+                    kind,
+                    path,
+                    id: n.id,
+                    parent: n.parent,
+                    donors: n.donors,
+                    ops: n.ops,
+                    seed: n.seed,
+                    labels: None,
+                    recorded: false,
+                };
+                t.take_record(root)?;
                 if kind == Kind::Queue {
                     queue.insert(n.id, t);
                 } else {
@@ -96,7 +131,7 @@ impl Campaign {
             let bytes = std::fs::read(&path).map_err(|err| Error::Read { path: path.clone(), err })?;
             let Ok(a) = model::alarm::Alarm::from_json(&bytes) else { continue };
             let ops = vec![format!("unit {}() parameter {}: {}", a.function, a.parameter, a.generator_op)];
-            others.push(Test {
+            let mut t = Test {
                 kind: Kind::Alarm,
                 path: format!("alarms/{name}"),
                 id,
@@ -104,9 +139,13 @@ impl Campaign {
                 donors: Vec::new(),
                 ops,
                 seed: None,
-            });
+                labels: None,
+                recorded: false,
+            };
+            t.take_record(root)?;
+            others.push(t);
         }
-        Ok(Campaign { queue, others })
+        Ok(Campaign { root: root.to_path_buf(), queue, others })
     }
 
     /// Every test: the queue, then crashes, hangs and alarms.
@@ -182,7 +221,7 @@ impl Campaign {
     }
 }
 
-fn count(s: &mut Summary, t: &Test) {
+pub(crate) fn count(s: &mut Summary, t: &Test) {
     match t.kind {
         Kind::Queue if t.seed.is_none() => {
             s.descendants += 1;

@@ -10,11 +10,13 @@ mod graph;
 mod labels;
 mod names;
 mod record;
+mod tokens;
 
 pub use graph::{Campaign, Kind, Step, Summary, Test};
 pub use labels::{Labels, Mismatch, Origin, Run, FRESH};
 pub use names::{parse, Name};
 pub use record::{record_path, Lift, Maker, Record, RECORD_VERSION};
+pub use tokens::{shown, Change};
 
 /// What can go wrong reading a campaign's provenance.
 #[derive(Debug, thiserror::Error)]
