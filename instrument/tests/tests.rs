@@ -138,6 +138,63 @@ fn conftest_style_link_runs_standalone() {
     assert!(!libs.contains("libgcc_s"), "{libs}");
 }
 
+/// Autoconf checks that a function links by declaring it `char f(void)`
+/// and calling it without arguments: every libc function the symbolic
+/// shadow models must survive that (a model reading an argument that is
+/// not there stopped the compiler, and configure then took the function
+/// to be missing).
+#[test]
+fn autoconf_function_checks_of_modelled_functions_build() {
+    assert!(has_runtime());
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let names = [
+        "snprintf",
+        "sprintf",
+        "__snprintf_chk",
+        "strcmp",
+        "strncmp",
+        "memcmp",
+        "strlen",
+        "strcpy",
+        "memcpy",
+        "memset",
+        "getopt_long",
+        "regcomp",
+        "re_compile_pattern",
+        "sscanf",
+        "fscanf",
+        "strtol",
+        "strtoul",
+        "strchr",
+        "strrchr",
+        "memchr",
+        "strstr",
+        "strspn",
+        "strcspn",
+        "strpbrk",
+        "strcasecmp",
+        "strtok",
+        "strtok_r",
+        "strsep",
+        "getline",
+        "getdelim",
+        "fgetc",
+        "getchar",
+        "read",
+        "fread",
+        "fgets",
+        "atoi",
+    ];
+    for f in names {
+        let src = format!("char {f} (void);\nint main (void) {{ return {f} (); }}\n");
+        std::fs::write(d.join("conftest.c"), src).unwrap();
+        let o =
+            Command::new(carve()).current_dir(d).args(["-O2", "-w", "-o", "conftest", "conftest.c"]).output().unwrap();
+        assert!(o.status.success(), "{f}: {}", String::from_utf8_lossy(&o.stderr));
+    }
+}
+
 #[test]
 fn carve_clang_plus_plus_builds_cpp() {
     assert!(has_runtime());

@@ -208,11 +208,12 @@ impl<'ctx> Shadower<'_, 'ctx> {
                 self.after(i);
                 self.call(self.abi.model_strcpy, &[args[0], args[1]])?
             }
-            "sprintf" | "snprintf" | "__sprintf_chk" | "__snprintf_chk" => {
+            "sprintf" | "snprintf" | "__sprintf_chk" | "__snprintf_chk" if args.len() >= 2 => {
                 // (dst, [n,] [flag, size,] fmt, arg...): where the format is.
                 let sized = name.contains("snprintf");
                 let at = usize::from(sized) + if name.ends_with("_chk") { 3 } else { 1 };
-                let (Some(&fmt), true) = (args.get(at), args[0].is_pointer_value()) else {
+                let (Some(&fmt), true) = (args.get(at), args[0].is_pointer_value() && args[at].is_pointer_value())
+                else {
                     return self.pin_all(i, args);
                 };
                 self.pin_all(i, args)?;
