@@ -139,11 +139,19 @@ table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.2em .5em;tex
 pub type FunctionCoverage = [(String, u32, u32)];
 
 /// The whole page.
+/// A table of counts the caller gathered (what the seeds led to).
+pub struct Table {
+    pub title: String,
+    pub header: Vec<String>,
+    pub rows: Vec<Vec<String>>,
+}
+
 pub fn render(
     title: &str,
     pages: &[Page<'_>],
     coverage_csv: Option<&str>,
     functions: Option<&FunctionCoverage>,
+    tables: &[Table],
 ) -> String {
     let mut s = String::new();
     let _ = write!(
@@ -174,6 +182,21 @@ pub fn render(
     s.push_str("</table>");
     if let Some(svg) = coverage_csv.and_then(coverage_svg) {
         let _ = write!(s, "<h2>Branch coverage over time</h2>{svg}");
+    }
+    for t in tables.iter().filter(|t| !t.rows.is_empty()) {
+        let _ = write!(s, "<h2>{}</h2><table><tr>", escape(t.title.as_bytes()));
+        for h in &t.header {
+            let _ = write!(s, "<th>{}</th>", escape(h.as_bytes()));
+        }
+        s.push_str("</tr>");
+        for r in &t.rows {
+            s.push_str("<tr>");
+            for c in r {
+                let _ = write!(s, "<td>{}</td>", escape(c.as_bytes()));
+            }
+            s.push_str("</tr>");
+        }
+        s.push_str("</table>");
     }
     if let Some(f) = functions.filter(|f| !f.is_empty()) {
         s.push_str("<h2>Branch outcomes per function (the queue's runs)</h2><table><tr><th>function</th><th>covered</th><th>of</th></tr>");

@@ -4,6 +4,9 @@
 use crate::cli::ProvenanceArgs;
 use provenance::{Campaign, Summary};
 
+/// Runs of written bytes shown per step of a trail.
+const MAX_CHANGES: usize = 8;
+
 pub fn run(args: ProvenanceArgs) -> anyhow::Result<i32> {
     anyhow::ensure!(
         args.output.join("queue").is_dir(),
@@ -15,7 +18,12 @@ pub fn run(args: ProvenanceArgs) -> anyhow::Result<i32> {
         let t = c.find(name)?;
         let trail = c.trail(t)?;
         if args.json {
-            println!("{}", serde_json::to_string_pretty(&trail)?);
+            let mut steps = Vec::new();
+            for step in &trail {
+                let changes = c.changes(c.find(&step.path)?)?;
+                steps.push(serde_json::json!({ "step": step, "wrote": changes }));
+            }
+            println!("{}", serde_json::to_string_pretty(&steps)?);
         } else {
             for (k, step) in trail.iter().enumerate() {
                 let made = if step.ops.is_empty() {
@@ -29,23 +37,50 @@ pub fn run(args: ProvenanceArgs) -> anyhow::Result<i32> {
                     format!(", with bytes of {}", step.donors.join(" and "))
                 };
                 println!("{:>3}  {}  ({made}{with})", k, step.path);
+                match c.changes(c.find(&step.path)?)? {
+                    Some(changes) => {
+                        for ch in changes.iter().take(MAX_CHANGES) {
+                            println!("       wrote at {:>5}: {}  ({})", ch.at, ch.text, ch.by);
+                        }
+                        if changes.len() > MAX_CHANGES {
+                            println!("       ... and {} more runs", changes.len() - MAX_CHANGES);
+                        }
+                    }
+                    None if step.ops.is_empty() => {}
+                    None => println!("       (no labels recorded)"),
+                }
             }
         }
         return Ok(0);
     }
     let (seeds, unresolved) = c.by_seed();
     let ops = c.by_operator();
+    let mut tokens = c.by_token()?;
+    let recorded = c.tests().filter(|t| t.recorded).count();
     if args.json {
-        let v = serde_json::json!({ "seeds": seeds, "operators": ops, "unresolved": unresolved });
+        let v = serde_json::json!({
+            "seeds": seeds,
+            "seed_lines": tokens,
+            "operators": ops,
+            "unresolved": unresolved,
+            "recorded": recorded,
+        });
         println!("{}", serde_json::to_string_pretty(&v)?);
         return Ok(0);
     }
     println!("{}", table("seed", &seeds));
+    tokens.sort_by_key(|s| std::cmp::Reverse((s.crashes + s.hangs + s.alarms, s.lifts, s.descendants)));
+    if !tokens.is_empty() {
+        println!("{}", table("seed line", &tokens[..tokens.len().min(20)]));
+    }
     let mut ops = ops;
     ops.sort_by_key(|s| std::cmp::Reverse((s.crashes + s.hangs + s.alarms, s.descendants)));
     println!("{}", table("operator", &ops[..ops.len().min(20)]));
     let total = c.tests().count();
-    println!("bridge provenance: {} of {total} tests trace back to a seed", total - unresolved);
+    println!(
+        "bridge provenance: {} of {total} tests trace back to a seed; {recorded} have a trail record",
+        total - unresolved
+    );
     Ok(0)
 }
 

@@ -97,7 +97,8 @@ pub fn run(args: ReviewArgs) -> anyhow::Result<i32> {
                 None
             }
         };
-        let html = review::html::render(&title, &pages, csv.as_deref(), functions.as_deref());
+        let tables = provenance_tables(root);
+        let html = review::html::render(&title, &pages, csv.as_deref(), functions.as_deref(), &tables);
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
         driver::files::write_atomic(&dir.join("index.html"), html.as_bytes())?;
         if !args.json {
@@ -173,18 +174,46 @@ fn page<'a>(root: &Path, g: &'a Group, input: &Path, command: &str) -> review::h
     let shown = reduced_path(root, g);
     let test = if shown.exists() { shown } else { input.to_path_buf() };
     let command = command.replace("FILE", &test.display().to_string());
-    let trail = provenance::Campaign::read(root)
-        .ok()
+    let campaign = provenance::Campaign::read(root).ok();
+    let trail = campaign
+        .as_ref()
         .and_then(|c| c.trail(c.find(first).ok()?).ok())
         .unwrap_or_default()
         .into_iter()
         .map(|step| {
-            let made =
+            let mut made =
                 if step.ops.is_empty() { "a seed".to_string() } else { format!("made by {}", step.ops.join(" + ")) };
+            let changes = campaign.as_ref().and_then(|c| c.changes(c.find(&step.path).ok()?).ok().flatten());
+            for ch in changes.unwrap_or_default().iter().take(4) {
+                made.push_str(&format!("; wrote {} at {} ({})", ch.text, ch.at, ch.by));
+            }
             (step.path, made)
         })
         .collect();
     review::html::Page { group: g, original, reduced, parent, unit_c, source, command, trail }
+}
+
+/// What the seeds, their lines and the operators led to, for the report
+/// (none when the campaign's provenance cannot be read).
+fn provenance_tables(root: &Path) -> Vec<review::html::Table> {
+    let Ok(c) = provenance::Campaign::read(root) else { return Vec::new() };
+    let header = ["", "descendants", "lifts", "crashes", "hangs", "alarms"].map(String::from).to_vec();
+    let rows = |mut v: Vec<provenance::Summary>| {
+        v.sort_by_key(|s| std::cmp::Reverse((s.crashes + s.hangs + s.alarms, s.lifts, s.descendants)));
+        v.into_iter()
+            .take(20)
+            .map(|s| {
+                let n = [s.descendants, s.lifts, s.crashes, s.hangs, s.alarms].map(|x| x.to_string());
+                std::iter::once(s.name).chain(n).collect()
+            })
+            .collect()
+    };
+    let table = |title: &str, v| review::html::Table { title: title.into(), header: header.clone(), rows: rows(v) };
+    vec![
+        table("What each seed led to", c.by_seed().0),
+        table("What each line of the seeds led to", c.by_token().unwrap_or_default()),
+        table("What each operator led to", c.by_operator()),
+    ]
 }
 
 /// The target the campaign ran, with its time limit and input mode.
