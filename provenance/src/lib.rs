@@ -10,12 +10,14 @@ mod graph;
 mod labels;
 mod names;
 mod record;
+mod relabel;
 mod tokens;
 
 pub use graph::{Campaign, Kind, Step, Summary, Test};
 pub use labels::{Labels, Mismatch, Origin, Run, FRESH};
 pub use names::{parse, Name};
 pub use record::{record_path, Lift, Maker, Record, RECORD_VERSION};
+pub use relabel::{relabel, Donor, MIN_COPY};
 pub use tokens::{shown, Change};
 
 /// What can go wrong reading a campaign's provenance.
