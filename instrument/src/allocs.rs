@@ -69,8 +69,17 @@ pub fn instrument<'ctx>(
                 let site = CallSiteValue::try_from(call).expect("a call");
                 let Some(callee) = site.get_called_fn_value() else { continue };
                 let Some(k) = kind(&callee.get_name().to_string_lossy()) else { continue };
-                let arg = |i: u32| -> Option<BasicValueEnum<'ctx>> { call.get_operand(i).and_then(|o| o.value()) };
-                let result = || -> Option<BasicValueEnum<'ctx>> { site.try_as_basic_value().basic() };
+                // A callee declared otherwise than libc declares it (autoconf's
+                // `char malloc (void)`) gets no probe: arguments past those
+                // passed, or of another type, are not there to read.
+                let nargs = site.count_arguments();
+                let arg = |i: u32| -> Option<BasicValueEnum<'ctx>> {
+                    (i < nargs).then(|| call.get_operand(i).and_then(|o| o.value())).flatten()
+                };
+                let ptr_arg = |i: u32| arg(i).filter(|v| v.is_pointer_value());
+                let result = || -> Option<BasicValueEnum<'ctx>> {
+                    site.try_as_basic_value().basic().filter(|v| v.is_pointer_value())
+                };
                 let Some(next) = call.get_next_instruction() else { continue };
                 match k {
                     Kind::Malloc(sizes) | Kind::Realloc(_, sizes) => {
@@ -79,7 +88,7 @@ pub fn instrument<'ctx>(
                         let Some(size) = product(&b, ctx, sizes.iter().map(|&i| arg(i)))? else { continue };
                         match k {
                             Kind::Realloc(old, _) => {
-                                let Some(old) = arg(old) else { continue };
+                                let Some(old) = ptr_arg(old) else { continue };
                                 b.build_call(on_realloc, &[old.into(), res.into(), size.into()], "")?;
                             }
                             _ => {
@@ -88,14 +97,16 @@ pub fn instrument<'ctx>(
                         }
                     }
                     Kind::PosixMemalign => {
-                        let (Some(pp), Some(size)) = (arg(0), arg(2)) else { continue };
+                        let (Some(pp), Some(size)) = (ptr_arg(0), arg(2).filter(|v| v.is_int_value())) else {
+                            continue;
+                        };
                         b.position_before(&next);
                         let p = b.build_load(ptr_t, pp.into_pointer_value(), "")?;
                         let size = widen(&b, ctx, size)?;
                         b.build_call(on_alloc, &[p.into(), size.into()], "")?;
                     }
                     Kind::Free => {
-                        let Some(p) = arg(0) else { continue };
+                        let Some(p) = ptr_arg(0) else { continue };
                         b.position_before(&call);
                         b.build_call(on_free, &[p.into()], "")?;
                     }
@@ -106,7 +117,7 @@ pub fn instrument<'ctx>(
                         b.build_call(hook, &[res.into()], "")?;
                     }
                     Kind::Getline => {
-                        let (Some(lp), Some(np)) = (arg(0), arg(1)) else { continue };
+                        let (Some(lp), Some(np)) = (ptr_arg(0), ptr_arg(1)) else { continue };
                         // The old buffer (freed or kept by libc) before, the new after.
                         b.position_before(&call);
                         let old = b.build_load(ptr_t, lp.into_pointer_value(), "")?;
