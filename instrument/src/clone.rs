@@ -1,6 +1,6 @@
 //! Clones of a module's functions, linked back into it: the out-of-line
-//! copies kept for carving (`F.carve`, [`crate::preserve`]) and the
-//! symbolic clones (`F.sym`). The copy shares the module's globals (its own
+//! copies kept for carving (`F..carve`, [`crate::preserve`]) and the
+//! symbolic clones (`F..sym`). The copy shares the module's globals (its own
 //! become declarations of them) and calls the clones among themselves; a
 //! clone's address never escapes (non-call uses are pointed back at `F`),
 //! so function pointers compare as in the original program. A clone is

@@ -5,7 +5,7 @@
 //! probe placed after it would find no call to carve. So `carve-clang`
 //! runs this on the unoptimised bitcode (clang's `-O` level, with
 //! `-disable-llvm-passes`): each defined function `F` gets a clone
-//! `F.carve`, marked `noinline` and kept whole (`llvm.compiler.used`: the
+//! `F..carve`, marked `noinline` and kept whole (`llvm.compiler.used`: the
 //! optimiser neither deletes it nor changes its signature), whose calls go
 //! to the other clones. The program itself (`F`) is optimised as the user
 //! asked, inlining included; carving and unit replay run the clones, which
@@ -26,8 +26,9 @@ use inkwell::module::{Linkage, Module};
 use inkwell::values::{AsValueRef, FunctionValue, InstructionOpcode};
 use inkwell::AddressSpace;
 
-/// Suffix of the out-of-line copies.
-pub const SUFFIX: &str = ".carve";
+/// Suffix of the out-of-line copies. Two dots: a static variable `v` of a
+/// C function `f` is the symbol `f.v`, which `f..carve` can never be.
+pub const SUFFIX: &str = "..carve";
 /// String attribute on a function: its source index in the module.
 pub const SRC_ATTR: &str = "carve-src";
 /// Metadata on a conditional branch or switch: `!{i32 function, i32 branch}`.
@@ -40,7 +41,7 @@ pub struct Prepared {
     pub branches: u32,
 }
 
-/// Tags the module's functions and branches and adds the `.carve` copies.
+/// Tags the module's functions and branches and adds the `..carve` copies.
 pub fn prepare<'ctx>(ctx: &'ctx Context, module: &Module<'ctx>) -> Result<Prepared, Error> {
     let funcs: Vec<FunctionValue<'ctx>> = module.get_functions().filter(|f| ir::is_instrumentable(*f)).collect();
     if funcs.is_empty() || funcs.iter().any(|f| source_index(*f).is_some()) {
@@ -204,7 +205,7 @@ pub fn redirect_external_calls<'ctx>(
     Ok(done)
 }
 
-/// `G.carve` for a function `g` of another module, as a weak definition
+/// `G..carve` for a function `g` of another module, as a weak definition
 /// that calls `g`: the other module's copy replaces it at link time when
 /// that module has one. (A direct call, through the PLT: taking `g`'s
 /// address instead would make the loader resolve it at every start.)

@@ -284,6 +284,26 @@ fn autoconf_function_checks_of_modelled_functions_build() {
     }
 }
 
+/// A static variable `v` of a C function `f` is the symbol `f.v`: one
+/// called `sym` or `carve` must not collide with the clones' names (sed's
+/// configure has `static char const sym[]` in `main`; the build failed to
+/// link and configure took the check to fail).
+#[test]
+fn static_locals_named_like_the_clones_build_and_run() {
+    assert!(has_runtime());
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let src = "static int f(int x) { static int carve = 3; static int sym = 4; return x * carve + sym; }\n\
+               int main(int argc, char **argv) { static char const sym[] = \"s\"; static int carve;\n\
+               (void)argv; carve = f(argc); return carve + sym[0] - 's'; }\n";
+    std::fs::write(d.join("names.c"), src).unwrap();
+    for level in ["-O0", "-O2"] {
+        run_in(d, &carve(), &[level, "-o", "names", "names.c"]);
+        let st = Command::new(d.join("names")).status().unwrap();
+        assert_eq!(st.code(), Some(7), "{level}");
+    }
+}
+
 #[test]
 fn carve_clang_plus_plus_builds_cpp() {
     assert!(has_runtime());

@@ -1,6 +1,6 @@
 //! Symbolic shadow instrumentation, in the style of compile-time concolic
 //! execution, kept off the fast path: every defined function `F` gets a
-//! clone `F.sym` ([`clone`]) whose integer operations, comparisons, casts,
+//! clone `F..sym` ([`clone`]) whose integer operations, comparisons, casts,
 //! selects, PHIs, loads, stores, branches, switches and calls also build
 //! expressions through the runtime ([`shadow`], [`calls`]). Only symbolic
 //! unit replay calls the clones (through the clones of the replay
@@ -18,16 +18,17 @@ use inkwell::module::Module;
 use inkwell::targets::TargetData;
 use inkwell::values::FunctionValue;
 
-/// Suffix of the symbolic clones.
-pub const SUFFIX: &str = ".sym";
+/// Suffix of the symbolic clones (two dots, see `preserve::SUFFIX`: a
+/// static `sym` in `main` is the symbol `main.sym`).
+pub const SUFFIX: &str = "..sym";
 
 /// Most parameters whose shadows a call passes (as the runtime's table).
 const MAX_PARAMS: usize = 64;
 
 /// Clones and instruments `units` (the functions carving and replay call:
-/// the `.carve` copies, or every function of a module built without them)
+/// the `..carve` copies, or every function of a module built without them)
 /// and the trampolines in `tramps`; returns, for each trampoline, the
-/// trampoline of its symbolic clone. The clone of `F.carve` is `F.sym`, as
+/// trampoline of its symbolic clone. The clone of `F..carve` is `F..sym`, as
 /// a module's calls to another module's `F` expect.
 pub fn instrument<'ctx>(
     ctx: &'ctx Context,
