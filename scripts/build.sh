@@ -4,5 +4,5 @@
 # same target directory, so libcarve_rt.a lands next to carve-clang.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo build --release --manifest-path runtime/Cargo.toml --target-dir target
+(cd runtime && cargo build --release --target-dir ../target)
 cargo build --release --workspace

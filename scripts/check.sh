@@ -5,5 +5,5 @@ cd "$(dirname "$0")/.."
 cargo fmt --all -- --check
 cargo fmt --manifest-path runtime/Cargo.toml -- --check
 cargo clippy --release --all-targets -- -D warnings
-cargo clippy --release --all-targets --manifest-path runtime/Cargo.toml --target-dir target -- -D warnings
+(cd runtime && cargo clippy --release --all-targets --target-dir ../target -- -D warnings)
 scripts/test.sh

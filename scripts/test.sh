@@ -6,5 +6,5 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
 scripts/install-deps.sh
 scripts/build.sh
-cargo test --release --manifest-path runtime/Cargo.toml --target-dir target
+(cd runtime && cargo test --release --target-dir ../target)
 cargo test --release --workspace

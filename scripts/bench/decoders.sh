@@ -14,4 +14,4 @@ cd "$repo"
 n=${1:-1000000}
 DECODER_FUZZ_INPUTS=$n cargo test --release -q -p model --lib fuzz_decoders -- --nocapture 2>&1 | grep -E '^\|'
 DECODER_FUZZ_INPUTS=$n cargo test --release -q -p bridge --bin bridge damaged_campaign_files -- --nocapture 2>&1 | grep -oE '\| [a-z].*'
-RUNTIME_FUZZ_INPUTS=$n cargo test --release -q --manifest-path runtime/Cargo.toml --target-dir target mutated_ -- --nocapture --test-threads=1 2>&1 | grep -oE '\| [a-z].*'
+(cd runtime && RUNTIME_FUZZ_INPUTS=$n cargo test --release -q --target-dir ../target mutated_ -- --nocapture --test-threads=1 2>&1) | grep -oE '\| [a-z].*'
