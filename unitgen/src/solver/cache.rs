@@ -2,7 +2,7 @@
 //! their expressions, not by node ids, which differ between traces) get
 //! the same answer without asking the solver again.
 
-use super::{Answer, Cond, Query, Solver, Stats};
+use super::{Answer, Cond, Query, Solver, Stats, Stop};
 use crate::symbolic::dag::Dag;
 use std::collections::HashMap;
 
@@ -40,8 +40,9 @@ fn key(q: &Query<'_>, dag: &mut Dag) -> Vec<u64> {
     k
 }
 
-impl<S: Solver> Solver for Caching<S> {
-    fn solve(&mut self, q: &Query<'_>) -> Answer {
+impl<S: Solver> Caching<S> {
+    /// The cached answer, else what `inner` says (kept unless unknown).
+    fn answer(&mut self, q: &Query<'_>, inner: impl FnOnce(&mut S) -> Answer) -> Answer {
         self.queries += 1;
         self.dag.for_trace(q.id);
         let k = key(q, &mut self.dag);
@@ -49,11 +50,21 @@ impl<S: Solver> Solver for Caching<S> {
             self.hits += 1;
             return a.clone();
         }
-        let a = self.inner.solve(q);
+        let a = inner(&mut self.inner);
         if self.answers.len() < MAX_ENTRIES && a != Answer::Unknown {
             self.answers.insert(k, a.clone());
         }
         a
+    }
+}
+
+impl<S: Solver> Solver for Caching<S> {
+    fn solve(&mut self, q: &Query<'_>) -> Answer {
+        self.answer(q, |s| s.solve(q))
+    }
+
+    fn solve_within(&mut self, q: &Query<'_>, timeout_ms: u32, stop: Stop<'_>) -> Answer {
+        self.answer(q, |s| s.solve_within(q, timeout_ms, stop))
     }
 
     fn stats(&self) -> Stats {

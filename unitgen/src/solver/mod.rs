@@ -70,9 +70,19 @@ impl Stats {
     }
 }
 
+/// Asked now and then while a query runs: whether to give it up (its
+/// answer is then [`Answer::Unknown`]).
+pub type Stop<'a> = &'a (dyn Fn() -> bool + Sync);
+
 /// Decides queries.
 pub trait Solver {
     fn solve(&mut self, q: &Query<'_>) -> Answer;
+    /// Decides `q` with a time limit of `timeout_ms` instead of the
+    /// chain's own, given up early when `stop` says so. A solver that has
+    /// no time limit answers as [`Solver::solve`] does.
+    fn solve_within(&mut self, q: &Query<'_>, _timeout_ms: u32, _stop: Stop<'_>) -> Answer {
+        self.solve(q)
+    }
     fn stats(&self) -> Stats;
 }
 
@@ -128,11 +138,10 @@ mod tests {
         assert_eq!((st.queries, st.cache_hits, st.sat, st.unsat), (3, 1, 1, 1));
     }
 
-    #[test]
-    fn a_hard_query_times_out_and_is_not_cached() {
-        // A 32-bit word squared and added to four times (64 bits), equal
-        // to what some bytes give: z3 takes over a minute, so the
-        // 1 ms timeout holds however late the watchdog runs.
+    /// A 32-bit word squared and added to four times (64 bits), equal to
+    /// what some bytes give (its condition's node): z3 takes over a
+    /// minute.
+    fn hard() -> (Trace, u32) {
         let bytes = [0x12u8, 0x34, 0x56, 0x78, 0x9a, 0xbc, 0xde, 0xf0];
         let mut want = u64::from(u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]));
         let mut nodes = vec![Node::default()];
@@ -158,7 +167,13 @@ mod tests {
         }
         let want = push(node(OP_CONST, 64, 0, 0, want));
         let eq = push(node(OP_EQ, 1, h, want, 0));
-        let t = Trace { flags: 0, nodes, path: Vec::new(), tables: Vec::new(), pin_names: Vec::new() };
+        (Trace { flags: 0, nodes, path: Vec::new(), tables: Vec::new(), pin_names: Vec::new() }, eq)
+    }
+
+    #[test]
+    fn a_hard_query_times_out_and_is_not_cached() {
+        // The 1 ms timeout holds however late the watchdog runs.
+        let (t, eq) = hard();
         let mut s = chain(1, None);
         let conds = vec![Cond::Bit(eq, true)];
         let q = Query { id: 1, trace: &t, conds };
@@ -166,5 +181,18 @@ mod tests {
         assert_eq!(s.solve(&q), Answer::Unknown);
         let st = s.stats();
         assert_eq!((st.queries, st.cache_hits, st.timeouts), (2, 0, 2));
+    }
+
+    #[test]
+    fn a_query_with_its_own_limit_is_given_up_when_told_to() {
+        let (t, eq) = hard();
+        let mut s = chain(1, None);
+        let q = Query { id: 1, trace: &t, conds: vec![Cond::Bit(eq, true)] };
+        let started = std::time::Instant::now();
+        let stop = || started.elapsed() > std::time::Duration::from_millis(100);
+        assert_eq!(s.solve_within(&q, 60_000, &stop), Answer::Unknown);
+        let took = started.elapsed();
+        assert!(took < std::time::Duration::from_secs(2), "took {took:?}");
+        assert!(took >= std::time::Duration::from_millis(100), "took {took:?}");
     }
 }

@@ -2,7 +2,7 @@
 //! one (the last), keep only those that share input bytes with it,
 //! transitively. The rest cannot change the answer for these bytes.
 
-use super::{Answer, Query, Solver, Stats};
+use super::{Answer, Query, Solver, Stats, Stop};
 use crate::symbolic::dag::Dag;
 use std::collections::BTreeSet;
 
@@ -43,12 +43,23 @@ pub fn slice(q: &Query<'_>, dag: &mut Dag) -> Vec<usize> {
     (0..q.conds.len()).filter(|&i| keep[i]).collect()
 }
 
-impl<S: Solver> Solver for Slicing<S> {
-    fn solve(&mut self, q: &Query<'_>) -> Answer {
+impl<S: Solver> Slicing<S> {
+    fn sliced<'a>(&mut self, q: &Query<'a>) -> Query<'a> {
         self.dag.for_trace(q.id);
         let kept = slice(q, &mut self.dag);
-        let sliced = Query { id: q.id, trace: q.trace, conds: kept.into_iter().map(|i| q.conds[i].clone()).collect() };
+        Query { id: q.id, trace: q.trace, conds: kept.into_iter().map(|i| q.conds[i].clone()).collect() }
+    }
+}
+
+impl<S: Solver> Solver for Slicing<S> {
+    fn solve(&mut self, q: &Query<'_>) -> Answer {
+        let sliced = self.sliced(q);
         self.inner.solve(&sliced)
+    }
+
+    fn solve_within(&mut self, q: &Query<'_>, timeout_ms: u32, stop: Stop<'_>) -> Answer {
+        let sliced = self.sliced(q);
+        self.inner.solve_within(&sliced, timeout_ms, stop)
     }
 
     fn stats(&self) -> Stats {

@@ -2,7 +2,7 @@
 //! a timeout per query, and optionally every query appended to a file as
 //! SMT-LIB.
 
-use super::{Answer, Cond, Query, Solver, Stats};
+use super::{Answer, Cond, Query, Solver, Stats, Stop};
 use model::op::Op;
 use std::collections::HashMap;
 use std::io::Write;
@@ -146,32 +146,51 @@ impl Terms<'_> {
 
 /// How often a check past its timeout is interrupted again.
 const AGAIN: Duration = Duration::from_millis(10);
+/// How often a check that may be given up asks whether to.
+const POLL: Duration = Duration::from_millis(10);
 
 impl Z3 {
-    /// Checks, interrupted after the timeout by a watchdog thread. (z3's
-    /// own `timeout` parameter starts timer threads that, in z3 4.8.12,
-    /// race when the solver runs off the main thread.) The watchdog
-    /// interrupts only while the check runs, under a lock the check's end
-    /// takes too: an interrupt that lands after it would stay set and
-    /// break the next operation on the context (z3 stops the process in
-    /// its bignum code). It interrupts again until the check returns: one
-    /// that comes before z3 is checking is lost.
-    fn check_within(&self, solver: &z3::Solver) -> SatResult {
+    /// Checks, interrupted after `limit` (or once `stop` says so, asked
+    /// every [`POLL`]) by a watchdog thread. (z3's own `timeout` parameter
+    /// starts timer threads that, in z3 4.8.12, race when the solver runs
+    /// off the main thread.) The watchdog interrupts only while the check
+    /// runs, under a lock the check's end takes too: an interrupt that
+    /// lands after it would stay set and break the next operation on the
+    /// context (z3 stops the process in its bignum code). It interrupts
+    /// again until the check returns: one that comes before z3 is
+    /// checking is lost.
+    fn check_within(&self, solver: &z3::Solver, limit: Duration, stop: Option<Stop<'_>>) -> SatResult {
         let ctx = z3::Context::thread_local();
         let handle = &ctx.handle();
-        let limit = Duration::from_millis(u64::from(self.timeout_ms));
         let running = &Mutex::new(true);
         let (done, finished) = std::sync::mpsc::channel::<()>();
+        let deadline = Instant::now() + limit;
         std::thread::scope(|s| {
             s.spawn(move || {
-                let mut wait = limit;
-                while finished.recv_timeout(wait) == Err(RecvTimeoutError::Timeout) {
+                let mut interrupting = false;
+                loop {
+                    let wait = if interrupting {
+                        AGAIN
+                    } else {
+                        let left = deadline.saturating_duration_since(Instant::now());
+                        if stop.is_some() {
+                            left.min(POLL)
+                        } else {
+                            left
+                        }
+                    };
+                    if finished.recv_timeout(wait) != Err(RecvTimeoutError::Timeout) {
+                        break;
+                    }
+                    if !interrupting && Instant::now() < deadline && !stop.is_some_and(|f| f()) {
+                        continue;
+                    }
+                    interrupting = true;
                     let running = running.lock().unwrap_or_else(|e| e.into_inner());
                     if !*running {
                         break;
                     }
                     handle.interrupt();
-                    wait = AGAIN;
                 }
             });
             let result = solver.check();
@@ -180,10 +199,8 @@ impl Z3 {
             result
         })
     }
-}
 
-impl Solver for Z3 {
-    fn solve(&mut self, q: &Query<'_>) -> Answer {
+    fn run(&mut self, q: &Query<'_>, timeout_ms: u32, stop: Option<Stop<'_>>) -> Answer {
         let started = Instant::now();
         // Declared bit-vector logic: z3 then bit-blasts with its QF_BV
         // tactic, some 5x faster on these queries than its default solver.
@@ -198,7 +215,7 @@ impl Solver for Z3 {
                 let _ = writeln!(f, "; query {}\n{}(check-sat)", self.stats.queries, solver);
             }
         }
-        let result = self.check_within(&solver);
+        let result = self.check_within(&solver, Duration::from_millis(u64::from(timeout_ms)), stop);
         self.stats.queries += 1;
         self.stats.solver_ms += started.elapsed().as_secs_f64() * 1e3;
         match result {
@@ -228,6 +245,16 @@ impl Solver for Z3 {
                 Answer::Unknown
             }
         }
+    }
+}
+
+impl Solver for Z3 {
+    fn solve(&mut self, q: &Query<'_>) -> Answer {
+        self.run(q, self.timeout_ms, None)
+    }
+
+    fn solve_within(&mut self, q: &Query<'_>, timeout_ms: u32, stop: Stop<'_>) -> Answer {
+        self.run(q, timeout_ms, Some(stop))
     }
 
     fn stats(&self) -> Stats {

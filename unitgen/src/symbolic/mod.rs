@@ -15,6 +15,7 @@ mod closest;
 pub use closest::evaluate;
 mod context;
 pub mod dag;
+mod retry;
 mod unsolvable;
 mod worker;
 
@@ -63,6 +64,22 @@ pub struct ExploreStats {
     /// Directions not asked for at a meeting because their path had no
     /// solution the last times ([`unsolvable`]).
     pub skipped_unsolvable: u64,
+    /// Queries that timed out, kept to be asked again with a longer limit
+    /// when the solver thread is idle ([`retry`]), and those dropped
+    /// (replaced by a newer one for the same direction, or less
+    /// promising than those kept).
+    pub retries_kept: u64,
+    pub retries_dropped: u64,
+    /// Retries asked to their end, and how they went: a solution (queued),
+    /// none, timed out again.
+    pub retries: u64,
+    pub retries_sat: u64,
+    pub retries_unsat: u64,
+    pub retries_timed_out: u64,
+    /// Retries given up for fresh work (and kept to run again), and those
+    /// not asked because their direction was taken meanwhile.
+    pub retries_given_up: u64,
+    pub retries_moot: u64,
     /// Values pinned to what they were (kept concrete in every query), by
     /// what pinned them: an unmodelled call's name, or the runtime's word
     /// for it. What blocks exploration, for a user to see.
@@ -245,6 +262,7 @@ impl UnitGenerator for Symbolic {
         s.later.clear();
         s.tried.clear();
         s.tried.insert(self.base.clone());
+        s.retries.clear();
     }
 
     fn symbolic_inputs(&self) -> Option<Vec<SymInput>> {
@@ -360,7 +378,7 @@ impl UnitGenerator for Symbolic {
             generation: self.generation,
             id,
             arrival,
-            trace: t,
+            trace: Arc::new(t),
             buckets,
             input,
             bound,
@@ -378,7 +396,9 @@ impl UnitGenerator for Symbolic {
         let s = self.link.lock();
         if !s.queue.is_empty() || !s.later.is_empty() {
             Pending::Ready
-        } else if s.pending > 0 {
+        } else if s.pending > 0 || !s.retries.is_empty() {
+            // Retries run while nothing else does: the unit waits for
+            // them as for new traces' solving.
             Pending::Working
         } else {
             Pending::Nothing
@@ -393,7 +413,7 @@ impl UnitGenerator for Symbolic {
 
     fn wait(&self, limit: Duration) {
         let s = self.link.lock();
-        if s.pending > 0 && s.queue.is_empty() && s.later.is_empty() {
+        if (s.pending > 0 || !s.retries.is_empty()) && s.queue.is_empty() && s.later.is_empty() {
             let _ = self.link.done.wait_timeout(s, limit);
         }
     }

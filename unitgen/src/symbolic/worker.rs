@@ -6,6 +6,7 @@
 
 use super::closest::closest;
 use super::context::InContext;
+use super::retry::{self, Kept, Retries, Retry};
 use super::unsolvable::Unsolvable;
 use super::ExploreStats;
 use crate::solver::{self, Answer, Cond, Query, Solver};
@@ -13,7 +14,7 @@ use model::symtrace::{PathEntry, Trace};
 use model::trace::*;
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::panic::AssertUnwindSafe;
-use std::sync::mpsc::Receiver;
+use std::sync::mpsc::{Receiver, TryRecvError};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -34,7 +35,7 @@ pub(super) struct Job {
     pub id: u64,
     /// The trace's place among those observed ([`Shared::arrived`]).
     pub arrival: u64,
-    pub trace: Trace,
+    pub trace: Arc<Trace>,
     /// Each path entry's meeting bucket ([`super::context::buckets`]).
     pub buckets: Vec<u8>,
     pub input: Vec<u8>,
@@ -141,6 +142,9 @@ pub(super) struct Shared {
     pub seen_in_context: HashSet<InContext>,
     /// Directions whose path had no solution (across units).
     pub unsolvable: Unsolvable,
+    /// Queries that timed out, to ask again with a longer limit when the
+    /// solver thread is idle (the current unit's).
+    pub retries: Retries,
     /// The system runs' coverage (the map's union of buckets; empty when
     /// none is known): a direction whose edge they cover is solved for
     /// after those they do not.
@@ -174,17 +178,43 @@ impl Link {
 
 /// Starts the solver thread; it ends when the job channel closes.
 pub(super) fn spawn(link: Arc<Link>, jobs: Receiver<Job>, timeout_ms: u32, smt_log: Option<std::path::PathBuf>) {
+    spawn_with(link, jobs, retry::escalated(timeout_ms), move || solver::chain(timeout_ms, smt_log));
+}
+
+/// Starts the solver thread with the solver `make` gives (made on the
+/// thread: the chain's caches are its own), queries that time out asked
+/// again with `retry_ms` when it is idle.
+pub(super) fn spawn_with<S: Solver>(
+    link: Arc<Link>,
+    jobs: Receiver<Job>,
+    retry_ms: Option<u32>,
+    make: impl FnOnce() -> S + Send + 'static,
+) {
+    link.lock().retries.set_limit(retry_ms);
     std::thread::Builder::new()
         .name("carve-solver".into())
         // z3 recurses over deep terms (long chains of byte operations).
         .stack_size(256 << 20)
         .spawn(move || {
-            let mut solver = solver::chain(timeout_ms, smt_log);
+            let mut solver = make();
             // Jobs whose open directions were solved for, waiting for
             // the rest: every new trace's open directions come first.
             let mut backlog: VecDeque<(Job, Budget)> = VecDeque::new();
             loop {
-                let next = if backlog.is_empty() { jobs.recv().ok() } else { jobs.try_recv().ok() };
+                // Idle but for retries: they wait for no job.
+                let busy = !backlog.is_empty() || !link.lock().retries.is_empty();
+                let next = if busy {
+                    match jobs.try_recv() {
+                        Ok(job) => Some(job),
+                        Err(TryRecvError::Empty) => None,
+                        Err(TryRecvError::Disconnected) => break,
+                    }
+                } else {
+                    match jobs.recv() {
+                        Ok(job) => Some(job),
+                        Err(_) => break,
+                    }
+                };
                 let (job, budget, last, failed) = match next {
                     Some(job) => {
                         let mut budget = Budget::default();
@@ -199,7 +229,17 @@ pub(super) fn spawn(link: Arc<Link>, jobs: Receiver<Job>, timeout_ms: u32, smt_l
                         (job, budget, false, failed)
                     }
                     None => {
-                        let Some((job, mut budget)) = backlog.pop_front() else { break };
+                        let Some((job, mut budget)) = backlog.pop_front() else {
+                            // Nothing new and no backlog: one retry.
+                            let failed =
+                                std::panic::catch_unwind(AssertUnwindSafe(|| retry::run(&mut solver, &link))).is_err();
+                            let mut s = link.lock();
+                            s.stats.solver_errors += u64::from(failed);
+                            s.stats.solver = solver.stats();
+                            drop(s);
+                            link.done.notify_all();
+                            continue;
+                        };
                         let failed = std::panic::catch_unwind(AssertUnwindSafe(|| {
                             for phase in [Phase::Covered, Phase::Again] {
                                 negate(&mut solver, &link, &job, phase, &mut budget);
@@ -276,6 +316,17 @@ enum Phase {
     Covered,
     /// Fewer than [`RARE`] traces took them, or none in their context.
     Again,
+}
+
+impl Phase {
+    /// Its rank among retries ([`retry::Rank`]): greater comes first.
+    fn rank(self) -> u8 {
+        match self {
+            Phase::Open => 2,
+            Phase::Covered => 1,
+            Phase::Again => 0,
+        }
+    }
 }
 
 /// What one trace has cost over its phases: the directions asked for and
@@ -422,6 +473,7 @@ fn negate(solver: &mut dyn Solver, link: &Link, job: &Job, phase: Phase, budget:
                 Answer::Unsat => link.lock().unsolvable.unsat(dir),
                 Answer::Unknown => {}
             }
+            let timed_out = answer == Answer::Unknown;
             let found = match answer {
                 Answer::Sat(assign) => Some((closest(t, &exact.conds, &job.input, assign), false)),
                 // Optimistic, as QSYM: the condition alone (and the guards),
@@ -436,18 +488,44 @@ fn negate(solver: &mut dyn Solver, link: &Link, job: &Job, phase: Phase, budget:
                     }
                 }
             };
-            if let Some((assign, optimistic)) = found {
-                let input = child(&job.input, assign);
+            let mut expected = |optimistic: bool| {
                 // An optimistic solution may leave the path: it is not
                 // brought back to it.
-                let expected = (context.is_none() && !optimistic).then(|| {
+                (context.is_none() && !optimistic).then(|| {
                     let path = expected_path.get_or_insert_with(|| {
                         let p = t.path.iter().map(|e| (e.site, (e.kind != PATH_PIN).then(|| direction(e).1)));
                         Arc::new(p.collect())
                     });
                     // Up to the negated entry (not included).
                     Expected { path: path.clone(), len: i, repairs: 0 }
-                });
+                })
+            };
+            if timed_out {
+                // Asked again, with a longer limit, when the thread is idle.
+                let item = Item {
+                    input: job.input.clone(),
+                    bound: i + 1,
+                    target: dir,
+                    slot,
+                    again,
+                    context,
+                    expected: expected(false),
+                };
+                let rank = (phase.rank(), found.is_none());
+                let r = Retry {
+                    generation: job.generation,
+                    id: job.id,
+                    trace: job.trace.clone(),
+                    conds: exact.conds.clone(),
+                    item,
+                    behind: phase != Phase::Open,
+                    rank,
+                };
+                keep(link, r);
+            }
+            if let Some((assign, optimistic)) = found {
+                let input = child(&job.input, assign);
+                let expected = expected(optimistic);
                 let item = Item { input, bound: i + 1, target: dir, slot, again, context, expected };
                 queue(link, job.generation, item, phase != Phase::Open || optimistic, optimistic);
             }
@@ -457,8 +535,24 @@ fn negate(solver: &mut dyn Solver, link: &Link, job: &Job, phase: Phase, budget:
     budget.solving += started.elapsed();
 }
 
+/// Keeps a query that timed out for a retry, when retries are on.
+fn keep(link: &Link, r: Retry) {
+    let mut s = link.lock();
+    if s.retries.limit_ms().is_none() {
+        return;
+    }
+    let current = if s.closed { 0 } else { s.generation };
+    match s.retries.keep(r, current) {
+        Kept::Yes(dropped) => {
+            s.stats.retries_kept += 1;
+            s.stats.retries_dropped += u64::from(dropped);
+        }
+        Kept::No => s.stats.retries_dropped += 1,
+    }
+}
+
 /// `input` with the solver's values put in.
-fn child(input: &[u8], assign: Vec<(u32, u8)>) -> Vec<u8> {
+pub(super) fn child(input: &[u8], assign: Vec<(u32, u8)>) -> Vec<u8> {
     let mut child = input.to_vec();
     for (k, v) in assign {
         if let Some(b) = child.get_mut(k as usize) {
@@ -470,7 +564,7 @@ fn child(input: &[u8], assign: Vec<(u32, u8)>) -> Vec<u8> {
 
 /// Queues a solved input not tried yet for the unit (behind the others
 /// when `behind`).
-fn queue(link: &Link, generation: u64, item: Item, behind: bool, optimistic: bool) {
+pub(super) fn queue(link: &Link, generation: u64, item: Item, behind: bool, optimistic: bool) {
     let mut s = link.lock();
     if s.generation != generation || !s.tried.insert(item.input.clone()) {
         return;
@@ -487,7 +581,7 @@ fn queue(link: &Link, generation: u64, item: Item, behind: bool, optimistic: boo
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
     /// Says every query has a solution: byte 0 is 'a'.
@@ -504,7 +598,7 @@ mod tests {
     }
 
     /// A trace of one branch on byte 0 being 'a', not taken.
-    fn job(arrival: u64) -> Job {
+    pub(in crate::symbolic) fn job(arrival: u64) -> Job {
         let node = |op, width, a, b, val| Node { op, width, a, b, c: 0, val };
         let nodes = vec![
             Node::default(),
@@ -519,7 +613,7 @@ mod tests {
             generation: 1,
             id: 1,
             arrival,
-            trace,
+            trace: Arc::new(trace),
             buckets: vec![1],
             input: b"x".to_vec(),
             bound: 0,
