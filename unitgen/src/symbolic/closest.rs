@@ -98,6 +98,17 @@ pub fn evaluate(t: &Trace, node: u32, input: &[u8]) -> Option<u64> {
     Some(plan.value(&vals, node))
 }
 
+/// Whether each condition holds when the inputs are `input`'s bytes (all
+/// do where the evaluation cannot follow).
+pub(super) fn hold(t: &Trace, conds: &[Cond], input: &[u8]) -> Vec<bool> {
+    let plan = Plan::new(t, conds);
+    let mut vals = Vec::new();
+    if plan.evaluate(t, input, &mut vals).is_none() {
+        return vec![true; conds.len()];
+    }
+    conds.iter().map(|c| holds(c, plan.value(&vals, c.node()))).collect()
+}
+
 fn holds(c: &Cond, v: u64) -> bool {
     match c {
         Cond::Bit(_, b) => v == u64::from(*b),

@@ -64,6 +64,9 @@ pub struct ExploreStats {
     /// Directions not asked for at a meeting because their path had no
     /// solution the last times ([`unsolvable`]).
     pub skipped_unsolvable: u64,
+    /// Path entries the input that made their trace does not meet (a
+    /// stale expression for an overwritten byte), left out of queries.
+    pub entries_stale: u64,
     /// Queries that timed out, kept to be asked again with a longer limit
     /// when the solver thread is idle ([`retry`]), and those dropped
     /// (replaced by a newer one for the same direction, or less
@@ -745,6 +748,23 @@ mod tests {
         let (found, stats) = explore_with_stats(&[], t);
         assert!(found.iter().any(|v| v[0] == b'q') && found.iter().any(|v| v[0] == b'\n'), "{found:?}");
         assert!(stats.optimistic >= 2, "{stats:?}");
+    }
+
+    #[test]
+    fn an_entry_the_traces_own_input_does_not_meet_is_left_out_of_its_queries() {
+        // The trace says byte 0 was 'q' before the switch, but its input
+        // has 'x' there (an expression left for a byte overwritten since):
+        // with it, no other case would have a solution on the path.
+        let mut t = switch_trace();
+        t.nodes.push(node(OP_CONST, 8, 0, 0, u64::from(b'q')));
+        t.nodes.push(node(OP_EQ, 1, 1, 2, 0));
+        t.path.insert(
+            0,
+            PathEntry { kind: PATH_BRANCH, site: 5, node: 3, taken: 1, cases: Vec::new(), slots: Vec::new() },
+        );
+        let (found, stats) = explore_with_stats(&[], t);
+        assert!(found.iter().any(|v| v[0] == b'q') && found.iter().any(|v| v[0] == b'\n'), "{found:?}");
+        assert_eq!((stats.entries_stale, stats.optimistic), (1, 0), "{stats:?}");
     }
 
     #[test]

@@ -4,7 +4,7 @@
 //! solving thus overlap, and a caller that has other work (a campaign's
 //! system fuzzing) need not wait for the solver.
 
-use super::closest::closest;
+use super::closest::{closest, hold};
 use super::context::InContext;
 use super::retry::{self, Kept, Retries, Retry};
 use super::unsolvable::Unsolvable;
@@ -339,6 +339,25 @@ struct Budget {
     asked: usize,
     solving: Duration,
     cut_short: bool,
+    /// The path's conditions, each with whether the trace's own input
+    /// meets it (see [`path_conds`]); made at the trace's first pass.
+    path: Option<Vec<(Cond, bool)>>,
+}
+
+/// The condition each path entry's direction puts on the path, and
+/// whether the input that made the trace meets it. Every entry's does,
+/// unless the trace holds an expression for a byte that was overwritten
+/// since without its shadow (a stale expression): such an entry would
+/// make every later negation's path have no solution. It is left out of
+/// the prefixes (and counted).
+fn path_conds(link: &Link, job: &Job) -> Vec<(Cond, bool)> {
+    let conds: Vec<Cond> = job.trace.path.iter().map(held).collect();
+    let ok = hold(&job.trace, &conds, &job.input);
+    let stale = ok.iter().filter(|&&k| !k).count();
+    if stale > 0 {
+        link.lock().stats.entries_stale += stale as u64;
+    }
+    conds.into_iter().zip(ok).collect()
 }
 
 /// Input bytes that must keep values a lift can carry: every query holds
@@ -375,7 +394,8 @@ fn mend(solver: &mut dyn Solver, link: &Link, job: &Job, r: &Repair, budget: &mu
     }
     let started = Instant::now();
     let mut conds = guards(job);
-    conds.extend(t.path[..r.entry].iter().map(held));
+    let path = budget.path.get_or_insert_with(|| path_conds(link, job));
+    conds.extend(path[..r.entry.min(path.len())].iter().filter(|(_, ok)| *ok).map(|(c, _)| c.clone()));
     conds.push(cond);
     let q = Query { id: job.id, trace: t, conds };
     budget.asked += 1;
@@ -409,7 +429,9 @@ fn negate(solver: &mut dyn Solver, link: &Link, job: &Job, phase: Phase, budget:
     let again = phase == Phase::Again;
     let guards = guards(job);
     let mut prefix: Vec<Cond> = guards.clone();
-    prefix.extend(t.path[..job.bound.min(t.path.len())].iter().map(held));
+    let path = budget.path.get_or_insert_with(|| path_conds(link, job)).clone();
+    let kept = |(c, ok): &(Cond, bool)| ok.then(|| c.clone());
+    prefix.extend(path[..job.bound.min(path.len())].iter().filter_map(kept));
     let mut expected_path: Option<Arc<Vec<Step>>> = None;
     for (i, e) in t.path.iter().enumerate().skip(job.bound) {
         for (dir, cond) in alternatives(e) {
@@ -530,7 +552,7 @@ fn negate(solver: &mut dyn Solver, link: &Link, job: &Job, phase: Phase, budget:
                 queue(link, job.generation, item, phase != Phase::Open || optimistic, optimistic);
             }
         }
-        prefix.push(held(e));
+        prefix.extend(path.get(i).and_then(kept));
     }
     budget.solving += started.elapsed();
 }
