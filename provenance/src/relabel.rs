@@ -11,11 +11,18 @@
 //!
 //! The search is bounded so that it can run after every mutation: the
 //! prefix and suffix are one comparison each; the middle is searched
-//! through a hash index of 4-byte strings of the sources, sampled so that
-//! at most a few thousand places are indexed, and compares at most
-//! [`CHAIN`] places per byte of the middle. Copies shorter than the
+//! through a hash index of the 4-byte strings at some places of the
+//! sources: every place (or every few) within the middle's length of the
+//! change, where mutators that repeat or move a line, a node or a sequence
+//! take their bytes; elsewhere in the input and in the donors, about one
+//! place per 16 bytes of the middle (at least [`NEAR`], at most 1024), so
+//! that a copy a good part of the middle long is found wherever it came
+//! from. At most [`CHAIN`] places are compared per probe, long stretches
+//! found nowhere are probed more and more sparsely ([`SKIP`]), and at most
+//! [`MAX_COPIES`] copies are labelled per middle. Copies shorter than the
 //! sampling step (plus three) may be missed and labelled inserted; a
-//! middle larger than [`MAX_MIDDLE`] is not searched at all.
+//! middle larger than [`MAX_MIDDLE`] is not searched at all. Missing a copy
+//! never makes a label wrong, only less telling.
 
 use crate::labels::{Labels, Origin, FRESH};
 
@@ -23,13 +30,20 @@ use crate::labels::{Labels, Origin, FRESH};
 pub const MIN_COPY: usize = 4;
 /// A changed middle larger than this is labelled inserted without a search.
 pub const MAX_MIDDLE: usize = 256 << 10;
-/// At most this many places of the sources are indexed per byte of the
-/// middle (and at least [`MIN_INDEX`], at most [`MAX_INDEX`], in all).
-const INDEX_PER_BYTE: usize = 8;
-const MIN_INDEX: usize = 256;
-const MAX_INDEX: usize = 8192;
+/// After `2^SKIP` bytes of the middle found nowhere, every other byte is
+/// probed, after twice as many every third, and so on.
+const SKIP: u32 = 3;
+/// At most this many copies are labelled in a middle; the rest of it is
+/// inserted (a sequence repeated a thousand times is mostly new bytes, and
+/// its labels stay short).
+const MAX_COPIES: usize = 64;
 /// Places compared per byte of the middle.
 const CHAIN: usize = 8;
+/// Bytes of the input on either side of its changed part searched closely
+/// (as well as the middle's length): mutators that repeat or move a line,
+/// a node or a sequence mostly copy bytes from next to where they write.
+/// Also the fewest places indexed elsewhere.
+const NEAR: usize = 32;
 
 /// Another test a mutation may have taken bytes from (a splice).
 #[derive(Debug, Clone, Copy)]
@@ -50,10 +64,12 @@ pub fn relabel(before: &[u8], before_labels: &Labels, after: &[u8], op: &str, do
     }
     let p = common_prefix(before, after);
     let s = common_suffix(&before[p..], &after[p..]);
-    let mut out = before_labels.slice(0, p);
+    let mut out = Labels::default();
+    copy_labels(before_labels, 0, p, &mut out);
     let middle = &after[p..after.len() - s];
-    if middle.len() < MIN_COPY || middle.len() > MAX_MIDDLE {
-        out.push(middle.len(), inserted(op));
+    let m = middle.len();
+    if !(MIN_COPY..=MAX_MIDDLE).contains(&m) {
+        push_inserted(&mut out, m, op);
     } else {
         let mut sources = Vec::with_capacity(1 + donors.len());
         sources.push(Source { data: before, labels: Some(before_labels), id: FRESH });
@@ -63,14 +79,49 @@ pub fn relabel(before: &[u8], before_labels: &Labels, after: &[u8], op: &str, do
                 sources.push(Source { data: d.data, labels, id: d.id });
             }
         }
-        copies(middle, &sources, op, &mut out);
+        // Places near the change (every one when the input changed in a
+        // small part); elsewhere, places spread by the middle's length.
+        let near = m + NEAR;
+        let (lo, hi) = (p.saturating_sub(near), (before.len() - s + near).min(before.len()));
+        let near_step = (hi - lo).div_ceil(m / 16 + 2 * NEAR).max(1);
+        let far: usize = lo + (before.len() - hi) + sources[1..].iter().map(|d| d.data.len()).sum::<usize>();
+        let far_step = far.div_ceil((m / 16).clamp(NEAR, 1 << 10)).max(1);
+        let mut regions = Vec::with_capacity(2 + sources.len());
+        regions.push((0, lo, hi, near_step));
+        regions.push((0, 0, lo, far_step));
+        regions.push((0, hi, before.len(), far_step));
+        regions.extend((1..sources.len()).map(|i| (i, 0, sources[i].data.len(), far_step)));
+        copies(middle, &sources, &regions, op, &mut out);
     }
-    out.extend(&before_labels.slice(before.len() - s, before.len()));
+    copy_labels(before_labels, before.len() - s, before.len(), &mut out);
     out
 }
 
-fn inserted(op: &str) -> Origin {
-    Origin::Inserted { test: FRESH, op: op.to_string() }
+/// Appends the labels of bytes `start..end` of `labels` (as
+/// [`Labels::slice`] does, without a copy in between).
+fn copy_labels(labels: &Labels, start: usize, end: usize, out: &mut Labels) {
+    for (at, r) in labels.runs() {
+        let run_end = at + r.len as usize;
+        if run_end <= start {
+            continue;
+        }
+        if at >= end {
+            break;
+        }
+        let (a, b) = (at.max(start), run_end.min(end));
+        let origin = match &r.origin {
+            Origin::Copied { test, offset } => Origin::Copied { test: *test, offset: offset + (a - at) as u32 },
+            other => other.clone(),
+        };
+        out.push(b - a, origin);
+    }
+}
+
+/// Appends `len` bytes written by `op`.
+fn push_inserted(out: &mut Labels, len: usize, op: &str) {
+    if len > 0 {
+        out.push(len, Origin::Inserted { test: FRESH, op: op.to_string() });
+    }
 }
 
 /// Where copied bytes may come from.
@@ -85,7 +136,7 @@ impl Source<'_> {
     /// The labels of bytes `start..end`.
     fn labels(&self, start: usize, end: usize, out: &mut Labels) {
         match self.labels {
-            Some(l) => out.extend(&l.slice(start, end)),
+            Some(l) => copy_labels(l, start, end, out),
             None => out.push(end - start, Origin::Copied { test: self.id, offset: start as u32 }),
         }
     }
@@ -93,11 +144,17 @@ impl Source<'_> {
 
 /// The length of the common prefix of `a` and `b`.
 fn common_prefix(a: &[u8], b: &[u8]) -> usize {
-    const W: usize = 32;
     let n = a.len().min(b.len());
     let mut i = 0;
-    while i + W <= n && a[i..i + W] == b[i..i + W] {
-        i += W;
+    while i + BLOCK <= n && a[i..i + BLOCK] == b[i..i + BLOCK] {
+        i += BLOCK;
+    }
+    while i + 8 <= n {
+        let x = word(a, i) ^ word(b, i);
+        if x != 0 {
+            return i + (x.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
     }
     while i < n && a[i] == b[i] {
         i += 1;
@@ -107,12 +164,18 @@ fn common_prefix(a: &[u8], b: &[u8]) -> usize {
 
 /// The length of the common suffix of `a` and `b`.
 fn common_suffix(a: &[u8], b: &[u8]) -> usize {
-    const W: usize = 32;
     let n = a.len().min(b.len());
     let (a, b) = (&a[a.len() - n..], &b[b.len() - n..]);
     let mut i = 0;
-    while i + W <= n && a[n - i - W..n - i] == b[n - i - W..n - i] {
-        i += W;
+    while i + BLOCK <= n && a[n - i - BLOCK..n - i] == b[n - i - BLOCK..n - i] {
+        i += BLOCK;
+    }
+    while i + 8 <= n {
+        let x = word(a, n - i - 8) ^ word(b, n - i - 8);
+        if x != 0 {
+            return i + (x.leading_zeros() / 8) as usize;
+        }
+        i += 8;
     }
     while i < n && a[n - i - 1] == b[n - i - 1] {
         i += 1;
@@ -120,11 +183,25 @@ fn common_suffix(a: &[u8], b: &[u8]) -> usize {
     i
 }
 
+/// Bytes compared at once while they are equal.
+const BLOCK: usize = 64;
+
+/// The 8 bytes at `at`, the first the lowest.
+fn word(b: &[u8], at: usize) -> u64 {
+    u64::from_le_bytes(b[at..at + 8].try_into().expect("8 bytes"))
+}
+
 fn key(b: &[u8], at: usize) -> u32 {
-    u32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]])
+    u32::from_le_bytes(b[at..at + 4].try_into().expect("4 bytes"))
 }
 
 const NONE: u32 = u32::MAX;
+
+thread_local! {
+    /// The index, kept from one call to the next for its memory.
+    static INDEX: std::cell::RefCell<Index> =
+        const { std::cell::RefCell::new(Index { bits: 0, head: Vec::new(), next: Vec::new(), places: Vec::new() }) };
+}
 
 /// Places of the sources by the 4 bytes that start there: `head[hash]` is
 /// the latest place indexed with that hash, `next[e]` the one before.
@@ -137,28 +214,28 @@ struct Index {
 }
 
 impl Index {
-    fn new(sources: &[Source<'_>], budget: usize) -> Index {
-        let total: usize = sources.iter().map(|s| s.data.len().saturating_sub(MIN_COPY - 1)).sum();
-        let step = total.div_ceil(budget).max(1);
-        let entries = total.div_ceil(step);
-        let bits = (entries * 2).next_power_of_two().trailing_zeros().max(4);
-        let mut ix = Index {
-            bits,
-            head: vec![NONE; 1 << bits],
-            next: Vec::with_capacity(entries),
-            places: Vec::with_capacity(entries),
-        };
-        for (si, s) in sources.iter().enumerate() {
-            let mut j = 0;
-            while j + MIN_COPY <= s.data.len() {
-                let h = ix.hash(key(s.data, j));
-                ix.next.push(ix.head[h]);
-                ix.head[h] = ix.places.len() as u32;
-                ix.places.push((si as u32, j as u32));
+    /// Indexes every `step`th place of `start..end` of source `source`,
+    /// for each `(source, start, end, step)` of `regions` (forgetting
+    /// what it held).
+    fn fill(&mut self, sources: &[Source<'_>], regions: &[(usize, usize, usize, usize)]) {
+        let entries: usize =
+            regions.iter().map(|&(_, a, b, step)| b.saturating_sub(a + MIN_COPY - 1).div_ceil(step)).sum();
+        self.bits = entries.next_power_of_two().trailing_zeros().max(4);
+        self.head.clear();
+        self.head.resize(1 << self.bits, NONE);
+        self.next.clear();
+        self.places.clear();
+        for &(si, start, end, step) in regions {
+            let data = sources[si].data;
+            let mut j = start;
+            while j + MIN_COPY <= end.min(data.len()) {
+                let h = self.hash(key(data, j));
+                self.next.push(self.head[h]);
+                self.head[h] = self.places.len() as u32;
+                self.places.push((si as u32, j as u32));
                 j += step;
             }
         }
-        ix
     }
 
     fn hash(&self, k: u32) -> usize {
@@ -168,13 +245,19 @@ impl Index {
 
 /// Labels `middle` into `out`: copies of the sources found greedily, the
 /// rest inserted by `op`.
-fn copies(middle: &[u8], sources: &[Source<'_>], op: &str, out: &mut Labels) {
+fn copies(middle: &[u8], sources: &[Source<'_>], regions: &[(usize, usize, usize, usize)], op: &str, out: &mut Labels) {
+    INDEX.with_borrow_mut(|ix| {
+        ix.fill(sources, regions);
+        greedy(middle, sources, ix, op, out);
+    });
+}
+
+/// Labels `middle` into `out` with the copies of the sources `ix` finds.
+fn greedy(middle: &[u8], sources: &[Source<'_>], ix: &Index, op: &str, out: &mut Labels) {
     let m = middle.len();
-    let budget = (m * INDEX_PER_BYTE).clamp(MIN_INDEX, MAX_INDEX);
-    let ix = Index::new(sources, budget);
     // Bytes `pending..k` are not labelled yet.
-    let (mut k, mut pending) = (0, 0);
-    while k + MIN_COPY <= m {
+    let (mut k, mut pending, mut misses, mut found) = (0, 0, 0, 0);
+    while k + MIN_COPY <= m && found < MAX_COPIES {
         let want = key(middle, k);
         // The longest copy through `k`: (source, its start, length, bytes before `k`).
         let mut best: Option<(usize, usize, usize, usize)> = None;
@@ -197,15 +280,22 @@ fn copies(middle: &[u8], sources: &[Source<'_>], op: &str, out: &mut Labels) {
         }
         match best {
             Some((si, start, len, back)) => {
-                out.push(k - back - pending, inserted(op));
+                push_inserted(out, k - back - pending, op);
                 sources[si].labels(start, start + len, out);
                 k += len - back;
                 pending = k;
+                misses = 0;
+                found += 1;
             }
-            None => k += 1,
+            None => {
+                // Long stretches of new bytes are probed more and more sparsely
+                // (a copy met on the way is still found from the middle out).
+                k += 1 + (misses >> SKIP);
+                misses += 1;
+            }
         }
     }
-    out.push(m - pending, inserted(op));
+    push_inserted(out, m - pending, op);
 }
 
 #[cfg(test)]
