@@ -2,6 +2,7 @@
 
 pub mod radamsa;
 
+pub use provenance::Labels;
 pub use radamsa::RadamsaLike;
 
 /// One generated system test.
@@ -16,6 +17,11 @@ pub struct TestCase {
     pub donors: Vec<u64>,
     /// Short name of what made it, for file names: `bf`, `num`, `sr+ld`...
     pub op: String,
+    /// Where each byte came from: copied from a corpus entry (or where that
+    /// entry's labels say it came from), or written by a mutator. Bytes
+    /// written for this test are labelled [`provenance::FRESH`] until the
+    /// test is kept and [`Labels::adopt`] gives them its id.
+    pub labels: Labels,
 }
 
 /// A corpus entry a generator may derive tests from.
@@ -23,6 +29,19 @@ pub struct TestCase {
 pub struct Seed<'a> {
     pub id: u64,
     pub data: &'a [u8],
+    /// Where its bytes came from; `None`: they are its own
+    /// ([`Labels::own`]). Labels that do not cover `data` count as `None`.
+    pub labels: Option<&'a Labels>,
+}
+
+impl Seed<'_> {
+    /// Its labels (its own bytes when it has none that cover it).
+    pub fn labels(&self) -> Labels {
+        match self.labels {
+            Some(l) if l.len() == self.data.len() => l.clone(),
+            _ => Labels::own(self.id, self.data.len()),
+        }
+    }
 }
 
 /// Makes system tests out of a corpus.

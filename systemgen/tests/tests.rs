@@ -16,7 +16,7 @@ fn random_bytes(seed: u64, len: usize) -> Vec<u8> {
 }
 
 fn seeds(entries: &[Vec<u8>]) -> Vec<Seed<'_>> {
-    entries.iter().enumerate().map(|(i, d)| Seed { id: 100 + i as u64, data: d }).collect()
+    entries.iter().enumerate().map(|(i, d)| Seed { id: 100 + i as u64, data: d, labels: None }).collect()
 }
 
 /// The mutator names listed in an op (`nd:bf+num` holds `bf` and `num`).
@@ -96,7 +96,7 @@ fn empty_and_binary_inputs_never_panic() {
             check_case(&c, &corpus);
         }
         // A corpus of one empty entry still yields tests.
-        let empty = [Seed { id: 5, data: &[] }];
+        let empty = [Seed { id: 5, data: &[], labels: None }];
         for c in gen.generate(&empty, 20) {
             assert!(!c.data.is_empty());
             assert_eq!(c.parent, 5);

@@ -205,7 +205,7 @@ impl Campaign {
             let seeds_only = self.file.config.parents == Parents::Seeds;
             let seeds: Vec<Seed<'_>> = (self.corpus.iter())
                 .filter(|e| e.seed || !seeds_only)
-                .map(|e| Seed { id: e.id, data: &e.data })
+                .map(|e| Seed { id: e.id, data: &e.data, labels: None })
                 .collect();
             let batch = self.generator.generate(&seeds, self.file.config.batch);
             for case in batch {

@@ -174,7 +174,7 @@ fn workspace_layers_hold() {
         ("exec", &["model"]),
         ("driver", &["model", "exec"]),
         ("carver", &["model"]),
-        ("systemgen", &["model", "grammar"]),
+        ("systemgen", &["model", "grammar", "provenance"]),
         ("unitgen", &["model", "exec"]),
         ("lifter", &["model", "exec", "provenance"]),
         ("review", &["model", "exec"]),

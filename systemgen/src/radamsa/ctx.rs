@@ -20,8 +20,9 @@ pub(crate) struct Ctx<'a> {
     pub limit: usize,
     /// Byte range `[lo, hi)` a burst (`bu`) keeps its mutations in.
     pub focus: Option<(usize, usize)>,
-    /// Corpus entries a mutator took bytes from (a splice's other parents).
-    pub donors: Vec<u64>,
+    /// Corpus entries a mutator took bytes from (a splice's other
+    /// parents), as indices into `corpus`.
+    pub donors: Vec<usize>,
 }
 
 impl<'a> Ctx<'a> {
@@ -105,11 +106,13 @@ impl<'a> Ctx<'a> {
             return &[];
         }
         let i = self.below(self.corpus.len());
-        self.donors.push(self.corpus[i].id);
+        self.donors.push(i);
         self.corpus[i].data
     }
 
-    /// A test made lately, or a corpus entry when there is none.
+    /// A test made lately, or a corpus entry when there is none. A recent
+    /// test is no corpus entry: bytes taken from it count as written by
+    /// the mutator that took them.
     pub fn recent_or_other(&mut self) -> &'a [u8] {
         if self.recent.is_empty() {
             return self.other();
@@ -135,7 +138,8 @@ pub(crate) mod testing {
     /// Like [`run`], with a corpus of `others`.
     pub fn run_with(f: MutFn, input: &[u8], others: &[&[u8]], seed: u64) -> (bool, Vec<u8>) {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
-        let corpus: Vec<Seed<'_>> = others.iter().enumerate().map(|(i, d)| Seed { id: i as u64, data: d }).collect();
+        let corpus: Vec<Seed<'_>> =
+            others.iter().enumerate().map(|(i, d)| Seed { id: i as u64, data: d, labels: None }).collect();
         let mut ctx = Ctx {
             rng: &mut rng,
             corpus: &corpus,

@@ -20,7 +20,7 @@ mod utf8;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use crate::{Seed, SystemGenerator, TestCase};
+use crate::{Labels, Seed, SystemGenerator, TestCase};
 use ctx::Ctx;
 use patterns::PATTERNS;
 use scores::Scores;
@@ -94,26 +94,57 @@ impl RadamsaLike {
     /// Applies mutator `name` once to `data` (`corpus` is the material from elsewhere).
     /// `None` when there is no such mutator or it could not change `data`.
     pub fn mutate_once(&mut self, name: &str, data: &[u8], corpus: &[Seed<'_>]) -> Option<Vec<u8>> {
+        self.mutate(name, data, None, corpus).map(|(out, _)| out)
+    }
+
+    /// Like [`RadamsaLike::mutate_once`], on corpus entry `seed`, with the labels of the
+    /// result (bytes written by the mutator are [`provenance::FRESH`]'s).
+    pub fn mutate_once_labelled(
+        &mut self,
+        name: &str,
+        seed: Seed<'_>,
+        corpus: &[Seed<'_>],
+    ) -> Option<(Vec<u8>, Labels)> {
+        let (out, labels) = self.mutate(name, seed.data, Some(seed.labels()), corpus)?;
+        Some((out, labels.expect("labelled")))
+    }
+
+    fn mutate(
+        &mut self,
+        name: &str,
+        data: &[u8],
+        labels: Option<Labels>,
+        corpus: &[Seed<'_>],
+    ) -> Option<(Vec<u8>, Option<Labels>)> {
         let m = MUTATORS.iter().find(|m| m.name == name)?;
         let limit = size_limit(data.len());
-        let mut out = data[..data.len().min(limit)].to_vec();
+        let data = &data[..data.len().min(limit)];
+        let mut out = data.to_vec();
         let mut ctx = Ctx { rng: &mut self.rng, corpus, recent: &self.recent, limit, focus: None, donors: Vec::new() };
         let ok = (m.run)(&mut ctx, &mut out);
         out.truncate(limit);
-        (ok && out != data).then_some(out)
+        if !ok || out == data {
+            return None;
+        }
+        let labels = labels.map(|l| patterns::relabelled(&ctx, data, &l.slice(0, data.len()), &out, m.name, 0));
+        Some((out, labels))
     }
 
     /// One test.
     fn one(&mut self, corpus: &[Seed<'_>]) -> TestCase {
-        let none = [Seed { id: 0, data: &[] }];
+        let none = [Seed { id: 0, data: &[], labels: None }];
         let corpus = if corpus.is_empty() { &none[..] } else { corpus };
         let seed = corpus[pick_seed(&mut self.rng, corpus)];
         let limit = size_limit(seed.data.len());
         let mut data = seed.data[..seed.data.len().min(limit)].to_vec();
+        let mut labels = seed.labels();
+        if data.len() < seed.data.len() {
+            labels = labels.slice(0, data.len());
+        }
         let pattern = self.patterns.pick(&mut self.rng);
         let mut used = Vec::new();
         let mut ctx = Ctx { rng: &mut self.rng, corpus, recent: &self.recent, limit, focus: None, donors: Vec::new() };
-        patterns::apply(pattern, &mut ctx, &mut data, &mut self.mutators, &mut self.scratch, &mut used);
+        patterns::apply(pattern, &mut ctx, &mut data, &mut labels, &mut self.mutators, &mut self.scratch, &mut used);
         if used.is_empty() || data == seed.data {
             // Nothing applied, or the changes cancelled out: a sure change instead.
             let (name, run) = if data.is_empty() {
@@ -121,16 +152,19 @@ impl RadamsaLike {
             } else {
                 ("bf", bytes::flip_bit as ctx::MutFn)
             };
+            self.scratch.clear();
+            self.scratch.extend_from_slice(&data);
             run(&mut ctx, &mut data);
+            labels = patterns::relabelled(&ctx, &self.scratch, &labels, &data, name, ctx.donors.len());
             used.push(self.mutators.index(name).expect("known mutator"));
         }
-        let mut donors = std::mem::take(&mut ctx.donors);
+        let mut donors: Vec<u64> = ctx.donors.iter().map(|&d| corpus[d].id).collect();
         donors.retain(|&d| d != seed.id);
         donors.sort_unstable();
         donors.dedup();
         let op = op_name(self.patterns.name(pattern), used.iter().map(|&i| self.mutators.name(i)));
         self.remember(&data);
-        TestCase { data, parent: seed.id, donors, op }
+        TestCase { data, parent: seed.id, donors, op, labels }
     }
 
     /// Keeps `data` among the latest tests, for `ft`.
@@ -243,7 +277,7 @@ mod tests {
         for m in MUTATORS {
             for input in inputs {
                 for _ in 0..20 {
-                    let corpus = [Seed { id: 0, data: input }];
+                    let corpus = [Seed { id: 0, data: input, labels: None }];
                     let mut ctx = Ctx {
                         rng: &mut rng,
                         corpus: &corpus,

@@ -1,5 +1,7 @@
 //! Patterns, how many mutations a test gets and where: `od` once, `nd` many, `bu` a burst.
 
+use provenance::{relabel, Donor, Labels};
+
 use super::ctx::Ctx;
 use super::scores::Scores;
 use super::table::MUTATORS;
@@ -15,11 +17,13 @@ const MAX_STEPS: usize = 16;
 const TRIES: usize = 4;
 
 /// Mutates `data` following pattern `pattern`, choosing mutators by `scores`; pushes the
-/// mutators that changed it to `used`. `scratch` is a buffer to reuse.
+/// mutators that changed it to `used` and keeps `labels` those of `data`. `scratch` is a
+/// buffer to reuse.
 pub(crate) fn apply(
     pattern: usize,
     ctx: &mut Ctx<'_>,
     data: &mut Vec<u8>,
+    labels: &mut Labels,
     scores: &mut Scores,
     scratch: &mut Vec<u8>,
     used: &mut Vec<usize>,
@@ -35,13 +39,19 @@ pub(crate) fn apply(
         }
     };
     for _ in 0..steps {
-        used.extend(step(ctx, data, scores, scratch));
+        used.extend(step(ctx, data, labels, scores, scratch));
     }
     ctx.focus = None;
 }
 
 /// One mutation by a mutator that manages to change `data`, if one of a few does.
-fn step(ctx: &mut Ctx<'_>, data: &mut Vec<u8>, scores: &mut Scores, scratch: &mut Vec<u8>) -> Option<usize> {
+fn step(
+    ctx: &mut Ctx<'_>,
+    data: &mut Vec<u8>,
+    labels: &mut Labels,
+    scores: &mut Scores,
+    scratch: &mut Vec<u8>,
+) -> Option<usize> {
     for _ in 0..TRIES {
         let i = scores.pick(ctx.rng);
         scratch.clear();
@@ -52,6 +62,7 @@ fn step(ctx: &mut Ctx<'_>, data: &mut Vec<u8>, scores: &mut Scores, scratch: &mu
         let changed = ok && data != scratch;
         scores.tried(i, changed);
         if changed {
+            *labels = relabelled(ctx, scratch, labels, data, MUTATORS[i].name, donors);
             return Some(i);
         }
         // What a mutation that changed nothing took from elsewhere is no
@@ -64,4 +75,24 @@ fn step(ctx: &mut Ctx<'_>, data: &mut Vec<u8>, scores: &mut Scores, scratch: &mu
         }
     }
     None
+}
+
+/// The labels of `after`, made by mutator `op` from `before` (labelled `labels`) and the
+/// corpus entries it took since `ctx.donors[first_donor]`.
+pub(crate) fn relabelled(
+    ctx: &Ctx<'_>,
+    before: &[u8],
+    labels: &Labels,
+    after: &[u8],
+    op: &str,
+    first_donor: usize,
+) -> Labels {
+    let mut donors: Vec<Donor<'_>> = Vec::new();
+    for &d in &ctx.donors[first_donor..] {
+        let s = &ctx.corpus[d];
+        if !donors.iter().any(|x| x.id == s.id) {
+            donors.push(Donor { id: s.id, data: s.data, labels: s.labels });
+        }
+    }
+    relabel(before, labels, after, op, &donors)
 }
