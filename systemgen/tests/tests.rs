@@ -1,5 +1,7 @@
 //! The radamsa-like generator through the public interface.
 
+mod labels;
+
 use std::time::Instant;
 
 use rand::{Rng, SeedableRng};
