@@ -9,6 +9,7 @@
 mod graph;
 mod labels;
 mod names;
+mod pseudo;
 mod record;
 mod relabel;
 mod tokens;
@@ -16,6 +17,7 @@ mod tokens;
 pub use graph::{Campaign, Kind, Step, Summary, Test};
 pub use labels::{Labels, Mismatch, Origin, Run, FRESH};
 pub use names::{parse, Name};
+pub use pseudo::{compare, measure, pseudo, token_spans, Agreement, Pseudo, Source, MIN_PSEUDO, UNKNOWN_OP};
 pub use record::{record_path, Lift, Maker, Record, RECORD_VERSION};
 pub use relabel::{relabel, Donor, MIN_COPY};
 pub use tokens::{shown, Change};
