@@ -8,7 +8,8 @@ use provenance::{Labels, Origin, FRESH};
 
 /// [`crate::lift_all`] of `input`, whose bytes have `labels`, and the
 /// labels of the result: each value written is `Lifted` from `unit` and
-/// its parameter, for the test being made.
+/// its parameter, for the test being made (the bytes a value shares with
+/// what it replaced at either end keep their labels).
 pub fn lift_labelled(
     input: &[u8],
     labels: &Labels,
@@ -19,10 +20,20 @@ pub fn lift_labelled(
     let (out, splices) = lift_spliced(input, values, command_line);
     let mut l = Labels::default();
     let mut from = 0;
+    // Where the input's byte `at` is in the output, before the splice at `at`.
+    let mut shift: isize = 0;
     for s in splices {
         l.extend(&labels.slice(from, s.at));
+        let (old, new) = (&input[s.at..s.end], &out[(s.at as isize + shift) as usize..][..s.len]);
+        // What the value left as it was (a solver's value that changed
+        // one digit of a whole file) keeps its labels.
+        let pre = old.iter().zip(new).take_while(|(a, b)| a == b).count();
+        let suf = old[pre..].iter().rev().zip(new[pre..].iter().rev()).take_while(|(a, b)| a == b).count();
+        l.extend(&labels.slice(s.at, s.at + pre));
         let param = describe_site(&values[s.value].0.site);
-        l.push(s.len, Origin::Lifted { test: FRESH, unit: unit.to_string(), param });
+        l.push(s.len - pre - suf, Origin::Lifted { test: FRESH, unit: unit.to_string(), param });
+        l.extend(&labels.slice(s.end - suf, s.end));
+        shift += s.len as isize - (s.end - s.at) as isize;
         from = s.end;
     }
     l.extend(&labels.slice(from, input.len()));
