@@ -53,6 +53,11 @@ impl Test {
             self.parent = Some(first);
             self.donors = rest.to_vec();
         }
+        if self.kind != Kind::Alarm && !r.ops.is_empty() {
+            // (An alarm's name for what made it says more: the unit, its
+            // parameter and how the value was found.)
+            self.ops = r.ops;
+        }
         self.labels = r.labels;
         Ok(())
     }
