@@ -63,6 +63,14 @@ pub struct ProvenanceArgs {
     /// Print it as JSON.
     #[arg(long)]
     pub json: bool,
+    /// Strip the recorded labels of the latest queue entries, rebuild them
+    /// greedily from the seeds and ancestors (pseudo-provenance, what a
+    /// test whose labels were lost gets) and say how the two agree.
+    #[arg(long, conflicts_with = "test")]
+    pub rebuild: bool,
+    /// How many queue entries `--rebuild` measures.
+    #[arg(long, default_value_t = 1000, value_name = "N")]
+    pub limit: usize,
 }
 
 #[derive(Args)]

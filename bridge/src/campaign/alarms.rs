@@ -19,6 +19,8 @@ pub(super) struct Found<'a> {
     pub value: &'a Value,
     pub lifted: &'a [u8],
     pub outcome: String,
+    /// Its trail record (the lift and the lifted test's labels).
+    pub record: provenance::Record,
 }
 
 impl Campaign {
@@ -59,6 +61,8 @@ impl Campaign {
         };
         let dir = format!("alarms/{id:06}");
         std::fs::create_dir_all(self.out.root().join(&dir))?;
+        let record = provenance::Record { test: dir.clone(), ..f.record };
+        self.out.write(&provenance::record_path(&dir), &record.to_json())?;
         self.out.write(&format!("{dir}/input"), f.lifted)?;
         self.out.write(&format!("{dir}/original"), &f.cur.input)?;
         self.out.write(&format!("{dir}/unit"), &f.t.unit.encode())?;

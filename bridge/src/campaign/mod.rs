@@ -8,10 +8,12 @@ pub mod outdir;
 pub mod signatures;
 pub mod state;
 pub mod status;
+mod trails;
 pub mod units;
 
 use ::exec::{Coverage, ForkServer, Newness, Outcome};
 use outdir::{sanitize, OutDir};
+use provenance::Labels;
 use state::{CampaignFile, Parents, Stats};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -39,6 +41,8 @@ pub(crate) struct Entry {
     new_word: bool,
     /// One of the campaign's seeds.
     seed: bool,
+    /// Where its bytes came from (see `provenance::Labels`).
+    labels: Labels,
 }
 
 pub struct Campaign {
@@ -92,14 +96,17 @@ impl Campaign {
             };
             let name = sanitize(&path.file_name().unwrap_or_default().to_string_lossy());
             let id = c.next_id;
-            c.out.write(&format!("queue/id:{id:06},orig:{name}"), &data)?;
+            let mut record = trails::seed(id, data.len());
+            record.test = format!("queue/id:{id:06},orig:{name}");
+            c.out.write_test(&record.test.clone(), &data, &record)?;
             c.next_id += 1;
             let outcome = c.fs.run(&data)?;
             c.cov.add(c.fs.map());
             c.file.stats.execs += 1;
-            c.record_failure(outcome, &data, &format!("{id:06}"), "seed")?;
+            c.record_failure(outcome, &data, &format!("{id:06}"), "seed", || record.clone())?;
             let hits = c.hits();
-            c.corpus.push(Entry { id, data, hits, new_word: false, seed: true });
+            let labels = Labels::own(id, data.len());
+            c.corpus.push(Entry { id, data, hits, new_word: false, seed: true, labels });
         }
         anyhow::ensure!(!c.corpus.is_empty(), "no readable seed in {}", c.file.config.input_dir.display());
         c.save()?;
@@ -122,7 +129,8 @@ impl Campaign {
             c.cov.add(c.fs.map());
             c.next_id = c.next_id.max(s.id + 1);
             let hits = c.hits();
-            c.corpus.push(Entry { id: s.id, data: s.data, hits, new_word: s.new_word, seed: s.seed });
+            let labels = s.labels.unwrap_or_else(|| Labels::own(s.id, s.data.len()));
+            c.corpus.push(Entry { id: s.id, data: s.data, hits, new_word: s.new_word, seed: s.seed, labels });
         }
         anyhow::ensure!(!c.corpus.is_empty(), "the queue of {} is empty: nothing to resume", c.out.root().display());
         for (dir, which) in [("crashes", 0), ("hangs", 1)] {
@@ -205,7 +213,7 @@ impl Campaign {
             let seeds_only = self.file.config.parents == Parents::Seeds;
             let seeds: Vec<Seed<'_>> = (self.corpus.iter())
                 .filter(|e| e.seed || !seeds_only)
-                .map(|e| Seed { id: e.id, data: &e.data, labels: None })
+                .map(|e| Seed { id: e.id, data: &e.data, labels: Some(&e.labels) })
                 .collect();
             let batch = self.generator.generate(&seeds, self.file.config.batch);
             for case in batch {
@@ -235,15 +243,20 @@ impl Campaign {
         self.file.stats.execs += 1;
         let newness = self.cov.add(self.fs.map());
         let src = outdir::src_field(case.parent, &case.donors);
-        let failed = self.record_failure(outcome, &case.data, &src, &case.op)?;
+        let generator = self.generator.name();
+        let record = || trails::system(generator, case.parent, &case.donors, &case.op, case.labels.clone());
+        let failed = self.record_failure(outcome, &case.data, &src, &case.op, record)?;
         let interesting = newness != Newness::Nothing && !failed;
         if interesting {
             let id = self.next_id;
             self.next_id += 1;
             let name = format!("queue/id:{id:06},src:{src},op:{}", sanitize(&case.op));
-            self.out.write(&name, &case.data)?;
+            let mut labels = case.labels.clone();
+            labels.adopt(id);
+            let record = provenance::Record { test: name.clone(), labels: Some(labels.clone()), ..record() };
+            self.out.write_test(&name, &case.data, &record)?;
             let hits = self.hits();
-            self.corpus.push(Entry { id, data: case.data.clone(), hits, new_word: false, seed: false });
+            self.corpus.push(Entry { id, data: case.data.clone(), hits, new_word: false, seed: false, labels });
             if newness == Newness::NewEdges {
                 self.refresh_stats();
                 self.out.append_line("coverage.csv", outdir::CSV_HEADER, &self.csv_row())?;
@@ -259,7 +272,14 @@ impl Campaign {
     /// `signatures.rs`; when the run left no stack, when it shows a new
     /// edge among crashes (hangs)), and counts it against the one kept for
     /// its signature. Returns whether the run failed.
-    fn record_failure(&mut self, outcome: Outcome, data: &[u8], src: &str, op: &str) -> anyhow::Result<bool> {
+    fn record_failure(
+        &mut self,
+        outcome: Outcome,
+        data: &[u8],
+        src: &str,
+        op: &str,
+        record: impl Fn() -> provenance::Record,
+    ) -> anyhow::Result<bool> {
         let depth = self.file.config.signature_depth;
         let s = &mut self.file.stats;
         match outcome {
@@ -276,7 +296,8 @@ impl Campaign {
                     s.unique_crashes += 1;
                     let n = self.next_crash;
                     self.next_crash += 1;
-                    self.out.write(&format!("crashes/id:{n:06},sig:{sig:02},src:{src},op:{}", sanitize(op)), data)?;
+                    let name = format!("crashes/id:{n:06},sig:{sig:02},src:{src},op:{}", sanitize(op));
+                    self.out.write_test(&name, data, &provenance::Record { test: name.clone(), ..record() })?;
                     s.crash_counts.insert(format!("{n:06}"), 1);
                     if let Some(k) = key {
                         self.crash_keys.insert(k, n);
@@ -295,7 +316,8 @@ impl Campaign {
                     s.unique_hangs += 1;
                     let n = self.next_hang;
                     self.next_hang += 1;
-                    self.out.write(&format!("hangs/id:{n:06},src:{src},op:{}", sanitize(op)), data)?;
+                    let name = format!("hangs/id:{n:06},src:{src},op:{}", sanitize(op));
+                    self.out.write_test(&name, data, &provenance::Record { test: name.clone(), ..record() })?;
                     s.hang_counts.insert(format!("{n:06}"), 1);
                     if let Some(k) = key {
                         self.hang_keys.insert(k, n);

@@ -4,6 +4,7 @@
 //! whole files.
 
 use anyhow::Context;
+use provenance::{record_path, Labels, Record};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -19,6 +20,10 @@ pub fn src_field(parent: u64, donors: &[u64]) -> String {
 
 pub const CSV_HEADER: &str = "seconds,execs,edges,edges_total,branches,branches_total,branch_pct,queue,unique_crashes";
 
+/// The directories of a campaign (trail records of the tests in
+/// `queue/` are in `trails/queue/`, and so on).
+const DIRS: [&str; 7] = ["queue", "crashes", "hangs", "trails/queue", "trails/crashes", "trails/hangs", ".tmp"];
+
 pub struct OutDir {
     root: PathBuf,
 }
@@ -31,6 +36,9 @@ pub struct Saved {
     pub new_word: bool,
     /// A seed of the campaign (`orig:` in its name).
     pub seed: bool,
+    /// Its bytes' origins, from its trail record (none when the record
+    /// is missing or cannot be read).
+    pub labels: Option<Labels>,
 }
 
 impl OutDir {
@@ -43,7 +51,7 @@ impl OutDir {
             );
         }
         let out = OutDir { root: root.to_path_buf() };
-        for d in ["queue", "crashes", "hangs", ".tmp"] {
+        for d in DIRS {
             std::fs::create_dir_all(root.join(d))
                 .with_context(|| format!("cannot create {}", root.join(d).display()))?;
         }
@@ -58,7 +66,7 @@ impl OutDir {
             root.display()
         );
         let out = OutDir { root: root.to_path_buf() };
-        for d in ["queue", "crashes", "hangs", "alarms", ".tmp"] {
+        for d in DIRS.iter().chain(&["alarms"]) {
             std::fs::create_dir_all(root.join(d))?;
         }
         // Left-overs of writes cut short by the kill.
@@ -80,6 +88,14 @@ impl OutDir {
         tmp.write_all(bytes).with_context(|| format!("cannot write {}", path.display()))?;
         tmp.persist(&path).with_context(|| format!("cannot move a file into place at {}", path.display()))?;
         Ok(())
+    }
+
+    /// Writes the test `rel` and its trail record, the record first: a
+    /// test is never without its record, whenever the campaign is killed
+    /// (a record without its test is ignored).
+    pub fn write_test(&self, rel: &str, bytes: &[u8], record: &Record) -> anyhow::Result<()> {
+        self.write(&record_path(rel), &record.to_json())?;
+        self.write(rel, bytes)
     }
 
     /// Appends a line to `rel` (`coverage.csv`, `units.csv`), after
@@ -108,7 +124,12 @@ impl OutDir {
             let data = std::fs::read(e.path()).with_context(|| format!("cannot read {}", e.path().display()))?;
             let new_word = name.contains(",op:lift_") && name.ends_with(NEW_WORD_OP);
             let seed = name.contains(",orig:");
-            out.push(Saved { id, data, new_word, seed });
+            let labels = Record::read(&self.root, &format!("{dir}/{name}"))
+                .ok()
+                .flatten()
+                .and_then(|r| r.labels)
+                .filter(|l| l.len() == data.len());
+            out.push(Saved { id, data, new_word, seed, labels });
         }
         out.sort_by_key(|s| s.id);
         Ok(out)

@@ -386,8 +386,16 @@ impl Campaign {
         }
         let c = t.candidate;
         let subs: Vec<_> = c.values.iter().map(|(k, v)| (&params[*k], v)).collect();
-        let lifted = lifter::lift_all(input, &subs, self.fs.target().args_in_input);
+        let unit_name = format!("{}#{}", unit.meta.function, unit.meta.call_index);
+        let labels = self.input_labels(entry, input);
+        let (lifted, labels) = lifter::lift_labelled(input, &labels, &subs, self.fs.target().args_in_input, &unit_name);
         let (class, sys) = lifter::check(&mut self.fs, &mut self.cov, &lifted)?;
+        let lift = provenance::Lift {
+            function: unit.meta.function.clone(),
+            call: u64::from(unit.meta.call_index),
+            params: c.values.iter().map(|(k, _)| model::alarm::describe_site(&params[*k].site)).collect(),
+            found_by: c.op.to_string(),
+        };
         // What the lifted run's crash was, if it crashed (taken whatever
         // the class, so that no later run is given this stack).
         let key = super::signatures::take_key(self.out.root(), self.file.config.signature_depth);
@@ -400,8 +408,17 @@ impl Campaign {
             (Class::TrueAlarm, Some((k, value))) => {
                 self.file.stats.true_alarms += 1;
                 let key = key.unwrap_or_else(|| format!("{function} parameter {k}: {sys}"));
-                let found =
-                    super::alarms::Found { cur, t: &t, k: *k, value, lifted: &lifted, outcome: sys.to_string() };
+                let op = format!("lift_{}", sanitize(&function));
+                let record = super::trails::lift(entry, &op, lift, labels);
+                let found = super::alarms::Found {
+                    cur,
+                    t: &t,
+                    k: *k,
+                    value,
+                    lifted: &lifted,
+                    outcome: sys.to_string(),
+                    record,
+                };
                 self.keep_alarm(alarms, key, found)?;
             }
             (Class::CoverageLift, _) => {
@@ -412,14 +429,32 @@ impl Campaign {
                     matches!(params[*k].site, model::unit::Site::NewWord { .. }) && !params[*k].text(v).is_empty()
                 });
                 let suffix = if new_word { super::outdir::NEW_WORD_OP } else { "" };
-                let name = format!("queue/id:{id:06},src:{entry:06},op:lift_{}{suffix}", sanitize(&function));
-                self.out.write(&name, &lifted)?;
+                let op = format!("lift_{}{suffix}", sanitize(&function));
+                let name = format!("queue/id:{id:06},src:{entry:06},op:{op}");
+                let mut labels = labels;
+                labels.adopt(id);
+                let mut record = super::trails::lift(entry, &op, lift, labels.clone());
+                record.test = name.clone();
+                self.out.write_test(&name, &lifted, &record)?;
                 let hits = self.hits();
-                self.corpus.push(super::Entry { id, data: lifted, hits, new_word, seed: false });
+                self.corpus.push(super::Entry { id, data: lifted, hits, new_word, seed: false, labels });
             }
             (Class::FalseAlarm, _) => self.file.stats.false_alarms += u64::from(failed),
         }
         Ok(())
+    }
+}
+
+impl Campaign {
+    /// The labels of `input`, a unit round's system test made from entry
+    /// `entry`: the entry's, or, when the round changed it (`main`'s
+    /// numbers padded, see `carver::grow`), relabelled from them.
+    fn input_labels(&self, entry: u64, input: &[u8]) -> provenance::Labels {
+        match self.corpus.iter().find(|e| e.id == entry) {
+            Some(e) if e.data == input => e.labels.clone(),
+            Some(e) => provenance::relabel(&e.data, &e.labels, input, "grow", &[]),
+            None => provenance::Labels::inserted("grow", input.len()),
+        }
     }
 }
 

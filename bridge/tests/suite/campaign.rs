@@ -71,10 +71,27 @@ fn a_campaign_finds_the_crash_and_it_reproduces() {
     let kept: u64 = seeds.iter().map(|s| s["crashes"].as_u64().unwrap()).sum();
     assert_eq!((descendants, kept), (names(&out.join("queue")).len() as u64 - 2, crashes.len() as u64), "{p}");
     let trail = bridge_json(&["provenance", "--json", out.to_str().unwrap(), &crashes[0]], b"");
-    let steps = trail.as_array().unwrap();
+    let steps: Vec<_> = trail.as_array().unwrap().iter().map(|s| &s["step"]).collect();
     assert!(steps.len() >= 2 && steps.last().unwrap()["path"].as_str().unwrap().contains(",orig:"), "{trail}");
     assert!(steps[..steps.len() - 1].iter().all(|s| !s["ops"].as_array().unwrap().is_empty()), "{trail}");
+    // The crash's own step says which bytes its making wrote.
+    assert!(!trail[0]["wrote"].as_array().unwrap().is_empty(), "{trail}");
     let queue = names(&out.join("queue"));
+    // Every test has its trail record, and every queue entry's labels are
+    // exact: each byte labelled as copied equals the byte it names.
+    let total = queue.len() + crashes.len() + names(&out.join("hangs")).len();
+    assert_eq!(p["recorded"].as_u64(), Some(total as u64), "{p}");
+    let by_id: std::collections::HashMap<u64, Vec<u8>> =
+        queue.iter().map(|q| (q[3..9].parse().unwrap(), std::fs::read(out.join("queue").join(q)).unwrap())).collect();
+    let mut copied = 0;
+    for q in &queue {
+        let r = provenance::Record::read(&out, &format!("queue/{q}")).unwrap().expect("a trail record");
+        let labels = r.labels.expect("labels");
+        let data = &by_id[&q[3..9].parse::<u64>().unwrap()];
+        labels.check(data, |id| by_id.get(&id).map(|d| &d[..])).unwrap_or_else(|m| panic!("{q}: {m:?}"));
+        copied += labels.runs().filter(|(_, r)| matches!(r.origin, provenance::Origin::Copied { .. })).count();
+    }
+    assert!(copied > queue.len(), "most entries copy bytes of their seeds");
     assert!(queue.iter().filter(|q| q.contains(",orig:")).count() == 2, "{queue:?}");
     assert!(queue.iter().any(|q| q.contains(",src:") && q.contains(",op:")), "{queue:?}");
     let csv = std::fs::read_to_string(out.join("coverage.csv")).unwrap();

@@ -104,6 +104,7 @@ mod tests {
                 hits: Vec::new(),
                 new_word,
                 seed: false,
+                labels: provenance::Labels::own(i as u64, 1),
             })
             .collect()
     }
