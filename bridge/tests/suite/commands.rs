@@ -179,6 +179,7 @@ fn workspace_layers_hold() {
         ("lifter", &["model", "exec", "provenance"]),
         ("review", &["model", "exec"]),
         ("provenance", &["model"]),
+        ("grammar", &["model"]),
         (
             "bridge",
             &[
