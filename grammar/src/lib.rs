@@ -5,8 +5,10 @@
 //! that always terminates.
 
 mod grammar;
+mod tree;
 
 pub use grammar::{Alt, Grammar, NonTerminal, Sym};
+pub use tree::Node;
 
 /// What can go wrong with a grammar or a sample.
 #[derive(Debug, thiserror::Error)]
