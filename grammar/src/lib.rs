@@ -4,10 +4,17 @@
 //! probabilities learned from the samples and inverted; bounded generation
 //! that always terminates.
 
+mod generate;
 mod grammar;
+mod learn;
+mod load;
+mod parse;
 mod tree;
 
+pub use generate::{Derivation, Expansion, Generator};
 pub use grammar::{Alt, Grammar, NonTerminal, Sym};
+pub use learn::{counts, inverted, learned, rank_swap, Counts};
+pub use parse::{parse, Parser};
 pub use tree::Node;
 
 /// What can go wrong with a grammar or a sample.

@@ -1,0 +1,323 @@
+//! Bounded generation from a probabilistic grammar ("Inputs from Hell",
+//! 3.4). Alternatives are drawn by their probabilities; each nonterminal's
+//! cheapest derivation (fewest expansions) is known ahead, and a budget of
+//! expansions keeps the cheapest completion of every open nonterminal in
+//! reserve, so that near the bound each one is closed by the alternatives
+//! that still fit, in the end by its cheapest: every output terminates,
+//! with at most `max_nodes` nonterminal nodes.
+//!
+//! The fast path ([`Generator::generate_into`]) writes the text and a flat
+//! pre-order list of expansions into reused buffers, with no allocation per
+//! node; [`Generator::generate`] builds the derivation tree from it.
+
+use rand::{Rng, RngCore, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+use crate::{Error, Grammar, Node, Sym};
+
+/// The fewest expansions (nonterminal nodes) a derivation from each
+/// nonterminal needs; `u64::MAX` for one that derives no finite string.
+pub(crate) fn min_costs(g: &Grammar) -> Vec<u64> {
+    let mut cost = vec![u64::MAX; g.rules.len()];
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for (i, r) in g.rules.iter().enumerate() {
+            for a in &r.alts {
+                let c = a.symbols.iter().fold(1u64, |acc, s| match s {
+                    Sym::T(_) => acc,
+                    Sym::N(k) => acc.saturating_add(cost.get(*k).copied().unwrap_or(u64::MAX)),
+                });
+                if c < cost[i] {
+                    cost[i] = c;
+                    changed = true;
+                }
+            }
+        }
+    }
+    cost
+}
+
+/// One expansion of a generated derivation: nonterminal `nt` by its
+/// alternative `alt`, covering `text[start..end]`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Expansion {
+    pub nt: u32,
+    pub alt: u32,
+    pub start: usize,
+    pub end: usize,
+}
+
+/// A generated string and its derivation, flat: the expansions in pre-order
+/// (a node before its children, children left to right).
+#[derive(Debug, Clone, Default)]
+pub struct Derivation {
+    text: Vec<u8>,
+    nodes: Vec<Expansion>,
+}
+
+impl Derivation {
+    pub fn new() -> Derivation {
+        Derivation::default()
+    }
+
+    /// The generated string.
+    pub fn text(&self) -> &[u8] {
+        &self.text
+    }
+
+    /// The expansions in pre-order; the first is the start symbol's.
+    pub fn nodes(&self) -> &[Expansion] {
+        &self.nodes
+    }
+}
+
+/// A symbol, compiled: terminal bytes in the pool, or a nonterminal.
+#[derive(Clone, Copy)]
+enum CSym {
+    T(u32, u32),
+    N(u32),
+}
+
+/// An alternative, compiled: its symbols, the cheapest cost of its
+/// nonterminals together, and its cumulative probability threshold
+/// (out of 2^32) among its nonterminal's alternatives.
+#[derive(Clone, Copy)]
+struct CAlt {
+    syms: (u32, u32),
+    kids: u64,
+    cum: u64,
+}
+
+/// An open node: its index among the expansions and the symbols left.
+#[derive(Clone, Copy)]
+struct Frame {
+    node: u32,
+    pos: u32,
+    end: u32,
+}
+
+/// Generates strings and their derivations from a grammar; deterministic
+/// for a seed.
+pub struct Generator<'g> {
+    grammar: &'g Grammar,
+    /// Per nonterminal: its alternatives' range in `alts`.
+    nts: Vec<(u32, u32)>,
+    min: Vec<u64>,
+    alts: Vec<CAlt>,
+    syms: Vec<CSym>,
+    pool: Vec<u8>,
+    rng: ChaCha8Rng,
+    stack: Vec<Frame>,
+    scratch: Derivation,
+}
+
+const ONE: u64 = 1 << 32;
+
+impl<'g> Generator<'g> {
+    /// A generator for `grammar`, seeded with `seed`. Fails when the start
+    /// symbol or a reference is missing or the start symbol derives no
+    /// finite string.
+    pub fn new(grammar: &'g Grammar, seed: u64) -> Result<Generator<'g>, Error> {
+        let bad = |why: &str| {
+            let (name, line) = grammar.rules.get(grammar.start).map_or(("<start>", 0), |r| (&r.name[..], r.line));
+            Err(Error::Rule { path: String::new(), line, nonterminal: name.to_string(), why: why.to_string() })
+        };
+        let n = grammar.rules.len();
+        if grammar.start >= n {
+            return bad("the grammar has no start symbol");
+        }
+        if grammar
+            .rules
+            .iter()
+            .flat_map(|r| &r.alts)
+            .flat_map(|a| &a.symbols)
+            .any(|s| matches!(s, Sym::N(k) if *k >= n))
+        {
+            return bad("the grammar refers to a nonterminal that does not exist");
+        }
+        let min = min_costs(grammar);
+        if min[grammar.start] == u64::MAX {
+            return bad("derives no finite string");
+        }
+        let (mut nts, mut alts, mut syms, mut pool) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        for (i, r) in grammar.rules.iter().enumerate() {
+            let probs = grammar.probabilities(i);
+            let total: f64 = probs.iter().filter(|p| p.is_finite() && **p > 0.0).sum();
+            let first = alts.len() as u32;
+            let mut acc = 0.0;
+            for (a, p) in r.alts.iter().zip(&probs) {
+                let s0 = syms.len() as u32;
+                let mut kids = 0u64;
+                for s in &a.symbols {
+                    syms.push(match s {
+                        Sym::T(t) => {
+                            pool.extend_from_slice(t);
+                            CSym::T((pool.len() - t.len()) as u32, t.len() as u32)
+                        }
+                        Sym::N(k) => {
+                            kids = kids.saturating_add(min[*k]);
+                            CSym::N(*k as u32)
+                        }
+                    });
+                }
+                acc += if total > 0.0 {
+                    if p.is_finite() && *p > 0.0 {
+                        p / total
+                    } else {
+                        0.0
+                    }
+                } else {
+                    1.0
+                };
+                let share = if total > 0.0 { acc } else { acc / r.alts.len() as f64 };
+                let cum = ((share * ONE as f64).round() as u64).min(ONE);
+                alts.push(CAlt { syms: (s0, syms.len() as u32), kids, cum });
+            }
+            if let Some(last) = alts.last_mut().filter(|_| !r.alts.is_empty()) {
+                last.cum = ONE;
+            }
+            nts.push((first, alts.len() as u32));
+        }
+        let rng = ChaCha8Rng::seed_from_u64(seed);
+        Ok(Generator { grammar, nts, min, alts, syms, pool, rng, stack: Vec::new(), scratch: Derivation::new() })
+    }
+
+    /// Starts the random sequence again from `seed`.
+    pub fn reseed(&mut self, seed: u64) {
+        self.rng = ChaCha8Rng::seed_from_u64(seed);
+    }
+
+    /// The fewest expansions a derivation from nonterminal `nt` needs
+    /// (`u64::MAX`: none is finite).
+    pub fn min_nodes(&self, nt: usize) -> u64 {
+        self.min.get(nt).copied().unwrap_or(u64::MAX)
+    }
+
+    /// A random derivation with at most `max_nodes` nonterminal nodes (or
+    /// the start symbol's cheapest derivation, when that needs more).
+    pub fn generate(&mut self, max_nodes: usize) -> Node {
+        let mut d = std::mem::take(&mut self.scratch);
+        self.generate_into(max_nodes, &mut d);
+        let tree = self.tree(&d);
+        self.scratch = d;
+        tree
+    }
+
+    /// As [`Generator::generate`], into `out` (its buffers reused).
+    pub fn generate_into(&mut self, max_nodes: usize, out: &mut Derivation) {
+        out.text.clear();
+        out.nodes.clear();
+        self.stack.clear();
+        let start = self.grammar.start;
+        let limit = (max_nodes as u64).max(self.min[start]);
+        // `used`: nodes made; `reserved`: the cheapest cost of the
+        // nonterminals still to expand. used + reserved <= limit throughout.
+        let (mut used, mut reserved) = (0u64, self.min[start]);
+        self.expand(start as u32, limit, &mut used, &mut reserved, out);
+        while let Some(f) = self.stack.last_mut() {
+            if f.pos == f.end {
+                out.nodes[f.node as usize].end = out.text.len();
+                self.stack.pop();
+                continue;
+            }
+            let s = self.syms[f.pos as usize];
+            f.pos += 1;
+            match s {
+                CSym::T(off, len) => out.text.extend_from_slice(&self.pool[off as usize..(off + len) as usize]),
+                CSym::N(k) => self.expand(k, limit, &mut used, &mut reserved, out),
+            }
+        }
+    }
+
+    fn expand(&mut self, k: u32, limit: u64, used: &mut u64, reserved: &mut u64, out: &mut Derivation) {
+        *reserved -= self.min[k as usize];
+        let avail = limit - *used - *reserved;
+        let a = self.choose(k as usize, avail);
+        let alt = self.alts[a];
+        *used += 1;
+        *reserved += alt.kids;
+        out.nodes.push(Expansion {
+            nt: k,
+            alt: a as u32 - self.nts[k as usize].0,
+            start: out.text.len(),
+            end: out.text.len(),
+        });
+        self.stack.push(Frame { node: out.nodes.len() as u32 - 1, pos: alt.syms.0, end: alt.syms.1 });
+    }
+
+    /// An alternative of `k` drawn by probability among those whose
+    /// cheapest completion costs at most `avail` (the cheapest always does).
+    fn choose(&mut self, k: usize, avail: u64) -> usize {
+        let (lo, hi) = (self.nts[k].0 as usize, self.nts[k].1 as usize);
+        if hi - lo == 1 {
+            return lo;
+        }
+        let fits = |a: &CAlt| a.kids < avail;
+        let alts = &self.alts[lo..hi];
+        let r = u64::from(self.rng.next_u32());
+        let a = alts.partition_point(|a| a.cum <= r).min(alts.len() - 1);
+        if fits(&alts[a]) {
+            return lo + a;
+        }
+        // Near the bound: draw among the alternatives that fit.
+        let weight = |i: usize| if i == 0 { alts[0].cum } else { alts[i].cum - alts[i - 1].cum };
+        let total: u64 = (0..alts.len()).filter(|&i| fits(&alts[i])).map(weight).sum();
+        let count = alts.iter().filter(|a| fits(a)).count() as u64;
+        let mut r = self.rng.random_range(0..if total > 0 { total } else { count });
+        for i in (0..alts.len()).filter(|&i| fits(&alts[i])) {
+            let w = if total > 0 { weight(i) } else { 1 };
+            if r < w {
+                return lo + i;
+            }
+            r -= w;
+        }
+        // Unreachable for a generator's own grammar: the cheapest fits.
+        lo + (0..alts.len()).min_by_key(|&i| alts[i].kids).unwrap_or(0)
+    }
+
+    /// The derivation tree of a derivation this generator made.
+    fn tree(&self, d: &Derivation) -> Node {
+        struct Open {
+            e: Expansion,
+            pos: u32,
+            end: u32,
+            children: Vec<Node>,
+        }
+        let open = |e: Expansion| {
+            let (s0, s1) = self.alts[(self.nts[e.nt as usize].0 + e.alt) as usize].syms;
+            Open { e, pos: s0, end: s1, children: Vec::with_capacity((s1 - s0) as usize) }
+        };
+        let mut stack = vec![open(d.nodes[0])];
+        let (mut next, mut at) = (1, 0usize);
+        loop {
+            let top = stack.last_mut().expect("the root is open until it closes");
+            if top.pos == top.end {
+                let o = stack.pop().expect("non-empty");
+                let (nt, alt) = (o.e.nt as usize, o.e.alt as usize);
+                let node = Node::N { nt, alt, children: o.children, start: o.e.start, end: o.e.end };
+                match stack.last_mut() {
+                    Some(p) => p.children.push(node),
+                    None => return node,
+                }
+                continue;
+            }
+            let s = self.syms[top.pos as usize];
+            top.pos += 1;
+            match s {
+                CSym::T(off, len) => {
+                    let bytes = self.pool[off as usize..(off + len) as usize].to_vec();
+                    top.children.push(Node::T { bytes, start: at });
+                    at += len as usize;
+                }
+                CSym::N(_) => {
+                    stack.push(open(d.nodes[next]));
+                    next += 1;
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;
