@@ -197,9 +197,21 @@ pub struct ExecArgs {
 
 #[derive(Args)]
 pub struct RunArgs {
-    /// System-level generator.
+    /// System-level generator: `radamsa-like` (mutation) or `grammar`
+    /// (derivations of --grammar, edited in the corpus's parse trees).
     #[arg(long, default_value = "radamsa-like", value_name = "NAME")]
     pub system: String,
+    /// The grammar of the system tests (the Fuzzing Book's JSON form), for
+    /// `--system grammar`. With --args-in-input it derives the command
+    /// line too.
+    #[arg(long, value_name = "FILE")]
+    pub grammar: Option<PathBuf>,
+    /// Which probabilities new derivations follow: `uniform` (as the file
+    /// gives them), `learned` from the corpus's parse trees, `inverse`
+    /// (the learned ones inverted: rare and unseen alternatives first), or
+    /// `mixed` (learned and inverse, half the tests each).
+    #[arg(long, default_value = "mixed", value_name = "MODE", requires = "grammar")]
+    pub mode: String,
     /// Unit-level generator: `symbolic` (the bridge: z3 explores carved
     /// units), `fuzz` (mutation of their parameters) or `none` (system
     /// testing alone, for baselines).

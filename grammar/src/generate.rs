@@ -99,8 +99,9 @@ struct Frame {
 
 /// Generates strings and their derivations from a grammar; deterministic
 /// for a seed.
-pub struct Generator<'g> {
-    grammar: &'g Grammar,
+pub struct Generator {
+    /// The start symbol.
+    start: usize,
     /// Per nonterminal: its alternatives' range in `alts`.
     nts: Vec<(u32, u32)>,
     min: Vec<u64>,
@@ -114,11 +115,11 @@ pub struct Generator<'g> {
 
 const ONE: u64 = 1 << 32;
 
-impl<'g> Generator<'g> {
+impl Generator {
     /// A generator for `grammar`, seeded with `seed`. Fails when the start
     /// symbol or a reference is missing or the start symbol derives no
     /// finite string.
-    pub fn new(grammar: &'g Grammar, seed: u64) -> Result<Generator<'g>, Error> {
+    pub fn new(grammar: &Grammar, seed: u64) -> Result<Generator, Error> {
         let bad = |why: &str| {
             let (name, line) = grammar.rules.get(grammar.start).map_or(("<start>", 0), |r| (&r.name[..], r.line));
             Err(Error::Rule { path: String::new(), line, nonterminal: name.to_string(), why: why.to_string() })
@@ -180,7 +181,17 @@ impl<'g> Generator<'g> {
             nts.push((first, alts.len() as u32));
         }
         let rng = ChaCha8Rng::seed_from_u64(seed);
-        Ok(Generator { grammar, nts, min, alts, syms, pool, rng, stack: Vec::new(), scratch: Derivation::new() })
+        Ok(Generator {
+            start: grammar.start,
+            nts,
+            min,
+            alts,
+            syms,
+            pool,
+            rng,
+            stack: Vec::new(),
+            scratch: Derivation::new(),
+        })
     }
 
     /// Starts the random sequence again from `seed`.
@@ -197,8 +208,15 @@ impl<'g> Generator<'g> {
     /// A random derivation with at most `max_nodes` nonterminal nodes (or
     /// the start symbol's cheapest derivation, when that needs more).
     pub fn generate(&mut self, max_nodes: usize) -> Node {
+        self.generate_from(self.start, max_nodes)
+    }
+
+    /// As [`Generator::generate`], from nonterminal `nt` (spans start at
+    /// 0); `nt` must be a nonterminal of the grammar with a finite
+    /// derivation ([`Generator::min_nodes`]).
+    pub fn generate_from(&mut self, nt: usize, max_nodes: usize) -> Node {
         let mut d = std::mem::take(&mut self.scratch);
-        self.generate_into(max_nodes, &mut d);
+        self.generate_from_into(nt, max_nodes, &mut d);
         let tree = self.tree(&d);
         self.scratch = d;
         tree
@@ -206,10 +224,15 @@ impl<'g> Generator<'g> {
 
     /// As [`Generator::generate`], into `out` (its buffers reused).
     pub fn generate_into(&mut self, max_nodes: usize, out: &mut Derivation) {
+        self.generate_from_into(self.start, max_nodes, out)
+    }
+
+    /// As [`Generator::generate_from`], into `out` (its buffers reused).
+    pub fn generate_from_into(&mut self, start: usize, max_nodes: usize, out: &mut Derivation) {
         out.text.clear();
         out.nodes.clear();
         self.stack.clear();
-        let start = self.grammar.start;
+        assert!(self.min[start] != u64::MAX, "nonterminal {start} derives no finite string");
         let limit = (max_nodes as u64).max(self.min[start]);
         // `used`: nodes made; `reserved`: the cheapest cost of the
         // nonterminals still to expand. used + reserved <= limit throughout.

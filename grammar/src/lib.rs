@@ -4,6 +4,7 @@
 //! probabilities learned from the samples and inverted; bounded generation
 //! that always terminates.
 
+mod edit;
 mod generate;
 mod grammar;
 mod learn;

@@ -1,7 +1,11 @@
 //! System-level test generators behind one trait.
 
+pub mod grammar;
 pub mod radamsa;
 
+use std::sync::Arc;
+
+pub use grammar::{GrammarGen, Mode};
 pub use provenance::Labels;
 pub use radamsa::RadamsaLike;
 
@@ -22,7 +26,26 @@ pub struct TestCase {
     /// written for this test are labelled [`provenance::FRESH`] until the
     /// test is kept and [`Labels::adopt`] gives them its id.
     pub labels: Labels,
+    /// Its derivation tree, when a grammar made it.
+    pub tree: Option<Tree>,
 }
+
+/// A test's derivation tree and the grammar it derives in.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Tree {
+    pub node: ::grammar::Node,
+    pub grammar: Arc<::grammar::Grammar>,
+}
+
+impl Tree {
+    /// The tree as JSON with the nonterminals' names
+    /// ([`::grammar::Node::to_json`]).
+    pub fn to_json(&self) -> String {
+        self.node.to_json(&self.grammar).to_string()
+    }
+}
+
+impl Eq for Tree {}
 
 /// A corpus entry a generator may derive tests from.
 #[derive(Debug, Clone, Copy)]
@@ -55,12 +78,23 @@ pub trait SystemGenerator {
 }
 
 /// The names [`by_name`] knows.
-pub const GENERATORS: &[&str] = &[radamsa::NAME];
+pub const GENERATORS: &[&str] = &[radamsa::NAME, grammar::NAME];
 
-/// The generator called `name`, seeded with `seed`.
-pub fn by_name(name: &str, seed: u64) -> Option<Box<dyn SystemGenerator>> {
-    match name {
-        radamsa::NAME => Some(Box::new(RadamsaLike::new(seed))),
-        _ => None,
+/// The generator called `name`, seeded with `seed`; the grammar
+/// generator needs a grammar and its mode. The error says what is wrong
+/// in words.
+pub fn by_name(
+    name: &str,
+    seed: u64,
+    grammar: Option<(::grammar::Grammar, Mode)>,
+) -> Result<Box<dyn SystemGenerator>, String> {
+    match (name, grammar) {
+        (radamsa::NAME, None) => Ok(Box::new(RadamsaLike::new(seed))),
+        (radamsa::NAME, Some(_)) => Err("a grammar is for the grammar generator (--system grammar)".into()),
+        (grammar::NAME, Some((g, mode))) => {
+            GrammarGen::new(g, mode, seed).map(|g| Box::new(g) as Box<dyn SystemGenerator>).map_err(|e| e.to_string())
+        }
+        (grammar::NAME, None) => Err("the grammar generator needs a grammar (--grammar FILE)".into()),
+        _ => Err(format!("unknown system generator '{name}' (known: {})", GENERATORS.join(", "))),
     }
 }

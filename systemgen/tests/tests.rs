@@ -41,11 +41,14 @@ fn check_case(case: &TestCase, corpus: &[Seed<'_>]) {
 
 #[test]
 fn registry() {
-    assert_eq!(GENERATORS, &["radamsa-like"]);
-    for &name in GENERATORS {
-        assert_eq!(by_name(name, 1).expect("known").name(), name);
-    }
-    assert!(by_name("nope", 1).is_none());
+    assert_eq!(GENERATORS, &["radamsa-like", "grammar"]);
+    let g = || grammar::Grammar::from_json(r#"{"<start>": ["a", "b<start>"]}"#, "g").unwrap();
+    assert_eq!(by_name("radamsa-like", 1, None).expect("known").name(), "radamsa-like");
+    assert_eq!(by_name("grammar", 1, Some((g(), systemgen::Mode::Inverse))).expect("known").name(), "grammar");
+    let err = |r: Result<Box<dyn SystemGenerator>, String>| r.err().expect("an error");
+    assert!(err(by_name("nope", 1, None)).contains("known: radamsa-like, grammar"));
+    assert!(err(by_name("grammar", 1, None)).contains("--grammar"));
+    assert!(err(by_name("radamsa-like", 1, Some((g(), systemgen::Mode::Uniform)))).contains("--system grammar"));
 }
 
 /// Generates `rounds` batches, giving feedback on each case by `interesting`.
@@ -76,7 +79,7 @@ fn deterministic() {
     let c = campaign(&mut RadamsaLike::new(8), &corpus, 20, odd);
     assert_eq!(a, b);
     assert_ne!(a, c);
-    let boxed = campaign(by_name("radamsa-like", 7).unwrap().as_mut(), &corpus, 20, odd);
+    let boxed = campaign(by_name("radamsa-like", 7, None).unwrap().as_mut(), &corpus, 20, odd);
     assert_eq!(a, boxed);
 }
 

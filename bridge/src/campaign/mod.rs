@@ -66,6 +66,9 @@ pub struct Campaign {
     next_hang: u64,
     /// The bridge's unit rounds (`--unit fuzz`).
     units: Option<units::UnitWork>,
+    /// The derivation tree of the system test being run, if a grammar
+    /// made it: written beside it if it is kept.
+    case_tree: Option<systemgen::Tree>,
     /// Seconds spent before this process took over, and when it did.
     already: f64,
     started: Instant,
@@ -182,6 +185,7 @@ impl Campaign {
             next_crash: 0,
             next_hang: 0,
             units: None,
+            case_tree: None,
             already,
             started: Instant::now(),
         }
@@ -238,13 +242,15 @@ impl Campaign {
         Ok(&self.file.stats)
     }
 
-    fn run_case(&mut self, case: TestCase) -> anyhow::Result<()> {
+    fn run_case(&mut self, mut case: TestCase) -> anyhow::Result<()> {
         let outcome = self.fs.run(&case.data)?;
         self.file.stats.execs += 1;
         let newness = self.cov.add(self.fs.map());
         let src = outdir::src_field(case.parent, &case.donors);
         let generator = self.generator.name();
         let record = || trails::system(generator, case.parent, &case.donors, &case.op, case.labels.clone());
+        // Its derivation tree goes beside it wherever it is kept.
+        self.case_tree = case.tree.take();
         let failed = self.record_failure(outcome, &case.data, &src, &case.op, record)?;
         let interesting = newness != Newness::Nothing && !failed;
         if interesting {
@@ -254,7 +260,7 @@ impl Campaign {
             let mut labels = case.labels.clone();
             labels.adopt(id);
             let record = provenance::Record { test: name.clone(), labels: Some(labels.clone()), ..record() };
-            self.out.write_test(&name, &case.data, &record)?;
+            outdir::write_kept(&self.out, self.case_tree.as_ref(), &name, &case.data, &record)?;
             let hits = self.hits();
             self.corpus.push(Entry { id, data: case.data.clone(), hits, new_word: false, seed: false, labels });
             if newness == Newness::NewEdges {
@@ -262,6 +268,7 @@ impl Campaign {
                 self.out.append_line("coverage.csv", outdir::CSV_HEADER, &self.csv_row())?;
             }
         }
+        self.case_tree = None;
         if self.file.config.parents == Parents::All {
             self.generator.feedback(&case, interesting);
         }
@@ -297,7 +304,8 @@ impl Campaign {
                     let n = self.next_crash;
                     self.next_crash += 1;
                     let name = format!("crashes/id:{n:06},sig:{sig:02},src:{src},op:{}", sanitize(op));
-                    self.out.write_test(&name, data, &provenance::Record { test: name.clone(), ..record() })?;
+                    let rec = provenance::Record { test: name.clone(), ..record() };
+                    outdir::write_kept(&self.out, self.case_tree.as_ref(), &name, data, &rec)?;
                     s.crash_counts.insert(format!("{n:06}"), 1);
                     if let Some(k) = key {
                         self.crash_keys.insert(k, n);
@@ -317,7 +325,8 @@ impl Campaign {
                     let n = self.next_hang;
                     self.next_hang += 1;
                     let name = format!("hangs/id:{n:06},src:{src},op:{}", sanitize(op));
-                    self.out.write_test(&name, data, &provenance::Record { test: name.clone(), ..record() })?;
+                    let rec = provenance::Record { test: name.clone(), ..record() };
+                    outdir::write_kept(&self.out, self.case_tree.as_ref(), &name, data, &rec)?;
                     s.hang_counts.insert(format!("{n:06}"), 1);
                     if let Some(k) = key {
                         self.hang_keys.insert(k, n);

@@ -98,6 +98,16 @@ impl OutDir {
         self.write(rel, bytes)
     }
 
+    /// Writes the derivation tree (JSON) of test `rel` where it is kept.
+    pub fn write_tree(&self, rel: &str, json: &str) -> anyhow::Result<()> {
+        let path = tree_path(rel);
+        if let Some(dir) = Path::new(&path).parent() {
+            std::fs::create_dir_all(self.root.join(dir))
+                .with_context(|| format!("cannot create {}", self.root.join(dir).display()))?;
+        }
+        self.write(&path, json.as_bytes())
+    }
+
     /// Appends a line to `rel` (`coverage.csv`, `units.csv`), after
     /// `header` when the file is new.
     pub fn append_line(&self, rel: &str, header: &str, row: &str) -> anyhow::Result<()> {
@@ -134,6 +144,26 @@ impl OutDir {
         out.sort_by_key(|s| s.id);
         Ok(out)
     }
+}
+
+/// Where the derivation tree of test `rel` is kept (`trees/queue/NAME.json`).
+pub fn tree_path(rel: &str) -> String {
+    format!("trees/{rel}.json")
+}
+
+/// Writes a kept test with its trail record and, when a grammar made it,
+/// its derivation tree (as JSON) first.
+pub fn write_kept(
+    out: &OutDir,
+    tree: Option<&systemgen::Tree>,
+    rel: &str,
+    bytes: &[u8],
+    record: &Record,
+) -> anyhow::Result<()> {
+    if let Some(t) = tree {
+        out.write_tree(rel, &t.to_json())?;
+    }
+    out.write_test(rel, bytes, record)
 }
 
 /// The end of the name of a lift that added a word to the command line.

@@ -26,6 +26,11 @@ pub struct Config {
     /// Innermost frames of the program that tell two crashes apart.
     #[serde(default = "default_depth")]
     pub signature_depth: usize,
+    /// The grammar of `--system grammar` (absolute) and its mode.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grammar: Option<PathBuf>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grammar_mode: Option<String>,
 }
 
 fn default_depth() -> usize {
@@ -186,6 +191,8 @@ mod tests {
             batch: 64,
             parents: Parents::All,
             signature_depth: 3,
+            grammar: None,
+            grammar_mode: None,
         };
         let mut file = CampaignFile::new(config);
         file.stats.execs = 12345;

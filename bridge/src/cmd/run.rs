@@ -13,10 +13,15 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
         other => anyhow::bail!("unknown unit generator '{other}' (known: none, fuzz, symbolic)"),
     }
     let target = super::target(&args.target)?;
-    let generator = |seed: u64| {
-        systemgen::by_name(&args.system, seed).ok_or_else(|| {
-            anyhow::anyhow!("unknown system generator '{}' (known: {})", args.system, systemgen::GENERATORS.join(", "))
-        })
+    let generator = |system: &str, grammar: Option<(&std::path::Path, &str)>, seed: u64| {
+        let grammar = match grammar {
+            Some((path, mode)) => {
+                let mode: systemgen::Mode = mode.parse().map_err(|e: String| anyhow::anyhow!(e))?;
+                Some((grammar::Grammar::load(path)?, mode))
+            }
+            None => None,
+        };
+        systemgen::by_name(system, seed, grammar).map_err(|e| anyhow::anyhow!(e))
     };
     // A resumed campaign keeps its unit generator.
     let mut unit = args.unit.clone();
@@ -34,13 +39,23 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
         unit = file.config.unit.clone();
         // Another stream of randomness than the one already spent.
         let seed = file.config.seed ^ (u64::from(file.stats.resumes) + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-        let g = generator(seed)?;
+        let grammar =
+            file.config.grammar.as_deref().map(|p| (p, file.config.grammar_mode.as_deref().unwrap_or("mixed")));
+        let g = generator(&file.config.system, grammar, seed)?;
         let fs = ::exec::ForkServer::start(with_stacks(target.clone(), &out))?;
         eprintln!("bridge run: resuming {} at {:.0} s of {budget:.0} s", args.output.display(), file.stats.elapsed_s);
         Campaign::resume(out, file, fs, g)?
     } else {
         let input = args.input.clone().expect("clap requires --input");
-        let g = generator(args.seed)?;
+        let grammar_path = match &args.grammar {
+            Some(p) => Some(std::path::absolute(p)?),
+            None => None,
+        };
+        let g = generator(&args.system, grammar_path.as_deref().map(|p| (p, &args.mode[..])), args.seed)?;
+        let seed_trees = match &grammar_path {
+            Some(p) => seeds_parse(p, &input)?,
+            None => Vec::new(),
+        };
         let out = OutDir::create(&args.output)?;
         let config = Config {
             system: args.system.clone(),
@@ -55,9 +70,21 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
             batch: args.batch,
             parents: args.parents,
             signature_depth: usize::from(args.signature_depth),
+            grammar: grammar_path.clone(),
+            grammar_mode: grammar_path.as_ref().map(|_| args.mode.clone()),
         };
         let fs = ::exec::ForkServer::start(with_stacks(target.clone(), &out))?;
-        Campaign::start(out, CampaignFile::new(config), fs, g)?
+        let c = Campaign::start(out, CampaignFile::new(config), fs, g)?;
+        // The seeds' trees, beside them.
+        let out = OutDir::open(&args.output)?;
+        for e in std::fs::read_dir(args.output.join("queue"))?.flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let tree = seed_trees.iter().find(|(seed, _)| name.ends_with(&format!(",orig:{seed}")));
+            if let Some((_, json)) = tree {
+                out.write_tree(&format!("queue/{name}"), json)?;
+            }
+        }
+        c
     };
     if unit != "none" {
         let program = campaign_program(&args)?;
@@ -98,6 +125,37 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
         if s.finished { "" } else { "; stopped early, continue with --resume" }
     );
     Ok(0)
+}
+
+/// Says which seeds the grammar does not derive (and where parsing
+/// stopped): the generator learns from those that parse, and edits them.
+/// Returns the trees of those that parse, by name as the queue has it.
+fn seeds_parse(grammar_path: &std::path::Path, input: &std::path::Path) -> anyhow::Result<Vec<(String, String)>> {
+    let g = grammar::Grammar::load(grammar_path)?;
+    let parser = grammar::Parser::new(&g)?;
+    let mut files: Vec<_> = std::fs::read_dir(input)
+        .map_err(|e| anyhow::anyhow!("cannot read the seed directory {}: {e}", input.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.is_file())
+        .collect();
+    files.sort();
+    let mut trees = Vec::new();
+    for f in &files {
+        match std::fs::read(f).map(|d| parser.parse(&d)) {
+            Ok(Ok(t)) => {
+                let name = crate::campaign::outdir::sanitize(&f.file_name().unwrap_or_default().to_string_lossy());
+                trees.push((name, t.to_json(&g).to_string()));
+            }
+            Ok(Err(e)) => eprintln!("bridge run: warning: seed {} is not derived by the grammar: {e}", f.display()),
+            Err(_) => {}
+        }
+    }
+    let parsed = trees.len();
+    eprintln!("bridge run: {parsed} of {} seeds parse with {}", files.len(), grammar_path.display());
+    if parsed == 0 {
+        eprintln!("bridge run: warning: no seed parses: nothing is learned until a test does, and tests are whole derivations");
+    }
+    Ok(trees)
 }
 
 /// The target program, absolute.

@@ -6,6 +6,7 @@ mod bridging;
 mod campaign;
 mod carving;
 mod commands;
+mod grammar;
 mod inlining;
 mod input_file;
 mod libc_models;

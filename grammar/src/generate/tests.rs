@@ -155,3 +155,18 @@ fn made_grammars_without_a_finite_derivation_are_refused() {
     g.rules[1].alts[0].symbols = vec![Sym::N(9)];
     assert!(Generator::new(&g, 0).is_err());
 }
+
+#[test]
+fn any_nonterminal_can_be_generated_from() {
+    let g = load(EXPR);
+    let mut gen = Generator::new(&g, 11).unwrap();
+    for nt in 0..g.rules.len() {
+        for max in [1, 5, 40] {
+            let t = gen.generate_from(nt, max);
+            check_tree(&g, &t);
+            assert_eq!(t.nonterminal(), Some(nt));
+            assert_eq!(t.span().0, 0);
+            assert!(count(&t) <= max.max(gen.min_nodes(nt) as usize));
+        }
+    }
+}

@@ -164,7 +164,7 @@ impl RadamsaLike {
         donors.dedup();
         let op = op_name(self.patterns.name(pattern), used.iter().map(|&i| self.mutators.name(i)));
         self.remember(&data);
-        TestCase { data, parent: seed.id, donors, op, labels }
+        TestCase { data, parent: seed.id, donors, op, labels, tree: None }
     }
 
     /// Keeps `data` among the latest tests, for `ft`.

@@ -1,0 +1,259 @@
+//! The grammar generator ("Inputs from Hell"): tests derived from a
+//! context-free grammar with probabilities that are uniform, learned from
+//! the corpus's derivation trees, or inverted.
+//!
+//! Every corpus entry is parsed once ([`corpus::Trees`]); the counts of the
+//! alternatives its tree uses feed the learned and inverted probabilities,
+//! which are made again whenever new entries parsed (the seeds first, then
+//! the queue as it grows). A test is one of:
+//! - `regen.NT`: a node of a parsed entry's tree, expanding `NT`, replaced
+//!   by a fresh derivation of `NT` (bounded: at most twice its nodes plus
+//!   16, every open nonterminal closed by its cheapest derivation);
+//! - `splice.NT`: the same node replaced by another entry's subtree for
+//!   `NT` (its bytes keep that entry's labels);
+//! - `gen`: a whole new derivation of the start symbol, one test in 16, or
+//!   every test when no entry parses (its parent is then the entry the
+//!   generator was asked about first, its bytes all written by `gen`).
+//!
+//! Each test carries its derivation tree ([`TestCase::tree`]) and labels:
+//! the bytes kept from the parent keep the parent's labels, the new ones
+//! are written by the operator.
+
+mod corpus;
+
+use std::str::FromStr;
+use std::sync::Arc;
+
+use grammar::{Generator, Grammar, Node, Parser};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+use crate::{Labels, Seed, SystemGenerator, TestCase, Tree};
+use corpus::Trees;
+
+/// The name users pick it by.
+pub const NAME: &str = "grammar";
+/// The most nonterminal nodes of a whole generated test.
+pub const MAX_NODES: usize = 400;
+/// Tests longer than this are not made (the edit is tried again).
+const MAX_LEN: usize = 64 << 10;
+
+/// Which probabilities new derivations follow.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// As the grammar file gives them (uniform where it gives none).
+    Uniform,
+    /// Learned from the corpus's trees (section 3.2).
+    Learned,
+    /// Learned, then inverted (section 3.3).
+    Inverse,
+    /// Learned or inverted, half the tests each.
+    Mixed,
+}
+
+impl FromStr for Mode {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Mode, String> {
+        match s {
+            "uniform" => Ok(Mode::Uniform),
+            "learned" => Ok(Mode::Learned),
+            "inverse" => Ok(Mode::Inverse),
+            "mixed" => Ok(Mode::Mixed),
+            _ => Err(format!("unknown grammar mode '{s}' (known: uniform, learned, inverse, mixed)")),
+        }
+    }
+}
+
+impl Mode {
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::Uniform => "uniform",
+            Mode::Learned => "learned",
+            Mode::Inverse => "inverse",
+            Mode::Mixed => "mixed",
+        }
+    }
+}
+
+/// Tests from a grammar. Deterministic for a seed, a corpus and a sequence
+/// of calls.
+pub struct GrammarGen {
+    grammar: Arc<Grammar>,
+    mode: Mode,
+    rng: ChaCha8Rng,
+    trees: Trees,
+    /// Generators with the uniform, learned and inverted probabilities.
+    uniform: Generator,
+    learned: Generator,
+    inverse: Generator,
+}
+
+impl GrammarGen {
+    /// A generator for `grammar` (checked: see [`Grammar::check`]).
+    pub fn new(grammar: Grammar, mode: Mode, seed: u64) -> Result<GrammarGen, grammar::Error> {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let uniform = Generator::new(&grammar, rng.random())?;
+        let learned = Generator::new(&grammar, rng.random())?;
+        let inverse = Generator::new(&grammar, rng.random())?;
+        Parser::new(&grammar)?;
+        let trees = Trees::new(&grammar);
+        Ok(GrammarGen { grammar: Arc::new(grammar), mode, rng, trees, uniform, learned, inverse })
+    }
+
+    /// Corpus entries seen so far that parse, and that do not.
+    pub fn parsed(&self) -> (usize, usize) {
+        (self.trees.parsed.len(), self.trees.unparsed())
+    }
+
+    /// Parses entries not seen yet; when some parsed, learns again.
+    fn learn(&mut self, corpus: &[Seed<'_>]) {
+        let parser = Parser::new(&self.grammar).expect("checked in new");
+        if self.trees.update(&parser, corpus.iter().map(|s| (s.id, s.data))) == 0 {
+            return;
+        }
+        let g = &self.grammar;
+        let learned = grammar::learned(g, &self.trees.counts);
+        let inverse = grammar::inverted(g, &self.trees.counts);
+        self.learned = Generator::new(&learned, self.rng.random()).expect("same shape as the checked grammar");
+        self.inverse = Generator::new(&inverse, self.rng.random()).expect("same shape as the checked grammar");
+    }
+
+    /// The generator this test's new derivation follows.
+    fn pick_generator(&mut self) -> &mut Generator {
+        let learned = match self.mode {
+            Mode::Uniform => return &mut self.uniform,
+            Mode::Learned => true,
+            Mode::Inverse => false,
+            Mode::Mixed => self.rng.random_bool(0.5),
+        };
+        if learned {
+            &mut self.learned
+        } else {
+            &mut self.inverse
+        }
+    }
+
+    /// One test.
+    fn one(&mut self, corpus: &[Seed<'_>]) -> TestCase {
+        for _ in 0..8 {
+            if let Some(t) = self.edit(corpus) {
+                return t;
+            }
+        }
+        self.whole(corpus[0].id)
+    }
+
+    /// A whole new derivation, made for `parent`.
+    fn whole(&mut self, parent: u64) -> TestCase {
+        let tree = self.pick_generator().generate(MAX_NODES);
+        let data = tree.text();
+        let labels = Labels::inserted("gen", data.len());
+        let tree = Some(Tree { node: tree, grammar: self.grammar.clone() });
+        TestCase { data, parent, donors: Vec::new(), op: "gen".into(), labels, tree }
+    }
+
+    /// A node of a parsed entry replaced (`regen`, `splice`), or a whole
+    /// new test; `None` when the edit changed nothing or grew too large.
+    fn edit(&mut self, corpus: &[Seed<'_>]) -> Option<TestCase> {
+        let parsed: Vec<&Seed<'_>> = corpus.iter().filter(|s| self.trees.get(s.id).is_some()).collect();
+        if parsed.is_empty() || self.rng.random_ratio(1, 16) {
+            let parent = parsed.first().map_or(corpus[0].id, |s| s.id);
+            return Some(self.whole(parent));
+        }
+        let seed = *parsed[self.rng.random_range(0..parsed.len())];
+        let entry = self.trees.get(seed.id).expect("filtered");
+        let nodes = entry.tree.nonterminals();
+        let (path, node) = nodes[self.rng.random_range(0..nodes.len())].clone();
+        let nt = node.nonterminal().expect("nonterminals only");
+        let (path, old) = (path.to_vec(), node.clone());
+        let name = op_name(&self.grammar.rules[nt].name);
+        let spliced = if self.rng.random_ratio(1, 3) { self.splice(nt) } else { None };
+        let (new, donor) = match spliced {
+            Some((node, id)) => (node, Some(id)),
+            None => {
+                let size = count(&old);
+                (self.pick_generator().generate_from(nt, (2 * size + 16).min(MAX_NODES)), None)
+            }
+        };
+        let entry = self.trees.get(seed.id).expect("filtered");
+        if new.text() == old.text() {
+            return None;
+        }
+        let tree = entry.tree.replaced(&path, &new)?;
+        let data = tree.text();
+        if data.len() > MAX_LEN {
+            return None;
+        }
+        let (s, e) = old.span();
+        let parent = seed.labels();
+        let mut labels = parent.slice(0, s);
+        let op = match donor {
+            Some(d) => {
+                let (ds, de) = new.span();
+                let l = corpus.iter().find(|c| c.id == d).map(|c| c.labels());
+                match l {
+                    Some(l) if l.len() >= de => labels.extend(&l.slice(ds, de)),
+                    _ => labels.extend(&Labels::inserted(&format!("splice.{name}"), de - ds)),
+                }
+                format!("splice.{name}")
+            }
+            None => {
+                let op = format!("regen.{name}");
+                labels.extend(&Labels::inserted(&op, new.text().len()));
+                op
+            }
+        };
+        labels.extend(&parent.slice(e, parent.len()));
+        let donors = donor.filter(|&d| d != seed.id).into_iter().collect();
+        Some(TestCase {
+            data,
+            parent: seed.id,
+            donors,
+            op,
+            labels,
+            tree: Some(Tree { node: tree, grammar: self.grammar.clone() }),
+        })
+    }
+
+    /// Some parsed entry's subtree for `nt`, with that entry's id.
+    fn splice(&mut self, nt: usize) -> Option<(Node, u64)> {
+        let sites = &self.trees.sites[nt];
+        if sites.is_empty() {
+            return None;
+        }
+        let (k, path) = &sites[self.rng.random_range(0..sites.len())];
+        let entry = &self.trees.parsed[*k];
+        Some((entry.tree.at_path(path)?.clone(), entry.id))
+    }
+}
+
+impl SystemGenerator for GrammarGen {
+    fn name(&self) -> &'static str {
+        NAME
+    }
+
+    fn generate(&mut self, corpus: &[Seed<'_>], n: usize) -> Vec<TestCase> {
+        let none = [Seed { id: 0, data: &[], labels: None }];
+        let corpus = if corpus.is_empty() { &none[..] } else { corpus };
+        self.learn(corpus);
+        (0..n).map(|_| self.one(corpus)).collect()
+    }
+
+    fn feedback(&mut self, _case: &TestCase, _interesting: bool) {}
+}
+
+/// Nonterminal nodes in a tree.
+fn count(n: &Node) -> usize {
+    let mut k = 0;
+    n.each(&mut |x| k += x.nonterminal().is_some() as usize);
+    k
+}
+
+/// A nonterminal's name as an operator name: `<s-flag>` -> `s-flag`.
+fn op_name(nt: &str) -> String {
+    let inner = nt.strip_prefix('<').and_then(|s| s.strip_suffix('>')).unwrap_or(nt);
+    inner.chars().map(|c| if c.is_ascii_alphanumeric() || "-_".contains(c) { c } else { '_' }).take(24).collect()
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,158 @@
+//! The grammar generator: its tests are sentences with exact trees and
+//! labels; learned and inverted modes follow the corpus's counts.
+
+use super::*;
+use crate::Labels;
+
+/// A small command language: commands separated by newlines.
+const CMDS: &str = r#"{
+  "<start>": ["<cmd>", "<cmd>\n<start>"],
+  "<cmd>": ["p", "d", "q", "s/<re>/<re>/<flag>", "y/<re>/<re>/"],
+  "<re>": ["", "<ch><re>"],
+  "<ch>": ["a", "b", "c", "."],
+  "<flag>": ["", "g", "p", "<digit>"],
+  "<digit>": ["1", "2", "9"]
+}"#;
+
+fn grammar() -> Grammar {
+    Grammar::from_json(CMDS, "cmds.json").unwrap()
+}
+
+fn seeds() -> Vec<(u64, Vec<u8>)> {
+    vec![(0, b"p\np\ns/ab/c/g".to_vec()), (1, b"p".to_vec()), (2, b"not a sentence".to_vec())]
+}
+
+fn corpus(s: &[(u64, Vec<u8>)]) -> Vec<Seed<'_>> {
+    s.iter().map(|(id, d)| Seed { id: *id, data: d, labels: None }).collect()
+}
+
+#[test]
+fn every_test_is_a_sentence_with_its_tree_and_exact_labels() {
+    let g = grammar();
+    let s = seeds();
+    let c = corpus(&s);
+    for mode in [Mode::Uniform, Mode::Learned, Mode::Inverse, Mode::Mixed] {
+        let mut gen = GrammarGen::new(g.clone(), mode, 7).unwrap();
+        let tests = gen.generate(&c, 2000);
+        assert_eq!(gen.parsed(), (2, 1));
+        let mut ops = std::collections::BTreeSet::new();
+        for t in &tests {
+            let tree = t.tree.as_ref().expect("a tree");
+            assert_eq!(tree.node.text(), t.data, "{}", t.op);
+            assert_eq!(tree.node.span(), (0, t.data.len()));
+            assert_eq!(grammar::parse(&g, &t.data).unwrap().text(), t.data, "{}", t.op);
+            assert!(t.parent == 0 || t.parent == 1, "{} from {}", t.op, t.parent);
+            assert_eq!(t.labels.len(), t.data.len());
+            t.labels.check(&t.data, |id| s.iter().find(|(i, _)| *i == id).map(|(_, d)| &d[..])).unwrap();
+            ops.insert(t.op.split('.').next().unwrap().to_string());
+        }
+        assert_eq!(ops.into_iter().collect::<Vec<_>>(), ["gen", "regen", "splice"], "{mode:?}");
+    }
+}
+
+/// The commands new derivations choose: learned follows the corpus (only
+/// `p` and `s` seen), inverted gives the unseen ones the mass.
+#[test]
+fn learned_and_inverse_follow_the_corpus_counts() {
+    let g = grammar();
+    let s = seeds();
+    let c = corpus(&s);
+    let cmd = g.index("<cmd>").unwrap();
+    let share = |mode: Mode| {
+        let mut gen = GrammarGen::new(g.clone(), mode, 3).unwrap();
+        gen.generate(&c, 1);
+        let (mut seen, mut all) = (0, 0);
+        for _ in 0..3000 {
+            let node = gen.pick_generator().generate_from(cmd, 10);
+            let first = node.text()[0];
+            all += 1;
+            seen += (first == b'p' || first == b's') as usize;
+        }
+        seen as f64 / all as f64
+    };
+    assert_eq!(share(Mode::Learned), 1.0);
+    assert_eq!(share(Mode::Inverse), 0.0);
+    let u = share(Mode::Uniform);
+    assert!((0.3..0.5).contains(&u), "uniform {u}");
+    let m = share(Mode::Mixed);
+    assert!((0.4..0.6).contains(&m), "mixed {m}");
+}
+
+#[test]
+fn the_same_seed_gives_the_same_tests() {
+    let s = seeds();
+    let c = corpus(&s);
+    let run = |seed| {
+        let mut gen = GrammarGen::new(grammar(), Mode::Mixed, seed).unwrap();
+        gen.generate(&c, 300).into_iter().map(|t| (t.data, t.op)).collect::<Vec<_>>()
+    };
+    assert_eq!(run(5), run(5));
+    assert_ne!(run(5), run(6));
+}
+
+#[test]
+fn without_a_parsed_entry_tests_are_whole_derivations() {
+    let s = vec![(4, b"nothing here parses".to_vec())];
+    let mut gen = GrammarGen::new(grammar(), Mode::Learned, 1).unwrap();
+    for t in gen.generate(&corpus(&s), 200) {
+        assert_eq!((t.op.as_str(), t.parent), ("gen", 4));
+        assert_eq!(t.labels, Labels::inserted("gen", t.data.len()));
+        assert!(grammar::parse(&gen.grammar, &t.data).is_ok());
+    }
+    assert_eq!(gen.parsed(), (0, 1));
+}
+
+/// Entries that join the corpus are parsed and counted once.
+#[test]
+fn the_queue_is_learned_as_it_grows() {
+    let mut s = seeds();
+    let mut gen = GrammarGen::new(grammar(), Mode::Learned, 2).unwrap();
+    gen.generate(&corpus(&s), 10);
+    let q = g_count(&gen, b'q');
+    assert_eq!(q, 0);
+    s.push((3, b"q\nq".to_vec()));
+    gen.generate(&corpus(&s), 10);
+    gen.generate(&corpus(&s), 10);
+    assert_eq!(g_count(&gen, b'q'), 2);
+    assert_eq!(gen.parsed(), (3, 1));
+}
+
+/// Uses of the `<cmd>` alternative that starts with `b`.
+fn g_count(gen: &GrammarGen, b: u8) -> u64 {
+    let cmd = gen.grammar.index("<cmd>").unwrap();
+    let alt = gen.grammar.rules[cmd].alts.iter().position(|a| a.symbols[0] == grammar::Sym::T(vec![b])).unwrap();
+    gen.trees.counts.per[cmd][alt]
+}
+
+#[test]
+fn modes_by_name() {
+    for m in ["uniform", "learned", "inverse", "mixed"] {
+        assert_eq!(m.parse::<Mode>().unwrap().name(), m);
+    }
+    assert!("hell".parse::<Mode>().unwrap_err().contains("known: uniform"));
+}
+
+/// Tests per second on interp's grammar and seeds (run with --ignored --nocapture).
+#[test]
+#[ignore]
+fn speed() {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/interp");
+    let g = Grammar::load(format!("{root}/grammar.json").as_ref()).unwrap();
+    let s: Vec<(u64, Vec<u8>)> = ["stack", "vars"]
+        .iter()
+        .enumerate()
+        .map(|(i, n)| (i as u64, std::fs::read(format!("{root}/seeds/{n}")).unwrap()))
+        .collect();
+    let c = corpus(&s);
+    let mut gen = GrammarGen::new(g, Mode::Mixed, 1).unwrap();
+    let t0 = std::time::Instant::now();
+    let n = gen.generate(&c, 20000).len();
+    let dt = t0.elapsed().as_secs_f64();
+    let t1 = std::time::Instant::now();
+    let j: usize = gen.generate(&c, 2000).iter().map(|t| t.tree.as_ref().unwrap().to_json().len()).sum();
+    eprintln!(
+        "{:.0} tests/s; json {:.0} µs per test ({j} bytes)",
+        n as f64 / dt,
+        t1.elapsed().as_secs_f64() * 1e6 / 2000.0
+    );
+}
