@@ -109,11 +109,14 @@ pub fn parameters(unit: &mut Unit, input: &[u8], args_in_input: bool) -> Vec<Par
 }
 
 /// `params` with the bytes their values cannot hold and still be lifted,
-/// when the system input starts with the command line.
+/// when the system input starts with the command line (added to those
+/// their encoding excludes: a digit array's values past 9).
 pub fn liftable(mut params: Vec<Param>, input: &[u8], args_in_input: bool) -> Vec<Param> {
     if args_in_input {
         for p in &mut params {
-            p.excluded = lifter::unliftable_bytes(input, p);
+            p.excluded.extend(lifter::unliftable_bytes(input, p));
+            p.excluded.sort_unstable();
+            p.excluded.dedup();
         }
     }
     params

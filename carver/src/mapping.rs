@@ -17,6 +17,8 @@ const MIN_STRING: usize = 2;
 const ARGV_ROOM: u32 = 8;
 /// Most parameters kept per unit.
 const MAX_PARAMS: usize = 32;
+/// Longest digit array mapped.
+const MAX_DIGITS: usize = 64;
 /// Largest input file taken as a parameter of `main`.
 const MAX_FILE: usize = 64 << 10;
 
@@ -72,6 +74,11 @@ pub fn map(unit: &Unit, input: &[u8]) -> Vec<Param> {
             continue;
         }
         match h.kind {
+            OBJ_HEAP if bytes.iter().all(|&d| d <= 9) => {
+                if let Some(p) = digits_param(o as u32, bytes, input) {
+                    out.push(p);
+                }
+            }
             OBJ_STREAM if !bytes.is_empty() => {
                 let occ = find_all(input, bytes);
                 if !occ.is_empty() {
@@ -205,6 +212,30 @@ fn find_all(hay: &[u8], needle: &[u8]) -> Vec<(u64, u64)> {
     out
 }
 
+/// A digit array (a heap object whose every byte is 0 to 9: dc's and
+/// bc's numbers hold their digits so) whose digits stand as a whole number
+/// in the input, most significant first (or else last). A new value may
+/// only hold digits (`excluded`).
+fn digits_param(object: u32, bytes: &[u8], input: &[u8]) -> Option<Param> {
+    if bytes.is_empty() || bytes.len() > MAX_DIGITS {
+        return None;
+    }
+    let text: Vec<u8> = bytes.iter().map(|&d| b'0' + d).collect();
+    let reversed: Vec<u8> = text.iter().rev().copied().collect();
+    let ways = [(false, text.clone()), (true, reversed)];
+    ways.into_iter().filter(|(r, t)| !*r || *t != text).find_map(|(reversed, t)| {
+        let occ = numbers(input, &t);
+        (!occ.is_empty()).then(|| Param {
+            site: Site::Bytes { object, offset: 0, len: bytes.len() as u64, nul: false },
+            encoding: Encoding::Digits { reversed },
+            occurrences: occ,
+            original: t,
+            excluded: Param::not_digits(),
+            room: 0,
+        })
+    })
+}
+
 /// Occurrences of the decimal `text` that are whole numbers (no digit, and
 /// for positive numbers no minus sign, right before; no digit right after).
 fn numbers(hay: &[u8], text: &[u8]) -> Vec<(u64, u64)> {
@@ -223,7 +254,7 @@ fn numbers(hay: &[u8], text: &[u8]) -> Vec<(u64, u64)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use model::unit::Snapshot;
+    use model::unit::{Snapshot, Value};
 
     fn unit(args: Vec<Arg>, objects: Vec<(ObjectHead, Vec<u8>)>) -> Unit {
         Unit { snapshot: Snapshot { args, objects, ..Snapshot::default() }, ..Unit::default() }
@@ -308,5 +339,30 @@ mod tests {
         assert_eq!(p.len(), 2, "{p:?}");
         assert_eq!((&p[0].original[..], &p[0].occurrences[..], p[0].room), (&b"s/a b/"[..], &[(3, 8)][..], ARGV_ROOM));
         assert_eq!((&p[1].original[..], &p[1].occurrences[..]), (&b"/\\w/"[..], &[(15, 5)][..]));
+    }
+
+    #[test]
+    fn digit_arrays_map_to_whole_numbers_in_either_order() {
+        let heap = |size| ObjectHead { kind: OBJ_HEAP, global: NO_GLOBAL, addr: 0x1000, size, len: size };
+        let u = unit(
+            vec![],
+            vec![(heap(3), vec![1, 2, 5]), (heap(2), vec![7, 4]), (heap(2), vec![3, 3]), (heap(1), vec![9])],
+        );
+        let ps = map(&u, b"2 125 + 47 p 1250 k 33");
+        let found: Vec<_> = ps.iter().map(|p| (p.site.clone(), p.encoding, p.occurrences.clone())).collect();
+        let site = |object, len| Site::Bytes { object, offset: 0, len, nul: false };
+        assert_eq!(
+            found,
+            [
+                (site(0, 3), Encoding::Digits { reversed: false }, vec![(2, 3)]),
+                (site(1, 2), Encoding::Digits { reversed: true }, vec![(8, 2)]),
+                (site(2, 2), Encoding::Digits { reversed: false }, vec![(20, 2)]),
+            ]
+        );
+        let p = &ps[1];
+        assert_eq!(p.text(&Value::Bytes(vec![0, 9])), b"90");
+        assert!(p.liftable(&Value::Bytes(vec![0, 9])) && !p.liftable(&Value::Bytes(vec![1, 10])));
+        assert!(p.excluded.contains(&10) && !p.excluded.contains(&9));
+        assert_eq!(ps[0].text(&Value::Bytes(vec![0, 0, 7])), b"007");
     }
 }

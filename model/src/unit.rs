@@ -101,6 +101,11 @@ pub enum Encoding {
     Decimal,
     /// The bytes themselves.
     Raw,
+    /// A digit array: one byte per decimal digit, holding the digit's
+    /// value (`c - '0'`), as dc and bc keep their numbers; most
+    /// significant first, or least significant first when `reversed`.
+    /// Written into the input as the digits' text.
+    Digits { reversed: bool },
 }
 
 /// A parameter: a site of the unit and every place of the system input
@@ -130,6 +135,7 @@ impl Param {
     /// anything else as [`Value::text`].
     pub fn text(&self, value: &Value) -> Vec<u8> {
         match (&self.site, value) {
+            (_, Value::Bytes(b)) if matches!(self.encoding, Encoding::Digits { .. }) => digits_text(b, self.encoding),
             (Site::InputFile, Value::Bytes(b)) => b.clone(),
             (Site::NewWord { .. }, _) => {
                 let word = value.text();
@@ -142,6 +148,31 @@ impl Param {
             _ => value.text(),
         }
     }
+
+    /// Whether `value` can stand in the system input as this parameter's
+    /// encoding says: a digit array holds digits (0 to 9) only. A value
+    /// that cannot is counted as unliftable, never run.
+    pub fn liftable(&self, value: &Value) -> bool {
+        match (self.encoding, value) {
+            (Encoding::Digits { .. }, Value::Bytes(b)) => b.iter().all(|&d| d <= 9),
+            _ => true,
+        }
+    }
+
+    /// A digit array's byte values no new value may take (10 to 255).
+    pub fn not_digits() -> Vec<u8> {
+        (10..=255).collect()
+    }
+}
+
+/// The text of digit array `b` (see [`Encoding::Digits`]; a byte that is
+/// no digit is written as `?`).
+fn digits_text(b: &[u8], encoding: Encoding) -> Vec<u8> {
+    let mut t: Vec<u8> = b.iter().map(|&d| if d <= 9 { b'0' + d } else { b'?' }).collect();
+    if encoding == (Encoding::Digits { reversed: true }) {
+        t.reverse();
+    }
+    t
 }
 
 fn is_zero(n: &u32) -> bool {

@@ -100,6 +100,10 @@ pub struct Stats {
     pub coverage_lifts: u64,
     #[serde(default)]
     pub false_alarms: u64,
+    /// Unit values that cannot stand in the system input (a digit array
+    /// given a byte that is no digit): counted, not run.
+    #[serde(default)]
+    pub unliftable: u64,
     /// Units carved from queue entries, and of those the ones with at
     /// least one parameter mapped to the system input (the paper's
     /// Table 3).

@@ -385,6 +385,11 @@ impl Campaign {
             return Ok(());
         }
         let c = t.candidate;
+        if c.values.iter().any(|(k, v)| !params[*k].liftable(v)) {
+            // (A digit array given a byte that is no digit.)
+            self.file.stats.unliftable += 1;
+            return Ok(());
+        }
         let subs: Vec<_> = c.values.iter().map(|(k, v)| (&params[*k], v)).collect();
         let unit_name = format!("{}#{}", unit.meta.function, unit.meta.call_index);
         let labels = self.input_labels(entry, input);

@@ -37,6 +37,9 @@ struct Summary {
     unique_true_alarms: u64,
     coverage_lifts: u64,
     false_alarms: u64,
+    /// Values that cannot stand in the system input (a digit array given
+    /// a byte that is no digit): not run.
+    unliftable: u64,
     alarms: Vec<Kept>,
     /// Directions symbolic traces took that name their edge's coverage
     /// slot, and those whose counter did not count (zero but for a
@@ -129,6 +132,10 @@ fn run_with(
             if !t.worth_lifting(&sys_cov, None) {
                 return Ok(());
             }
+            if t.candidate.values.iter().any(|(k, v)| !params[*k].liftable(v)) {
+                sum.unliftable += 1;
+                return Ok(());
+            }
             let subs: Vec<_> = t.candidate.values.iter().map(|(k, v)| (&params[*k], v)).collect();
             let lifted = lifter::lift_all(&input, &subs, args_in_input);
             let (class, sys_outcome) = lifter::check(&mut system, &mut sys_cov, &lifted)?;
@@ -211,8 +218,13 @@ fn run_with(
             sum.unit_new_coverage
         );
         println!(
-            "lifted {}: {} true alarms ({} kept), {} coverage lifts, {} false alarms filtered",
-            sum.lifted, sum.true_alarms, sum.unique_true_alarms, sum.coverage_lifts, sum.false_alarms
+            "lifted {}: {} true alarms ({} kept), {} coverage lifts, {} false alarms filtered{}",
+            sum.lifted,
+            sum.true_alarms,
+            sum.unique_true_alarms,
+            sum.coverage_lifts,
+            sum.false_alarms,
+            if sum.unliftable > 0 { format!("; {} values not liftable", sum.unliftable) } else { String::new() }
         );
         if let Some(p) = sum.generator.last().and_then(|g| crate::campaign::status::pinned_summary(&g["stats"], 5)) {
             println!("symbolic values {p} (unmodelled calls keep them concrete)");

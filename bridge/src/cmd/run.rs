@@ -102,8 +102,16 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
     }
     if s.units_analysed > 0 {
         println!(
-            "bridge run: {} units analysed, {} unit tries ({} failures); lifted {}: {} true alarms ({} kept in alarms/), {} coverage lifts, {} false alarms filtered",
-            s.units_analysed, s.unit_tries, s.unit_failures, s.lifted, s.true_alarms, s.unique_true_alarms, s.coverage_lifts, s.false_alarms
+            "bridge run: {} units analysed, {} unit tries ({} failures); lifted {}: {} true alarms ({} kept in alarms/), {} coverage lifts, {} false alarms filtered{}",
+            s.units_analysed,
+            s.unit_tries,
+            s.unit_failures,
+            s.lifted,
+            s.true_alarms,
+            s.unique_true_alarms,
+            s.coverage_lifts,
+            s.false_alarms,
+            if s.unliftable > 0 { format!("; {} values not liftable", s.unliftable) } else { String::new() }
         );
         if let Some(p) = crate::campaign::status::pinned_summary(&s.unit_generator, 5) {
             println!("bridge run: symbolic values {p} (unmodelled calls keep them concrete)");

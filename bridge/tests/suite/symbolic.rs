@@ -400,3 +400,24 @@ fn a_name_copied_by_snprintf_stays_tied_to_the_line_it_came_from() {
     let words: Vec<&str> = value.split_whitespace().collect();
     assert!(words.len() == 4 && words[1] == words[3] && words[1].starts_with('q'), "{value:?}");
 }
+
+/// A number held as a digit array (`c - '0'` per byte, as dc keeps its
+/// numbers) maps to its digits in the input; the solver keeps each byte a
+/// digit, and the value lifts as text.
+#[test]
+fn a_digit_array_is_mapped_solved_and_lifted_as_its_digits() {
+    let dir = tempfile::tempdir().unwrap();
+    let prog = fixture("digits", dir.path());
+    let p = prog.to_str().unwrap();
+    let units = dir.path().join("units");
+    let carve = bridge(&["carve", "-o", units.to_str().unwrap(), "--functions", "^check$", "--", p, "@@"], b"1234\n");
+    assert!(carve.status.success(), "{}", stderr(&carve));
+    let sum = bridge_json(&["explore", units.to_str().unwrap(), "--tries", "20", "--json", "--", p, "@@"], b"");
+    let alarms = sum["alarms"].as_array().unwrap();
+    let alarm = alarms.iter().find(|a| a["function"] == "check").unwrap_or_else(|| panic!("no alarm in check: {sum}"));
+    assert_eq!(alarm["new_value"], "4242", "{alarm}");
+    let file = dir.path().join("lifted");
+    std::fs::write(&file, b"4242\n").unwrap();
+    let st = std::process::Command::new(&prog).arg(&file).output().unwrap().status;
+    assert_eq!(st.signal(), Some(6));
+}
