@@ -3,8 +3,10 @@
 //! maps a unit's arguments to the system input (`mapping`) and puts new
 //! values into them (`patch`), and gives `main` room for a word its
 //! command line does not have yet (`words`) and its input file's numbers
-//! room to grow (`grow`).
+//! room to grow (`grow`); with a grammar, parameters map to derivation
+//! nodes of the input (`align`).
 
+pub mod align;
 mod fidelity;
 pub mod grow;
 pub mod mapping;

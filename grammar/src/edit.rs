@@ -37,6 +37,25 @@ impl Node {
         Some(node)
     }
 
+    /// The deepest nonterminal node whose span is exactly `start..end`
+    /// (`None` when no node covers just those bytes).
+    pub fn spanning(&self, start: usize, end: usize) -> Option<&Node> {
+        let mut node = self;
+        let mut found = None;
+        loop {
+            let Node::N { children, .. } = node else { return found };
+            if node.span() == (start, end) {
+                found = Some(node);
+            }
+            let inside =
+                children.iter().find(|c| c.span().0 <= start && end <= c.span().1 && c.nonterminal().is_some());
+            match inside {
+                Some(c) => node = c,
+                None => return found,
+            }
+        }
+    }
+
     /// The nonterminal a node expands (`None` for a terminal).
     pub fn nonterminal(&self) -> Option<usize> {
         match self {
@@ -165,6 +184,18 @@ mod tests {
         }
         assert!(t.replaced(&[9, 9], long).is_none());
         assert_eq!(t.replaced(&[], &donor).unwrap(), donor);
+    }
+
+    #[test]
+    fn the_deepest_node_of_a_span() {
+        let g = g();
+        let t = parse(&g, b"s/ab/b/\np").unwrap();
+        let nt = |n: Option<&Node>| n.and_then(|n| n.nonterminal()).map(|k| g.rules[k].name.clone());
+        assert_eq!(nt(t.spanning(2, 4)).as_deref(), Some("<re>"));
+        assert_eq!(nt(t.spanning(0, 7)).as_deref(), Some("<cmd>"));
+        assert_eq!(nt(t.spanning(0, 9)).as_deref(), Some("<start>"));
+        assert_eq!(nt(t.spanning(8, 9)).as_deref(), Some("<cmd>"));
+        assert_eq!(t.spanning(1, 3), None);
     }
 
     #[test]

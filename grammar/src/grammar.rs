@@ -57,4 +57,10 @@ impl Grammar {
         let rest = if unset == 0 { 0.0 } else { (1.0 - given).max(0.0) / unset as f64 };
         alts.iter().map(|a| a.prob.unwrap_or(rest)).collect()
     }
+
+    /// The same grammar with nonterminal `nt` as its start symbol (to
+    /// parse or generate what one nonterminal derives).
+    pub fn with_start(&self, nt: usize) -> Grammar {
+        Grammar { rules: self.rules.clone(), start: nt }
+    }
 }

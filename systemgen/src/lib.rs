@@ -75,6 +75,10 @@ pub trait SystemGenerator {
     fn generate(&mut self, corpus: &[Seed<'_>], n: usize) -> Vec<TestCase>;
     /// What running `case` showed: whether it reached new coverage.
     fn feedback(&mut self, case: &TestCase, interesting: bool);
+    /// A value that, put in place of a derivation node of `nonterminal`,
+    /// made a test that failed or reached new code: a generator that
+    /// knows the grammar may put it in other tests. Others ignore it.
+    fn offer(&mut self, _nonterminal: &str, _text: &[u8]) {}
 }
 
 /// The names [`by_name`] knows.

@@ -69,6 +69,10 @@ pub struct Campaign {
     /// The derivation tree of the system test being run, if a grammar
     /// made it: written beside it if it is kept.
     case_tree: Option<systemgen::Tree>,
+    /// The grammar of `--system grammar`: unit parameters map to the
+    /// nodes of their input's parse tree, and lifts must keep the test a
+    /// sentence of it.
+    grammar: Option<std::sync::Arc<grammar::Grammar>>,
     /// Seconds spent before this process took over, and when it did.
     already: f64,
     started: Instant,
@@ -186,9 +190,15 @@ impl Campaign {
             next_hang: 0,
             units: None,
             case_tree: None,
+            grammar: None,
             already,
             started: Instant::now(),
         }
+    }
+
+    /// Maps unit parameters to derivation nodes of `g` (see `grammar`).
+    pub fn with_grammar(&mut self, g: grammar::Grammar) {
+        self.grammar = Some(std::sync::Arc::new(g));
     }
 
     /// Turns on unit rounds between system batches.

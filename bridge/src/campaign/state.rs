@@ -104,6 +104,15 @@ pub struct Stats {
     /// given a byte that is no digit): counted, not run.
     #[serde(default)]
     pub unliftable: u64,
+    /// With a grammar: unit parameters whose occurrences are derivation
+    /// nodes of their input, occurrences dropped for being no node (a
+    /// chance substring), and lifted values offered to the generator.
+    #[serde(default)]
+    pub params_on_nodes: u64,
+    #[serde(default)]
+    pub occurrences_off_nodes: u64,
+    #[serde(default)]
+    pub values_offered: u64,
     /// Units carved from queue entries, and of those the ones with at
     /// least one parameter mapped to the system input (the paper's
     /// Table 3).

@@ -60,6 +60,9 @@ pub(super) struct Current {
     pub(super) params: Vec<model::unit::Param>,
     pub(super) entry: u64,
     pub(super) input: Vec<u8>,
+    /// Per parameter, the grammar's nonterminal its occurrences are
+    /// derivation nodes of (`carver::align`; empty without a grammar).
+    pub(super) nonterminals: Vec<Option<usize>>,
     /// Values tried so far.
     tries: usize,
     /// Its unit fork server, kept for the rounds that resume it.
@@ -291,11 +294,23 @@ impl Campaign {
         let (_, carved) = carve_run(self.fs.target().clone(), program, &input, &caps)?;
         self.file.stats.units_carved += carved.units.len() as u64;
         let mut out = Vec::new();
+        // With a grammar, parameters map to the nodes of the input's tree.
+        let tree = self.grammar.as_ref().and_then(|g| grammar::parse(g, &input).ok());
         for mut unit in carved.units {
-            let params = crate::unit_loop::parameters(&mut unit, &input, args_in_input);
+            let mut params = crate::unit_loop::parameters(&mut unit, &input, args_in_input);
+            let nonterminals = match &tree {
+                Some(t) => {
+                    let a = carver::align::align(t, &mut params);
+                    let s = &mut self.file.stats;
+                    s.params_on_nodes += a.nonterminals.iter().filter(|n| n.is_some()).count() as u64;
+                    s.occurrences_off_nodes += a.dropped as u64;
+                    a.nonterminals
+                }
+                None => Vec::new(),
+            };
             self.file.stats.units_with_params += u64::from(!params.is_empty());
             if !params.is_empty() {
-                out.push(Current { unit, params, entry, input: input.clone(), tries: 0, runner: None });
+                out.push(Current { unit, params, entry, input: input.clone(), nonterminals, tries: 0, runner: None });
             }
         }
         Ok(out)
@@ -394,7 +409,26 @@ impl Campaign {
         let unit_name = format!("{}#{}", unit.meta.function, unit.meta.call_index);
         let labels = self.input_labels(entry, input);
         let (lifted, labels) = lifter::lift_labelled(input, &labels, &subs, self.fs.target().args_in_input, &unit_name);
+        // A value put in place of a derivation node must leave a test the
+        // grammar derives.
+        let on_nodes: Vec<(usize, &model::unit::Param, &model::unit::Value)> = (c.values.iter())
+            .filter_map(|(k, v)| cur.nonterminals.get(*k).copied().flatten().map(|nt| (nt, &params[*k], v)))
+            .collect();
+        if let (Some(g), false) = (&self.grammar, on_nodes.is_empty()) {
+            if grammar::parse(g, &lifted).is_err() {
+                self.file.stats.unliftable += 1;
+                return Ok(());
+            }
+        }
         let (class, sys) = lifter::check(&mut self.fs, &mut self.cov, &lifted)?;
+        if class != Class::FalseAlarm {
+            // Values that lift well: the grammar generator may use them.
+            for (nt, p, v) in &on_nodes {
+                let name = self.grammar.as_ref().map(|g| g.rules[*nt].name.clone()).unwrap_or_default();
+                self.generator.offer(&name, &p.text(v));
+                self.file.stats.values_offered += 1;
+            }
+        }
         let lift = provenance::Lift {
             function: unit.meta.function.clone(),
             call: u64::from(unit.meta.call_index),
@@ -440,6 +474,12 @@ impl Campaign {
                 labels.adopt(id);
                 let mut record = super::trails::lift(entry, &op, lift, labels.clone());
                 record.test = name.clone();
+                // Its tree, when the grammar derives it.
+                let tree = (self.grammar.as_ref())
+                    .and_then(|g| grammar::parse(g, &lifted).ok().map(|t| t.to_json(g).to_string()));
+                if let Some(json) = tree {
+                    self.out.write_tree(&name, &json)?;
+                }
                 self.out.write_test(&name, &lifted, &record)?;
                 let hits = self.hits();
                 self.corpus.push(super::Entry { id, data: lifted, hits, new_word, seed: false, labels });

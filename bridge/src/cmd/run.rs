@@ -25,7 +25,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
     };
     // A resumed campaign keeps its unit generator.
     let mut unit = args.unit.clone();
-    let mut campaign = if args.resume {
+    let (mut campaign, grammar_file) = if args.resume {
         let out = OutDir::open(&args.output)?;
         let mut file = CampaignFile::decode(&out.read("campaign.json")?)?;
         if file.config.command != args.target.command {
@@ -39,12 +39,13 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
         unit = file.config.unit.clone();
         // Another stream of randomness than the one already spent.
         let seed = file.config.seed ^ (u64::from(file.stats.resumes) + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        let grammar_file = file.config.grammar.clone();
         let grammar =
             file.config.grammar.as_deref().map(|p| (p, file.config.grammar_mode.as_deref().unwrap_or("mixed")));
         let g = generator(&file.config.system, grammar, seed)?;
         let fs = ::exec::ForkServer::start(with_stacks(target.clone(), &out))?;
         eprintln!("bridge run: resuming {} at {:.0} s of {budget:.0} s", args.output.display(), file.stats.elapsed_s);
-        Campaign::resume(out, file, fs, g)?
+        (Campaign::resume(out, file, fs, g)?, grammar_file)
     } else {
         let input = args.input.clone().expect("clap requires --input");
         let grammar_path = match &args.grammar {
@@ -84,8 +85,11 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
                 out.write_tree(&format!("queue/{name}"), json)?;
             }
         }
-        c
+        (c, grammar_path)
     };
+    if let Some(p) = grammar_file {
+        campaign.with_grammar(grammar::Grammar::load(&p)?);
+    }
     if unit != "none" {
         let program = campaign_program(&args)?;
         let g = unitgen::by_name(&unit, args.seed).expect("a unit generator");

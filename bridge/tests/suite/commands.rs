@@ -173,7 +173,7 @@ fn workspace_layers_hold() {
         // `core`-only files by path.)
         ("exec", &["model"]),
         ("driver", &["model", "exec"]),
-        ("carver", &["model"]),
+        ("carver", &["model", "grammar"]),
         ("systemgen", &["model", "grammar", "provenance"]),
         ("unitgen", &["model", "exec"]),
         ("lifter", &["model", "exec", "provenance"]),

@@ -11,6 +11,9 @@
 //!   16, every open nonterminal closed by its cheapest derivation);
 //! - `splice.NT`: the same node replaced by another entry's subtree for
 //!   `NT` (its bytes keep that entry's labels);
+//! - `pool.NT`: the same node replaced by a value the bridge lifted well
+//!   in place of an `NT` node ([`SystemGenerator::offer`]), one edit in
+//!   four of a nonterminal that has some;
 //! - `gen`: a whole new derivation of the start symbol, one test in 16, or
 //!   every test when no entry parses (its parent is then the entry the
 //!   generator was asked about first, its bytes all written by `gen`).
@@ -37,6 +40,8 @@ pub const NAME: &str = "grammar";
 pub const MAX_NODES: usize = 400;
 /// Tests longer than this are not made (the edit is tried again).
 const MAX_LEN: usize = 64 << 10;
+/// Values kept per nonterminal from lifts (the oldest go first).
+const POOL: usize = 64;
 
 /// Which probabilities new derivations follow.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -86,6 +91,9 @@ pub struct GrammarGen {
     uniform: Generator,
     learned: Generator,
     inverse: Generator,
+    /// Per nonterminal, values lifted well in place of one of its nodes,
+    /// parsed.
+    pool: Vec<Vec<Node>>,
 }
 
 impl GrammarGen {
@@ -97,7 +105,8 @@ impl GrammarGen {
         let inverse = Generator::new(&grammar, rng.random())?;
         Parser::new(&grammar)?;
         let trees = Trees::new(&grammar);
-        Ok(GrammarGen { grammar: Arc::new(grammar), mode, rng, trees, uniform, learned, inverse })
+        let pool = vec![Vec::new(); grammar.rules.len()];
+        Ok(GrammarGen { grammar: Arc::new(grammar), mode, rng, trees, uniform, learned, inverse, pool })
     }
 
     /// Corpus entries seen so far that parse, and that do not.
@@ -167,9 +176,11 @@ impl GrammarGen {
         let nt = node.nonterminal().expect("nonterminals only");
         let (path, old) = (path.to_vec(), node.clone());
         let name = op_name(&self.grammar.rules[nt].name);
-        let spliced = if self.rng.random_ratio(1, 3) { self.splice(nt) } else { None };
+        let pooled = !self.pool[nt].is_empty() && self.rng.random_ratio(1, 4);
+        let spliced = if !pooled && self.rng.random_ratio(1, 3) { self.splice(nt) } else { None };
         let (new, donor) = match spliced {
             Some((node, id)) => (node, Some(id)),
+            None if pooled => (self.pool[nt][self.rng.random_range(0..self.pool[nt].len())].clone(), None),
             None => {
                 let size = count(&old);
                 (self.pick_generator().generate_from(nt, (2 * size + 16).min(MAX_NODES)), None)
@@ -198,7 +209,7 @@ impl GrammarGen {
                 format!("splice.{name}")
             }
             None => {
-                let op = format!("regen.{name}");
+                let op = format!("{}.{name}", if pooled { "pool" } else { "regen" });
                 labels.extend(&Labels::inserted(&op, new.text().len()));
                 op
             }
@@ -240,6 +251,20 @@ impl SystemGenerator for GrammarGen {
     }
 
     fn feedback(&mut self, _case: &TestCase, _interesting: bool) {}
+
+    /// Keeps `text` for nodes of `nonterminal` when it parses as one.
+    fn offer(&mut self, nonterminal: &str, text: &[u8]) {
+        let Some(nt) = self.grammar.index(nonterminal) else { return };
+        let Ok(node) = grammar::parse(&self.grammar.with_start(nt), text) else { return };
+        let pool = &mut self.pool[nt];
+        if pool.iter().any(|n| n.text() == text) {
+            return;
+        }
+        if pool.len() >= POOL {
+            pool.remove(0);
+        }
+        pool.push(node);
+    }
 }
 
 /// Nonterminal nodes in a tree.

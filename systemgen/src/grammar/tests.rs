@@ -124,6 +124,26 @@ fn g_count(gen: &GrammarGen, b: u8) -> u64 {
     gen.trees.counts.per[cmd][alt]
 }
 
+/// Values offered for a nonterminal are put in its nodes (`pool.NT`);
+/// one that does not parse as it is not kept.
+#[test]
+fn offered_values_join_their_nonterminals_pool() {
+    let s = seeds();
+    let c = corpus(&s);
+    let mut gen = GrammarGen::new(grammar(), Mode::Learned, 9).unwrap();
+    gen.offer("<cmd>", b"s/cab/b/9");
+    gen.offer("<cmd>", b"not a command");
+    gen.offer("<nope>", b"p");
+    assert_eq!(gen.pool.iter().map(Vec::len).sum::<usize>(), 1);
+    let tests = gen.generate(&c, 3000);
+    let pooled: Vec<_> = tests.iter().filter(|t| t.op == "pool.cmd").collect();
+    assert!(pooled.len() > 50, "{}", pooled.len());
+    for t in pooled {
+        assert!(t.data.windows(9).any(|w| w == b"s/cab/b/9"), "{:?}", String::from_utf8_lossy(&t.data));
+        t.labels.check(&t.data, |id| s.iter().find(|(i, _)| *i == id).map(|(_, d)| &d[..])).unwrap();
+    }
+}
+
 #[test]
 fn modes_by_name() {
     for m in ["uniform", "learned", "inverse", "mixed"] {
