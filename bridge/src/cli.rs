@@ -49,6 +49,41 @@ pub enum Command {
     /// Where a campaign's tests came from: one test's trail back to its
     /// seed, or what each seed and each operator led to.
     Provenance(ProvenanceArgs),
+    /// Check a grammar against sample inputs, learn its probabilities from
+    /// them (or invert them), and generate inputs.
+    Grammar(GrammarArgs),
+}
+
+#[derive(Args)]
+pub struct GrammarArgs {
+    /// The grammar (the Fuzzing Book's JSON form).
+    #[arg(value_name = "GRAMMAR")]
+    pub grammar: PathBuf,
+    /// Sample inputs (a directory, or files): each is parsed; the
+    /// alternatives' uses in their trees give the learned probabilities.
+    #[arg(long, value_name = "PATH", num_args = 1..)]
+    pub samples: Vec<PathBuf>,
+    /// The probabilities to generate with and print: `uniform` (as the
+    /// file gives them), `learned`, `inverse` (reciprocals of the learned
+    /// ones) or `rank-swap` (the learned ones swapped by rank).
+    #[arg(long, default_value = "learned", value_name = "MODE")]
+    pub mode: String,
+    /// Inputs to generate (into --output, or on standard output, one per
+    /// line, when there is none).
+    #[arg(short = 'n', long, default_value_t = 0, value_name = "N")]
+    pub count: usize,
+    /// Directory for the generated inputs (one file each).
+    #[arg(short = 'o', long = "output", value_name = "DIR")]
+    pub output: Option<PathBuf>,
+    /// Most nonterminal nodes of a generated input.
+    #[arg(long, default_value_t = 400, value_name = "N")]
+    pub max_nodes: usize,
+    /// Seed of the generator.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Write the grammar with the mode's probabilities (JSON).
+    #[arg(long, value_name = "FILE")]
+    pub write: Option<PathBuf>,
 }
 
 #[derive(Args)]

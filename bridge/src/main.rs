@@ -25,6 +25,7 @@ fn main() {
         cli::Command::Reduce(args) => cmd::reduce::reduce(args),
         cli::Command::Signature(args) => cmd::reduce::signature_of(args),
         cli::Command::Provenance(args) => cmd::provenance::run(args),
+        cli::Command::Grammar(args) => cmd::grammar::run(args),
     };
     match result {
         Ok(code) => std::process::exit(code),

@@ -3,6 +3,7 @@
 pub mod carve;
 pub mod exec;
 pub mod fuzz_unit;
+pub mod grammar;
 pub mod provenance;
 pub mod reduce;
 pub mod replay;
