@@ -113,6 +113,12 @@ pub struct Stats {
     pub occurrences_off_nodes: u64,
     #[serde(default)]
     pub values_offered: u64,
+    /// Lifts that put a value in place of a derivation node, and those
+    /// whose test the grammar no longer derives (not run).
+    #[serde(default)]
+    pub node_lifts: u64,
+    #[serde(default)]
+    pub node_lifts_unparsed: u64,
     /// Units carved from queue entries, and of those the ones with at
     /// least one parameter mapped to the system input (the paper's
     /// Table 3).

@@ -415,7 +415,9 @@ impl Campaign {
             .filter_map(|(k, v)| cur.nonterminals.get(*k).copied().flatten().map(|nt| (nt, &params[*k], v)))
             .collect();
         if let (Some(g), false) = (&self.grammar, on_nodes.is_empty()) {
+            self.file.stats.node_lifts += 1;
             if grammar::parse(g, &lifted).is_err() {
+                self.file.stats.node_lifts_unparsed += 1;
                 self.file.stats.unliftable += 1;
                 return Ok(());
             }
