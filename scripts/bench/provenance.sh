@@ -49,7 +49,7 @@ for s in "${list[@]}"; do
   sleep "$half"
   kill -9 "$pid" 2>/dev/null || true
   wait "$pid" 2>/dev/null || true
-  "$bridge" run --resume -o "$out" --time "${total}s" -- "$bin" @@ >> "$out.log" 2>&1 || { tail -5 "$out.log" >&2; exit 1; }
+  "$bridge" run --resume --args-in-input -o "$out" --time "${total}s" -- "$bin" >> "$out.log" 2>&1 || { tail -5 "$out.log" >&2; exit 1; }
   "$bridge" provenance "$out" --json > "$work/prov-$s.json"
   "$bridge" provenance "$out" --rebuild --json > "$work/rebuild-$s.json"
   python3 - "$s" "$out" "$work/prov-$s.json" "$work/rebuild-$s.json" <<'EOF'

@@ -43,7 +43,18 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
         let grammar =
             file.config.grammar.as_deref().map(|p| (p, file.config.grammar_mode.as_deref().unwrap_or("mixed")));
         let g = generator(&file.config.system, grammar, seed)?;
-        let fs = ::exec::ForkServer::start(with_stacks(target.clone(), &out))?;
+        // Its tests carry their command line or they do not, whatever
+        // this command line says.
+        let mut target = target.clone();
+        if target.args_in_input != file.config.args_in_input {
+            eprintln!(
+                "bridge run: the campaign's tests {} their command line: resuming {} --args-in-input",
+                if file.config.args_in_input { "carry" } else { "do not carry" },
+                if file.config.args_in_input { "with" } else { "without" }
+            );
+            target.args_in_input = file.config.args_in_input;
+        }
+        let fs = ::exec::ForkServer::start(with_stacks(target, &out))?;
         eprintln!("bridge run: resuming {} at {:.0} s of {budget:.0} s", args.output.display(), file.stats.elapsed_s);
         (Campaign::resume(out, file, fs, g)?, grammar_file)
     } else {

@@ -122,6 +122,10 @@ fn a_campaign_explores_main_of_entry_after_entry_and_lifts_the_file_alarm() {
         }
     }
     assert!(found, "{csv}");
+    // Resumed without the flag, its tests still carry their command line.
+    let r = bridge(&["run", "--resume", "-o", o, "--time", "12s", "--", p, "@@"], b"");
+    assert!(r.status.success(), "{}", stderr(&r));
+    assert!(stderr(&r).contains("resuming with --args-in-input"), "{}", stderr(&r));
 }
 
 /// The system test of the alarm with `outcome`: the words of its command
