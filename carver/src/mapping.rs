@@ -213,20 +213,25 @@ fn find_all(hay: &[u8], needle: &[u8]) -> Vec<(u64, u64)> {
 }
 
 /// A digit array (a heap object whose every byte is 0 to 9: dc's and
-/// bc's numbers hold their digits so) whose digits stand as a whole number
-/// in the input, most significant first (or else last). A new value may
+/// bc's numbers hold their digits so) whose digits, past its leading
+/// zeros, stand as a whole number in the input, most significant first
+/// (or else last). A new value may
 /// only hold digits (`excluded`).
 fn digits_param(object: u32, bytes: &[u8], input: &[u8]) -> Option<Param> {
     if bytes.is_empty() || bytes.len() > MAX_DIGITS {
         return None;
     }
+    // Leading zeros are room the number was allocated with (bc's
+    // `_bc_rm_leading_zeros` moves the digits' pointer past them).
+    let start = bytes.iter().take_while(|&&d| d == 0).count().min(bytes.len() - 1);
+    let bytes = &bytes[start..];
     let text: Vec<u8> = bytes.iter().map(|&d| b'0' + d).collect();
     let reversed: Vec<u8> = text.iter().rev().copied().collect();
     let ways = [(false, text.clone()), (true, reversed)];
     ways.into_iter().filter(|(r, t)| !*r || *t != text).find_map(|(reversed, t)| {
         let occ = numbers(input, &t);
         (!occ.is_empty()).then(|| Param {
-            site: Site::Bytes { object, offset: 0, len: bytes.len() as u64, nul: false },
+            site: Site::Bytes { object, offset: start as u64, len: bytes.len() as u64, nul: false },
             encoding: Encoding::Digits { reversed },
             occurrences: occ,
             original: t,
@@ -346,9 +351,15 @@ mod tests {
         let heap = |size| ObjectHead { kind: OBJ_HEAP, global: NO_GLOBAL, addr: 0x1000, size, len: size };
         let u = unit(
             vec![],
-            vec![(heap(3), vec![1, 2, 5]), (heap(2), vec![7, 4]), (heap(2), vec![3, 3]), (heap(1), vec![9])],
+            vec![
+                (heap(3), vec![1, 2, 5]),
+                (heap(2), vec![7, 4]),
+                (heap(2), vec![3, 3]),
+                (heap(1), vec![9]),
+                (heap(4), vec![0, 0, 1, 2]),
+            ],
         );
-        let ps = map(&u, b"2 125 + 47 p 1250 k 33");
+        let ps = map(&u, b"2 125 + 47 p 1250 k 33 12");
         let found: Vec<_> = ps.iter().map(|p| (p.site.clone(), p.encoding, p.occurrences.clone())).collect();
         let site = |object, len| Site::Bytes { object, offset: 0, len, nul: false };
         assert_eq!(
@@ -357,6 +368,11 @@ mod tests {
                 (site(0, 3), Encoding::Digits { reversed: false }, vec![(2, 3)]),
                 (site(1, 2), Encoding::Digits { reversed: true }, vec![(8, 2)]),
                 (site(2, 2), Encoding::Digits { reversed: false }, vec![(20, 2)]),
+                (
+                    Site::Bytes { object: 4, offset: 2, len: 2, nul: false },
+                    Encoding::Digits { reversed: false },
+                    vec![(23, 2)],
+                ),
             ]
         );
         let p = &ps[1];

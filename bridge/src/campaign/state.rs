@@ -104,6 +104,15 @@ pub struct Stats {
     /// given a byte that is no digit): counted, not run.
     #[serde(default)]
     pub unliftable: u64,
+    /// Units with a digit-array parameter (dc's and bc's numbers), lifts
+    /// of such a parameter's values, and those that were true alarms or
+    /// coverage lifts.
+    #[serde(default)]
+    pub units_with_digit_arrays: u64,
+    #[serde(default)]
+    pub digit_lifts: u64,
+    #[serde(default)]
+    pub digit_lifts_effective: u64,
     /// With a grammar: unit parameters whose occurrences are derivation
     /// nodes of their input, occurrences dropped for being no node (a
     /// chance substring), and lifted values offered to the generator.

@@ -309,6 +309,8 @@ impl Campaign {
                 None => Vec::new(),
             };
             self.file.stats.units_with_params += u64::from(!params.is_empty());
+            self.file.stats.units_with_digit_arrays +=
+                u64::from(params.iter().any(|p| matches!(p.encoding, model::unit::Encoding::Digits { .. })));
             if !params.is_empty() {
                 out.push(Current { unit, params, entry, input: input.clone(), nonterminals, tries: 0, runner: None });
             }
@@ -423,6 +425,10 @@ impl Campaign {
             }
         }
         let (class, sys) = lifter::check(&mut self.fs, &mut self.cov, &lifted)?;
+        if c.values.iter().any(|(k, _)| matches!(params[*k].encoding, model::unit::Encoding::Digits { .. })) {
+            self.file.stats.digit_lifts += 1;
+            self.file.stats.digit_lifts_effective += u64::from(class != Class::FalseAlarm);
+        }
         if class != Class::FalseAlarm {
             // Values that lift well: the grammar generator may use them.
             for (nt, p, v) in &on_nodes {

@@ -13,6 +13,7 @@ use anyhow::Context;
 use driver::files::{read_unit, unit_files};
 use driver::Restore;
 use lifter::Class;
+use model::unit::Encoding;
 use serde::Serialize;
 use std::path::Path;
 
@@ -40,6 +41,10 @@ struct Summary {
     /// Values that cannot stand in the system input (a digit array given
     /// a byte that is no digit): not run.
     unliftable: u64,
+    /// Lifts of a digit array's values (dc's numbers), and those that were
+    /// true alarms or coverage lifts.
+    digit_lifts: u64,
+    digit_lifts_effective: u64,
     alarms: Vec<Kept>,
     /// Directions symbolic traces took that name their edge's coverage
     /// slot, and those whose counter did not count (zero but for a
@@ -140,6 +145,10 @@ fn run_with(
             let lifted = lifter::lift_all(&input, &subs, args_in_input);
             let (class, sys_outcome) = lifter::check(&mut system, &mut sys_cov, &lifted)?;
             sum.lifted += 1;
+            if t.candidate.values.iter().any(|(k, _)| matches!(params[*k].encoding, Encoding::Digits { .. })) {
+                sum.digit_lifts += 1;
+                sum.digit_lifts_effective += u64::from(class != Class::FalseAlarm);
+            }
             match (class, t.candidate.changed(&params)) {
                 (Class::TrueAlarm, None) => sum.true_alarms += 1,
                 (Class::TrueAlarm, Some((k, v))) => {
