@@ -14,13 +14,7 @@ pub fn run(args: GrammarArgs) -> anyhow::Result<i32> {
     let mut files: Vec<PathBuf> = Vec::new();
     for p in &args.samples {
         if p.is_dir() {
-            let mut here: Vec<PathBuf> = std::fs::read_dir(p)
-                .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", p.display()))?
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.is_file())
-                .collect();
-            here.sort();
-            files.extend(here);
+            files.extend(super::files_in(p)?);
         } else {
             files.push(p.clone());
         }

@@ -28,6 +28,17 @@ pub fn target(args: &TargetArgs) -> anyhow::Result<::exec::Target> {
     Ok(t)
 }
 
+/// The files of directory `dir` (not its subdirectories), sorted.
+pub fn files_in(dir: &std::path::Path) -> anyhow::Result<Vec<std::path::PathBuf>> {
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .map_err(|e| anyhow::anyhow!("cannot read the directory {}: {e}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.is_file())
+        .collect();
+    files.sort();
+    Ok(files)
+}
+
 /// The test in `path`, or on standard input.
 pub fn read_input(path: Option<&std::path::Path>) -> anyhow::Result<Vec<u8>> {
     use anyhow::Context;

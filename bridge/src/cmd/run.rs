@@ -156,12 +156,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
 fn seeds_parse(grammar_path: &std::path::Path, input: &std::path::Path) -> anyhow::Result<Vec<(String, String)>> {
     let g = grammar::Grammar::load(grammar_path)?;
     let parser = grammar::Parser::new(&g)?;
-    let mut files: Vec<_> = std::fs::read_dir(input)
-        .map_err(|e| anyhow::anyhow!("cannot read the seed directory {}: {e}", input.display()))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.is_file())
-        .collect();
-    files.sort();
+    let files = super::files_in(input)?;
     let mut trees = Vec::new();
     for f in &files {
         match std::fs::read(f).map(|d| parser.parse(&d)) {
