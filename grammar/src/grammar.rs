@@ -63,4 +63,24 @@ impl Grammar {
     pub fn with_start(&self, nt: usize) -> Grammar {
         Grammar { rules: self.rules.clone(), start: nt }
     }
+
+    /// Every byte a string derived from nonterminal `nt` may hold: those
+    /// of the terminals reachable from it.
+    pub fn bytes(&self, nt: usize) -> [bool; 256] {
+        let mut out = [false; 256];
+        let mut seen = vec![false; self.rules.len()];
+        let mut todo = vec![nt];
+        while let Some(n) = todo.pop() {
+            if n >= self.rules.len() || std::mem::replace(&mut seen[n], true) {
+                continue;
+            }
+            for s in self.rules[n].alts.iter().flat_map(|a| &a.symbols) {
+                match s {
+                    Sym::T(t) => t.iter().for_each(|&b| out[b as usize] = true),
+                    Sym::N(k) => todo.push(*k),
+                }
+            }
+        }
+        out
+    }
 }

@@ -295,12 +295,12 @@ impl Campaign {
         self.file.stats.units_carved += carved.units.len() as u64;
         let mut out = Vec::new();
         // With a grammar, parameters map to the nodes of the input's tree.
-        let tree = self.grammar.as_ref().and_then(|g| grammar::parse(g, &input).ok());
+        let tree = self.grammar.as_ref().and_then(|g| grammar::parse(g, &input).ok().map(|t| (g.clone(), t)));
         for mut unit in carved.units {
             let mut params = crate::unit_loop::parameters(&mut unit, &input, args_in_input);
             let nonterminals = match &tree {
-                Some(t) => {
-                    let a = carver::align::align(t, &mut params);
+                Some((g, t)) => {
+                    let a = carver::align::align(g, t, &mut params);
                     let s = &mut self.file.stats;
                     s.params_on_nodes += a.nonterminals.iter().filter(|n| n.is_some()).count() as u64;
                     s.occurrences_off_nodes += a.dropped as u64;
@@ -416,20 +416,25 @@ impl Campaign {
         let on_nodes: Vec<(usize, &model::unit::Param, &model::unit::Value)> = (c.values.iter())
             .filter_map(|(k, v)| cur.nonterminals.get(*k).copied().flatten().map(|nt| (nt, &params[*k], v)))
             .collect();
-        if let (Some(g), false) = (&self.grammar, on_nodes.is_empty()) {
-            self.file.stats.node_lifts += 1;
-            if grammar::parse(g, &lifted).is_err() {
-                self.file.stats.node_lifts_unparsed += 1;
-                self.file.stats.unliftable += 1;
-                return Ok(());
+        // A value put in place of a derivation node should leave a test
+        // the grammar derives; one that does not is still run (it may fail
+        // or reach new code all the same), but when it does neither it is
+        // counted as not liftable rather than as a false alarm.
+        let derived = match (&self.grammar, on_nodes.is_empty()) {
+            (Some(g), false) => {
+                let ok = grammar::parse(g, &lifted).is_ok();
+                self.file.stats.node_lifts += 1;
+                self.file.stats.node_lifts_unparsed += u64::from(!ok);
+                ok
             }
-        }
+            _ => true,
+        };
         let (class, sys) = lifter::check(&mut self.fs, &mut self.cov, &lifted)?;
         if c.values.iter().any(|(k, _)| matches!(params[*k].encoding, model::unit::Encoding::Digits { .. })) {
             self.file.stats.digit_lifts += 1;
             self.file.stats.digit_lifts_effective += u64::from(class != Class::FalseAlarm);
         }
-        if class != Class::FalseAlarm {
+        if class != Class::FalseAlarm && derived {
             // Values that lift well: the grammar generator may use them.
             for (nt, p, v) in &on_nodes {
                 let name = self.grammar.as_ref().map(|g| g.rules[*nt].name.clone()).unwrap_or_default();
@@ -492,6 +497,7 @@ impl Campaign {
                 let hits = self.hits();
                 self.corpus.push(super::Entry { id, data: lifted, hits, new_word, seed: false, labels });
             }
+            (Class::FalseAlarm, _) if !derived => self.file.stats.unliftable += 1,
             (Class::FalseAlarm, _) => self.file.stats.false_alarms += u64::from(failed),
         }
         Ok(())
