@@ -9,6 +9,8 @@ use crate::{Grammar, Node};
 impl Node {
     /// The nonterminal nodes in pre-order, each with its path: the child
     /// indices that lead to it from `self` (the root's path is empty).
+    /// (Tests only: the paths take the tree's size times its depth.)
+    #[cfg(test)]
     pub fn nonterminals(&self) -> Vec<(Vec<usize>, &Node)> {
         let mut out = Vec::new();
         let mut todo = vec![(Vec::new(), self)];
@@ -23,6 +25,50 @@ impl Node {
             }
         }
         out
+    }
+
+    /// The nonterminal of every nonterminal node, in pre-order (a node's
+    /// place in this list is its number for [`Node::path_of`]).
+    pub fn nonterminal_list(&self) -> Vec<usize> {
+        let mut out = Vec::new();
+        let mut todo = vec![self];
+        while let Some(node) = todo.pop() {
+            if let Node::N { nt, children, .. } = node {
+                out.push(*nt);
+                todo.extend(children.iter().rev());
+            }
+        }
+        out
+    }
+
+    /// The path of the `k`-th nonterminal node in pre-order (0: `self`).
+    pub fn path_of(&self, k: usize) -> Option<Vec<usize>> {
+        let Node::N { .. } = self else { return None };
+        if k == 0 {
+            return Some(Vec::new());
+        }
+        let mut seen = 1;
+        let mut path = Vec::new();
+        let mut stack: Vec<(&Node, usize)> = vec![(self, 0)];
+        while let Some((node, next)) = stack.last_mut() {
+            let Node::N { children, .. } = *node else { unreachable!("only nonterminals are stacked") };
+            let Some(c) = children.get(*next) else {
+                stack.pop();
+                path.pop();
+                continue;
+            };
+            let i = *next;
+            *next += 1;
+            if let Node::N { .. } = c {
+                path.push(i);
+                if seen == k {
+                    return Some(path);
+                }
+                seen += 1;
+                stack.push((c, 0));
+            }
+        }
+        None
     }
 
     /// The node at `path` (child indices from `self`).
@@ -184,6 +230,20 @@ mod tests {
         }
         assert!(t.replaced(&[9, 9], long).is_none());
         assert_eq!(t.replaced(&[], &donor).unwrap(), donor);
+    }
+
+    #[test]
+    fn nonterminals_by_number_in_pre_order() {
+        let g = g();
+        let t = parse(&g, b"s/ab/b/\np\nd").unwrap();
+        let all = t.nonterminals();
+        let list = t.nonterminal_list();
+        assert_eq!(list.len(), all.len());
+        for (k, (path, node)) in all.iter().enumerate() {
+            assert_eq!(list[k], node.nonterminal().unwrap());
+            assert_eq!(t.path_of(k).as_ref(), Some(path));
+        }
+        assert_eq!(t.path_of(all.len()), None);
     }
 
     #[test]

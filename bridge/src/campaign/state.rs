@@ -128,6 +128,12 @@ pub struct Stats {
     pub node_lifts: u64,
     #[serde(default)]
     pub node_lifts_unparsed: u64,
+    /// Values lifted in place of a node, and those that parse as the
+    /// node's nonterminal on their own.
+    #[serde(default)]
+    pub leaf_lifts: u64,
+    #[serde(default)]
+    pub leaf_lifts_parsed: u64,
     /// Units carved from queue entries, and of those the ones with at
     /// least one parameter mapped to the system input (the paper's
     /// Table 3).

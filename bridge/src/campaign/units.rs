@@ -422,6 +422,12 @@ impl Campaign {
         // counted as not liftable rather than as a false alarm.
         let derived = match (&self.grammar, on_nodes.is_empty()) {
             (Some(g), false) => {
+                // Each value on its own, as its nonterminal.
+                for (nt, p, v) in &on_nodes {
+                    self.file.stats.leaf_lifts += 1;
+                    self.file.stats.leaf_lifts_parsed +=
+                        u64::from(grammar::parse(&g.with_start(*nt), &p.text(v)).is_ok());
+                }
                 let ok = grammar::parse(g, &lifted).is_ok();
                 self.file.stats.node_lifts += 1;
                 self.file.stats.node_lifts_unparsed += u64::from(!ok);

@@ -63,7 +63,7 @@ fn an_inverted_grammar_finds_what_the_seeds_never_do_and_keeps_every_tree() {
     std::fs::write(seeds.join("chance"), "set nn 5\n# decnn\nshow nn dec\nget nn\n").unwrap();
     let out = dir.path().join("out");
     let o = run_grammar(&prog, &seeds, &out, "inverse", "symbolic", "8s");
-    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(o.status.success(), "{:?}: {}{}", o.status, stdout(&o), stderr(&o));
     assert!(stderr(&o).contains("3 of 3 seeds parse"), "{}", stderr(&o));
     let c: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("campaign.json")).unwrap()).unwrap();
     let stat = |k: &str| c["stats"][k].as_u64().unwrap();

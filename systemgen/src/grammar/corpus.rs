@@ -6,13 +6,16 @@ use std::collections::HashMap;
 
 use grammar::{Counts, Grammar, Node, Parser};
 
-/// Entries longer than this are not parsed (they count as not parsing).
-pub const MAX_PARSE: usize = 64 << 10;
+/// Entries longer than this are not parsed (they count as not parsing):
+/// a derivation tree is about as deep as its text is long.
+pub const MAX_PARSE: usize = 16 << 10;
 
 /// A parsed corpus entry.
 pub struct Parsed {
     pub id: u64,
     pub tree: Node,
+    /// How many nonterminal nodes it has.
+    pub nodes: usize,
 }
 
 /// What the generator knows of the corpus.
@@ -23,8 +26,9 @@ pub struct Trees {
     seen: HashMap<u64, Option<usize>>,
     /// Uses of each alternative over `parsed`.
     pub counts: Counts,
-    /// Per nonterminal, the (entry, path) of each node expanding it.
-    pub sites: Vec<Vec<(usize, Vec<usize>)>>,
+    /// Per nonterminal, the (entry, node number in pre-order) of each node
+    /// expanding it.
+    pub sites: Vec<Vec<(usize, usize)>>,
 }
 
 impl Trees {
@@ -51,12 +55,11 @@ impl Trees {
             };
             let k = self.parsed.len();
             self.counts.add(&tree);
-            for (path, node) in tree.nonterminals() {
-                if let Some(nt) = node.nonterminal() {
-                    self.sites[nt].push((k, path));
-                }
+            let list = tree.nonterminal_list();
+            for (n, &nt) in list.iter().enumerate() {
+                self.sites[nt].push((k, n));
             }
-            self.parsed.push(Parsed { id, tree });
+            self.parsed.push(Parsed { id, tree, nodes: list.len() });
             self.seen.insert(id, Some(k));
             added += 1;
         }

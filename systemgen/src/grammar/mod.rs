@@ -171,10 +171,9 @@ impl GrammarGen {
         }
         let seed = *parsed[self.rng.random_range(0..parsed.len())];
         let entry = self.trees.get(seed.id).expect("filtered");
-        let nodes = entry.tree.nonterminals();
-        let (path, node) = nodes[self.rng.random_range(0..nodes.len())].clone();
-        let nt = node.nonterminal().expect("nonterminals only");
-        let (path, old) = (path.to_vec(), node.clone());
+        let path = entry.tree.path_of(self.rng.random_range(0..entry.nodes)).expect("a node of the tree");
+        let old = entry.tree.at_path(&path).expect("a path of the tree").clone();
+        let nt = old.nonterminal().expect("nonterminals only");
         let name = op_name(&self.grammar.rules[nt].name);
         let pooled = !self.pool[nt].is_empty() && self.rng.random_ratio(1, 4);
         let spliced = if !pooled && self.rng.random_ratio(1, 3) { self.splice(nt) } else { None };
@@ -232,9 +231,9 @@ impl GrammarGen {
         if sites.is_empty() {
             return None;
         }
-        let (k, path) = &sites[self.rng.random_range(0..sites.len())];
-        let entry = &self.trees.parsed[*k];
-        Some((entry.tree.at_path(path)?.clone(), entry.id))
+        let (k, n) = sites[self.rng.random_range(0..sites.len())];
+        let entry = &self.trees.parsed[k];
+        Some((entry.tree.at_path(&entry.tree.path_of(n)?)?.clone(), entry.id))
     }
 }
 
