@@ -244,7 +244,7 @@ pub struct RunArgs {
     /// Which probabilities new derivations follow: `uniform` (as the file
     /// gives them), `learned` from the corpus's parse trees, `inverse`
     /// (the learned ones inverted: rare and unseen alternatives first), or
-    /// `mixed` (learned and inverse, half the tests each).
+    /// `mixed` (uniform, learned and inverse, a third of the tests each).
     #[arg(long, default_value = "mixed", value_name = "MODE", requires = "grammar")]
     pub mode: String,
     /// Unit-level generator: `symbolic` (the bridge: z3 explores carved

@@ -52,7 +52,10 @@ pub enum Mode {
     Learned,
     /// Learned, then inverted (section 3.3).
     Inverse,
-    /// Learned or inverted, half the tests each.
+    /// Uniform, learned or inverted, a third of the tests each (measured
+    /// on sed and dc, uniform suites reach the most functions, learned
+    /// ones stay closest to the corpus, inverted ones reach what the
+    /// corpus does not on sed and narrow dc's programs).
     Mixed,
 }
 
@@ -129,16 +132,14 @@ impl GrammarGen {
 
     /// The generator this test's new derivation follows.
     fn pick_generator(&mut self) -> &mut Generator {
-        let learned = match self.mode {
-            Mode::Uniform => return &mut self.uniform,
-            Mode::Learned => true,
-            Mode::Inverse => false,
-            Mode::Mixed => self.rng.random_bool(0.5),
+        let mode = match self.mode {
+            Mode::Mixed => [Mode::Uniform, Mode::Learned, Mode::Inverse][self.rng.random_range(0..3)],
+            m => m,
         };
-        if learned {
-            &mut self.learned
-        } else {
-            &mut self.inverse
+        match mode {
+            Mode::Learned => &mut self.learned,
+            Mode::Inverse => &mut self.inverse,
+            _ => &mut self.uniform,
         }
     }
 
