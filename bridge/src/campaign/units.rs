@@ -411,8 +411,6 @@ impl Campaign {
         let unit_name = format!("{}#{}", unit.meta.function, unit.meta.call_index);
         let labels = self.input_labels(entry, input);
         let (lifted, labels) = lifter::lift_labelled(input, &labels, &subs, self.fs.target().args_in_input, &unit_name);
-        // A value put in place of a derivation node must leave a test the
-        // grammar derives.
         let on_nodes: Vec<(usize, &model::unit::Param, &model::unit::Value)> = (c.values.iter())
             .filter_map(|(k, v)| cur.nonterminals.get(*k).copied().flatten().map(|nt| (nt, &params[*k], v)))
             .collect();
@@ -420,6 +418,8 @@ impl Campaign {
         // the grammar derives; one that does not is still run (it may fail
         // or reach new code all the same), but when it does neither it is
         // counted as not liftable rather than as a false alarm.
+        // (The lifted test's tree, kept beside it if it joins the queue.)
+        let lifted_tree = self.grammar.as_ref().and_then(|g| grammar::parse(g, &lifted).ok());
         let derived = match (&self.grammar, on_nodes.is_empty()) {
             (Some(g), false) => {
                 // Each value on its own, as its nonterminal.
@@ -428,10 +428,9 @@ impl Campaign {
                     self.file.stats.leaf_lifts_parsed +=
                         u64::from(grammar::parse(&g.with_start(*nt), &p.text(v)).is_ok());
                 }
-                let ok = grammar::parse(g, &lifted).is_ok();
                 self.file.stats.node_lifts += 1;
-                self.file.stats.node_lifts_unparsed += u64::from(!ok);
-                ok
+                self.file.stats.node_lifts_unparsed += u64::from(lifted_tree.is_none());
+                lifted_tree.is_some()
             }
             _ => true,
         };
@@ -494,10 +493,8 @@ impl Campaign {
                 let mut record = super::trails::lift(entry, &op, lift, labels.clone());
                 record.test = name.clone();
                 // Its tree, when the grammar derives it.
-                let tree = (self.grammar.as_ref())
-                    .and_then(|g| grammar::parse(g, &lifted).ok().map(|t| t.to_json(g).to_string()));
-                if let Some(json) = tree {
-                    self.out.write_tree(&name, &json)?;
+                if let (Some(g), Some(t)) = (&self.grammar, &lifted_tree) {
+                    self.out.write_tree(&name, &t.to_json(g).to_string())?;
                 }
                 self.out.write_test(&name, &lifted, &record)?;
                 let hits = self.hits();
