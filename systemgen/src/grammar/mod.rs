@@ -144,9 +144,9 @@ impl GrammarGen {
     }
 
     /// One test.
-    fn one(&mut self, corpus: &[Seed<'_>]) -> TestCase {
+    fn one(&mut self, corpus: &[Seed<'_>], parsed: &[&Seed<'_>]) -> TestCase {
         for _ in 0..8 {
-            if let Some(t) = self.edit(corpus) {
+            if let Some(t) = self.edit(corpus, parsed) {
                 return t;
             }
         }
@@ -164,8 +164,8 @@ impl GrammarGen {
 
     /// A node of a parsed entry replaced (`regen`, `splice`), or a whole
     /// new test; `None` when the edit changed nothing or grew too large.
-    fn edit(&mut self, corpus: &[Seed<'_>]) -> Option<TestCase> {
-        let parsed: Vec<&Seed<'_>> = corpus.iter().filter(|s| self.trees.get(s.id).is_some()).collect();
+    /// `parsed`: the entries of `corpus` that parse.
+    fn edit(&mut self, corpus: &[Seed<'_>], parsed: &[&Seed<'_>]) -> Option<TestCase> {
         if parsed.is_empty() || self.rng.random_ratio(1, 16) {
             let parent = parsed.first().map_or(corpus[0].id, |s| s.id);
             return Some(self.whole(parent));
@@ -247,7 +247,8 @@ impl SystemGenerator for GrammarGen {
         let none = [Seed { id: 0, data: &[], labels: None }];
         let corpus = if corpus.is_empty() { &none[..] } else { corpus };
         self.learn(corpus);
-        (0..n).map(|_| self.one(corpus)).collect()
+        let parsed: Vec<&Seed<'_>> = corpus.iter().filter(|s| self.trees.get(s.id).is_some()).collect();
+        (0..n).map(|_| self.one(corpus, &parsed)).collect()
     }
 
     fn feedback(&mut self, _case: &TestCase, _interesting: bool) {}
