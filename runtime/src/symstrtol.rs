@@ -78,6 +78,9 @@ pub fn strtol(b: &mut B, d: &mut Decisions, t: &mut impl Text, base: u32, signed
     let minus = b.eq(ch.x, u64::from(b'-'));
     let plus = b.eq(ch.x, u64::from(b'+'));
     let sign = b.or(minus, plus);
+    if let Some(r) = sign_or_digit(b, d, t, i, base, signed_, (minus, plus, sign)) {
+        return Some(r);
+    }
     let mut neg = false;
     if d.decide(sign, matches!(ch.c, Some(b'-' | b'+'))) {
         neg = d.decide(minus, ch.c == Some(b'-'));
@@ -109,6 +112,41 @@ pub fn strtol(b: &mut B, d: &mut Decisions, t: &mut impl Text, base: u32, signed
         return Some((V::K(0), true, x_at.unwrap_or(0)));
     }
     Some((signed(b, acc, neg), fits(base, n, signed_), end))
+}
+
+/// A number whose first byte (at `i`) is a digit followed by another
+/// digit, in a base with no prefix to decide: that first byte may also be
+/// a sign, the value being `-rest`, `rest` or the whole digits as it is.
+/// One decision holds the three, so a solution can flip a number's sign
+/// (`-0…` for `00…`, as the padded numbers of `carver::grow` hold) along
+/// with its digits, where a decision of its own would take a generation
+/// per sign, and a second sign met at the same site would look covered.
+fn sign_or_digit(
+    b: &mut B,
+    d: &mut Decisions,
+    t: &mut impl Text,
+    i: usize,
+    base: u32,
+    signed_: bool,
+    (minus, plus, sign): (V, V, V),
+) -> Option<(V, bool, usize)> {
+    let is = |c: Option<u8>| c.is_some_and(|v| (v as char).is_digit(base));
+    let first = t.at(b, i);
+    if base == 0 || base == 16 || !is(first.c) || !is(t.at(b, i + 1).c) {
+        return None;
+    }
+    let lead = c::is_digit(b, first.x, base);
+    let either = b.or(sign, lead);
+    d.decide(either, true);
+    let (rest, n, end) = digits(b, d, t, i + 1, base, usize::MAX);
+    let scale = (0..n).fold(1u64, |p, _| p.wrapping_mul(u64::from(base)));
+    let top = c::digit(b, first.x, base);
+    let top = c::op(b, OP_MUL, 64, top, V::K(scale));
+    let whole = c::op(b, OP_ADD, 64, top, rest);
+    let negated = signed(b, rest, true);
+    let v = b.ite(plus, rest, whole, 64);
+    let v = b.ite(minus, negated, v, 64);
+    Some((v, fits(base, n + 1, signed_), end))
 }
 
 /// After `strtol(p, endptr, base)` and its family (`flags` bit 0: the

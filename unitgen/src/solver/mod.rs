@@ -1,9 +1,13 @@
 //! The solver chain behind one trait, in KLEE's manner: independent-
-//! constraint slicing ([`slice`]), a query cache ([`cache`]) and z3 with a
-//! per-query timeout ([`z3`], the only file that names it).
+//! constraint slicing ([`slice`]), a query cache ([`cache`]), numbers
+//! written as text into the parent input ([`text`]), solving near the
+//! parent input first ([`local`]) and z3 with a per-query timeout ([`z3`],
+//! the only file that names it).
 
 pub mod cache;
+pub mod local;
 pub mod slice;
+pub mod text;
 pub mod z3;
 
 use model::symtrace::Trace;
@@ -34,6 +38,9 @@ pub struct Query<'a> {
     pub id: u64,
     pub trace: &'a Trace,
     pub conds: Vec<Cond>,
+    /// The input the trace ran on (empty when unknown): a stage may try
+    /// inputs near it before asking the solver.
+    pub near: &'a [u8],
 }
 
 /// What a solver says.
@@ -54,6 +61,11 @@ pub struct Stats {
     pub sat: u64,
     pub unsat: u64,
     pub timeouts: u64,
+    /// Queries answered by writing numbers as text ([`text`]), without z3.
+    pub by_text: u64,
+    /// Queries answered with the bytes their last condition does not read
+    /// held at the parent input's values ([`local`]).
+    pub near_parent: u64,
     /// Time spent in the solver proper, in milliseconds.
     pub solver_ms: f64,
 }
@@ -86,9 +98,10 @@ pub trait Solver {
     fn stats(&self) -> Stats;
 }
 
-/// The chain: slicing, then the cache, then z3.
+/// The chain: slicing, then the cache, then numbers as text, then z3 near
+/// the parent input, then z3.
 pub fn chain(timeout_ms: u32, smt_log: Option<std::path::PathBuf>) -> impl Solver {
-    slice::Slicing::new(cache::Caching::new(z3::Z3::new(timeout_ms, smt_log)))
+    slice::Slicing::new(cache::Caching::new(text::Textual::new(local::Local::new(z3::Z3::new(timeout_ms, smt_log)))))
 }
 
 #[cfg(test)]
@@ -124,7 +137,7 @@ mod tests {
     fn the_chain_solves_slices_and_caches() {
         let t = trace();
         let mut s = chain(2000, None);
-        let q = Query { id: 1, trace: &t, conds: vec![Cond::Bit(12, true), Cond::Bit(9, true)] };
+        let q = Query { id: 1, trace: &t, conds: vec![Cond::Bit(12, true), Cond::Bit(9, true)], near: &[] };
         let Answer::Sat(a) = s.solve(&q) else { panic!("satisfiable") };
         // Sliced: the byte constraint on in2 is independent, so only in0
         // and in1 are assigned.
@@ -132,7 +145,7 @@ mod tests {
         let v = |k| a.iter().find(|p| p.0 == k).unwrap().1 as u32;
         assert_eq!(v(0) * 31 + v(1), 0x1234);
         assert_eq!(s.solve(&q), Answer::Sat(a.clone()));
-        let unsat = Query { id: 1, trace: &t, conds: vec![Cond::Bit(9, true), Cond::Bit(9, false)] };
+        let unsat = Query { id: 1, trace: &t, conds: vec![Cond::Bit(9, true), Cond::Bit(9, false)], near: &[] };
         assert_eq!(s.solve(&unsat), Answer::Unsat);
         let st = s.stats();
         assert_eq!((st.queries, st.cache_hits, st.sat, st.unsat), (3, 1, 1, 1));
@@ -176,7 +189,7 @@ mod tests {
         let (t, eq) = hard();
         let mut s = chain(1, None);
         let conds = vec![Cond::Bit(eq, true)];
-        let q = Query { id: 1, trace: &t, conds };
+        let q = Query { id: 1, trace: &t, conds, near: &[] };
         assert_eq!(s.solve(&q), Answer::Unknown);
         assert_eq!(s.solve(&q), Answer::Unknown);
         let st = s.stats();
@@ -187,7 +200,7 @@ mod tests {
     fn a_query_with_its_own_limit_is_given_up_when_told_to() {
         let (t, eq) = hard();
         let mut s = chain(1, None);
-        let q = Query { id: 1, trace: &t, conds: vec![Cond::Bit(eq, true)] };
+        let q = Query { id: 1, trace: &t, conds: vec![Cond::Bit(eq, true)], near: &[] };
         let started = std::time::Instant::now();
         let stop = || started.elapsed() > std::time::Duration::from_millis(100);
         assert_eq!(s.solve_within(&q, 60_000, &stop), Answer::Unknown);

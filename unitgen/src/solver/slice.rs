@@ -47,7 +47,7 @@ impl<S: Solver> Slicing<S> {
     fn sliced<'a>(&mut self, q: &Query<'a>) -> Query<'a> {
         self.dag.for_trace(q.id);
         let kept = slice(q, &mut self.dag);
-        Query { id: q.id, trace: q.trace, conds: kept.into_iter().map(|i| q.conds[i].clone()).collect() }
+        Query { id: q.id, trace: q.trace, conds: kept.into_iter().map(|i| q.conds[i].clone()).collect(), near: q.near }
     }
 }
 

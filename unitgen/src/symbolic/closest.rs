@@ -24,13 +24,13 @@ fn operands(x: &Node) -> &'static [usize] {
 /// The nodes the conditions depend on, in increasing order (operands come
 /// before their users), each with the places of its operands in that
 /// order (`usize::MAX`: none).
-struct Plan {
+pub(crate) struct Plan {
     order: Vec<u32>,
     ops: Vec<[usize; 3]>,
 }
 
 impl Plan {
-    fn new(t: &Trace, conds: &[Cond]) -> Plan {
+    pub(crate) fn new(t: &Trace, conds: &[Cond]) -> Plan {
         let mut mark = HashSet::new();
         let mut stack: Vec<u32> = conds.iter().map(Cond::node).collect();
         while let Some(n) = stack.pop() {
@@ -61,7 +61,7 @@ impl Plan {
 
     /// Each node's value with `input`'s bytes, in `vals` (by place);
     /// `None` where the evaluation cannot follow (over 64 bits).
-    fn evaluate(&self, t: &Trace, input: &[u8], vals: &mut Vec<u64>) -> Option<()> {
+    pub(crate) fn evaluate(&self, t: &Trace, input: &[u8], vals: &mut Vec<u64>) -> Option<()> {
         vals.clear();
         for (&n, o) in self.order.iter().zip(&self.ops) {
             let x = t.nodes[n as usize];
@@ -83,7 +83,7 @@ impl Plan {
         Some(())
     }
 
-    fn value(&self, vals: &[u64], node: u32) -> u64 {
+    pub(crate) fn value(&self, vals: &[u64], node: u32) -> u64 {
         self.order.binary_search(&node).map_or(0, |i| vals[i])
     }
 }
@@ -109,7 +109,7 @@ pub(super) fn hold(t: &Trace, conds: &[Cond], input: &[u8]) -> Vec<bool> {
     conds.iter().map(|c| holds(c, plan.value(&vals, c.node()))).collect()
 }
 
-fn holds(c: &Cond, v: u64) -> bool {
+pub(crate) fn holds(c: &Cond, v: u64) -> bool {
     match c {
         Cond::Bit(_, b) => v == u64::from(*b),
         Cond::Is(_, x) => v == *x,

@@ -11,7 +11,7 @@
 //! program reads it (its first [`MAX_FILE_SYMBOLIC`] bytes, length fixed);
 //! a new word of `main`'s command line starts as [`FIRST_WORD`].
 
-mod closest;
+pub(crate) mod closest;
 pub use closest::evaluate;
 mod context;
 pub mod dag;

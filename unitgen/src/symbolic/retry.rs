@@ -190,7 +190,8 @@ pub(super) fn run(solver: &mut dyn Solver, link: &Link) {
         let s = link.lock();
         s.closed || s.generation != generation || s.pending > 0
     };
-    let q = Query { id: r.id, trace: &r.trace, conds: r.conds.clone() };
+    let near = r.item.input.clone();
+    let q = Query { id: r.id, trace: &r.trace, conds: r.conds.clone(), near: &near };
     let started = Instant::now();
     let answer = solver.solve_within(&q, limit, &stop);
     let full = started.elapsed() >= Duration::from_millis(u64::from(limit));

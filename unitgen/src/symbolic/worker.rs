@@ -397,7 +397,7 @@ fn mend(solver: &mut dyn Solver, link: &Link, job: &Job, r: &Repair, budget: &mu
     let path = budget.path.get_or_insert_with(|| path_conds(link, job));
     conds.extend(path[..r.entry.min(path.len())].iter().filter(|(_, ok)| *ok).map(|(c, _)| c.clone()));
     conds.push(cond);
-    let q = Query { id: job.id, trace: t, conds };
+    let q = Query { id: job.id, trace: t, conds, near: &job.input };
     budget.asked += 1;
     if let Answer::Sat(assign) = solver.solve(&q) {
         let input = child(&job.input, closest(t, &q.conds, &job.input, assign));
@@ -488,7 +488,7 @@ fn negate(solver: &mut dyn Solver, link: &Link, job: &Job, phase: Phase, budget:
             };
             let mut conds = prefix.clone();
             conds.push(cond.clone());
-            let exact = Query { id: job.id, trace: t, conds };
+            let exact = Query { id: job.id, trace: t, conds, near: &job.input };
             let answer = solver.solve(&exact);
             match answer {
                 Answer::Sat(_) => link.lock().unsolvable.sat(dir),
@@ -503,7 +503,7 @@ fn negate(solver: &mut dyn Solver, link: &Link, job: &Job, phase: Phase, budget:
                 _ => {
                     let mut conds = guards.clone();
                     conds.push(cond);
-                    let alone = Query { id: job.id, trace: t, conds };
+                    let alone = Query { id: job.id, trace: t, conds, near: &job.input };
                     match solver.solve(&alone) {
                         Answer::Sat(assign) => Some((closest(t, &alone.conds, &job.input, assign), true)),
                         _ => None,
