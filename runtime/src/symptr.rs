@@ -110,3 +110,46 @@ pub(crate) fn sub(s: &mut Sym, sa: u32, sb: u32, va: u64, vb: u64) -> u32 {
     };
     join(s, x, ca.wrapping_sub(cb))
 }
+
+/// How far outside its object an access must reach for its check: a
+/// gigabyte, past the neighbouring objects, where a plain build faults
+/// too (an access a few bytes past the end corrupts a neighbour quietly,
+/// and the lifter keeps only what the whole program shows).
+const FAR: u64 = 1 << 30;
+
+/// Before an access of `access` bytes at `p` whose address is symbolic
+/// (shadow `sp`): whether the inputs could move it far outside the object
+/// it is in (see [`FAR`]), as a branch of `site` without a counter, so the
+/// explorer asks for such inputs as it asks for a division that traps. A
+/// symbolic index into an array is how a negative or huge index reaches
+/// memory; the index itself is not pinned here.
+#[no_mangle]
+pub extern "C" fn __sym_check_access(site: u32, p: u64, sp: u32, access: u32) {
+    if sp == 0 {
+        return;
+    }
+    // The object map holds what carving tracks; a replay has the globals.
+    let object = crate::state::with(|st| {
+        st.objects.find(p as usize).map(|o| (o.base, o.size)).or_else(|| st.tables.global_at(p as usize))
+    });
+    let Some((base, size)) = object.flatten() else { return };
+    with(|s| {
+        let (x, c) = split(s, sp, p);
+        // The offset into the object, `x + (c - base)`: no address in it.
+        let off = join(s, x, c.wrapping_sub(base as u64));
+        if off == 0 {
+            return;
+        }
+        // Outside [-FAR, size + FAR] as one unsigned compare.
+        let shifted = {
+            let k = s.constant(FAR, 64);
+            s.node(OP_ADD, 64, off, k, 0, 0)
+        };
+        let room = (size as u64).saturating_sub(u64::from(access)).saturating_add(2 * FAR);
+        let limit = s.constant(room, 64);
+        let far = s.node(OP_UGT, 1, shifted, limit, 0, 0);
+        let at = (p as usize).wrapping_sub(base) as u64;
+        let taken = at.wrapping_add(FAR) > room;
+        s.record(PATH_BRANCH, site, far, u64::from(taken), &[], [NO_SLOT, NO_SLOT]);
+    })
+}

@@ -107,6 +107,8 @@ pub struct Tables {
     pub modules: Vec<Module>,
     globals: u32,
     by_addr: BTreeMap<usize, u32>,
+    /// Every global's size by its address, built on first use.
+    global_spans: BTreeMap<usize, usize>,
 }
 
 impl Tables {
@@ -124,6 +126,7 @@ impl Tables {
         let funcs = if funcs.is_null() { &[][..] } else { core::slice::from_raw_parts(funcs, nfuncs as usize) };
         let globals = if globals.is_null() { &[][..] } else { core::slice::from_raw_parts(globals, nglobals as usize) };
         self.by_addr.clear();
+        self.global_spans.clear();
         self.modules.push(Module { base, funcs, first_global: self.globals, globals, dirty });
         self.globals += nglobals;
         self.modules.last().expect("just pushed")
@@ -153,6 +156,19 @@ impl Tables {
     pub fn function_by_addr(&mut self, addr: usize) -> Option<Func> {
         let id = self.function_at(addr)?;
         self.function(id)
+    }
+
+    /// The global `addr` points into: its address and size.
+    pub fn global_at(&mut self, addr: usize) -> Option<(usize, usize)> {
+        if self.global_spans.is_empty() {
+            for m in &self.modules {
+                for g in (0..m.nglobals()).filter_map(|j| m.global(j)) {
+                    self.global_spans.insert(g.addr as usize, g.size as usize);
+                }
+            }
+        }
+        let (&base, &size) = self.global_spans.range(..=addr).next_back()?;
+        (addr < base + size).then_some((base, size))
     }
 
     pub fn global(&self, id: u32) -> Option<Global> {

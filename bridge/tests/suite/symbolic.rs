@@ -330,6 +330,28 @@ fn a_division_the_inputs_can_make_trap_is_solved_for() {
 }
 
 #[test]
+fn an_index_the_inputs_can_move_far_outside_its_array_is_solved_for_sign_and_all() {
+    let dir = tempfile::tempdir().unwrap();
+    let prog = fixture("offsets", dir.path());
+    // A positive index: that it may be negative is not a branch of the
+    // program; the access's own check asks for it, and the number's first
+    // digit may turn into a sign within the same solution.
+    let (p, units) = (prog.to_str().unwrap(), carve_main_on(&prog, b"000000000003 5\n", dir.path()));
+    let sum = bridge_json(&["explore", &units, "--tries", "20", "--json", "--", p, "@@"], b"");
+    let alarm = sum["alarms"].as_array().unwrap().iter().find(|a| a["outcome"].as_str().unwrap().contains("SIGSEGV"));
+    let value = alarm.unwrap_or_else(|| panic!("no SIGSEGV: {sum}"))["new_value"].as_str().unwrap().to_string();
+    assert!(value.starts_with('-'), "{value:?}");
+    let file = dir.path().join("far");
+    std::fs::write(&file, value).unwrap();
+    let plain = dir.path().join("offsets.plain");
+    let src = repo().join("bridge/tests/fixtures/offsets.c");
+    let cc = std::process::Command::new("clang-19").args(["-O2", "-o"]).arg(&plain).arg(&src).status().unwrap();
+    assert!(cc.success());
+    let st = std::process::Command::new(&plain).arg(&file).output().unwrap().status;
+    assert_eq!(st.signal(), Some(11));
+}
+
+#[test]
 fn a_bound_check_behind_an_earlier_record_is_negated_on_the_seed_path_and_mended_to_the_bug() {
     // The seed sets the base 0xFFFF (record 1), then stores at FFE0, which
     // the bound check rejects. Negating that check on the seed's path

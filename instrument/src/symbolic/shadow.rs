@@ -387,6 +387,7 @@ impl<'a, 'ctx> Shadower<'a, 'ctx> {
         };
         self.after(i);
         let size = self.i32c(u64::from(w / 8));
+        self.check_access(p, size)?;
         // A pointer read through a symbolic index is not a table read and
         // pins nothing: pointers are concretised without a constraint.
         let indexed =
@@ -437,7 +438,18 @@ impl<'a, 'ctx> Shadower<'a, 'ctx> {
         let symbolic = shadow_width(v.get_type().as_any_type_enum()).is_some_and(|w| w % 8 == 0);
         let s = if symbolic { self.or_zero(self.shadow(v)) } else { self.zero() };
         self.after(i);
+        self.check_access(p, self.i32c(size))?;
         self.call(self.abi.store, &[p.into(), s.into(), self.i32c(size).into()])?;
+        Ok(())
+    }
+
+    /// Before an access through `p` whose address is symbolic: whether
+    /// the inputs could move it far outside its object, as a branch.
+    fn check_access(&mut self, p: PointerValue<'ctx>, size: IntValue<'ctx>) -> Result<(), Error> {
+        let Some(sp) = self.shadow(p.into()) else { return Ok(()) };
+        let site = self.site();
+        let args = [self.i32c(site.into()).into(), self.wide(p.into(), false)?.into(), sp.into(), size.into()];
+        self.call(self.abi.check_access, &args)?;
         Ok(())
     }
 

@@ -80,3 +80,77 @@ impl<S: Solver> Solver for Local<S> {
         Stats { near_parent: self.solved, ..self.inner.stats() }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use model::symtrace::Trace;
+    use model::trace::*;
+
+    /// Records the conditions of each query; solves only those that hold
+    /// byte 0 (the narrowed ones) when `narrowed_sat`.
+    struct Recorder {
+        asked: Vec<Vec<Cond>>,
+        narrowed_sat: bool,
+    }
+
+    impl Solver for Recorder {
+        fn solve(&mut self, q: &Query<'_>) -> Answer {
+            self.asked.push(q.conds.clone());
+            let held = q.conds.iter().any(|c| matches!(c, Cond::Is(1, _)));
+            if held && self.narrowed_sat {
+                Answer::Sat(vec![(1, b'x')])
+            } else {
+                Answer::Unsat
+            }
+        }
+        fn stats(&self) -> Stats {
+            Stats::default()
+        }
+    }
+
+    /// in0 == 'a' (the prefix), and in0 + in1 == 200 (the last).
+    fn trace() -> Trace {
+        let n = |op, width, a, b, val| Node { op, width, a, b, c: 0, val };
+        let nodes = vec![
+            Node::default(),
+            n(OP_INPUT, 8, 0, 0, 0),
+            n(OP_INPUT, 8, 0, 0, 1),
+            n(OP_CONST, 8, 0, 0, u64::from(b'a')),
+            n(OP_EQ, 1, 1, 3, 0),
+            n(OP_INPUT, 8, 0, 0, 2),
+            n(OP_CONST, 8, 0, 0, 200),
+            n(OP_ADD, 8, 2, 5, 0),
+            n(OP_EQ, 1, 7, 6, 0),
+        ];
+        Trace { flags: 0, nodes, path: Vec::new(), tables: Vec::new(), pin_names: Vec::new() }
+    }
+
+    #[test]
+    fn bytes_the_last_condition_does_not_read_are_held_first_then_freed() {
+        let t = trace();
+        let conds = vec![Cond::Bit(4, true), Cond::Bit(8, true)];
+        for narrowed_sat in [true, false] {
+            let mut s = Local::new(Recorder { asked: Vec::new(), narrowed_sat });
+            let a = s.solve(&Query { id: 1, trace: &t, conds: conds.clone(), near: b"abc" });
+            let asked = &s.inner.asked;
+            // Byte 0 is held at 'a', before the last condition.
+            assert_eq!(asked[0], vec![Cond::Bit(4, true), Cond::Is(1, u64::from(b'a')), Cond::Bit(8, true)]);
+            if narrowed_sat {
+                assert_eq!((asked.len(), a, s.stats().near_parent), (1, Answer::Sat(vec![(1, b'x')]), 1));
+            } else {
+                assert_eq!((asked.len(), a, s.stats().near_parent), (2, Answer::Unsat, 0));
+                assert_eq!(asked[1], conds);
+            }
+        }
+    }
+
+    #[test]
+    fn a_query_whose_last_condition_reads_every_byte_is_asked_once() {
+        let t = trace();
+        let mut s = Local::new(Recorder { asked: Vec::new(), narrowed_sat: true });
+        s.solve(&Query { id: 1, trace: &t, conds: vec![Cond::Bit(8, true)], near: b"abc" });
+        s.solve(&Query { id: 2, trace: &t, conds: vec![Cond::Bit(4, true), Cond::Bit(8, true)], near: b"" });
+        assert_eq!(s.inner.asked.len(), 2);
+    }
+}

@@ -63,9 +63,7 @@ fn leaves(t: &Trace, node: u32, want: bool, depth: u32, out: &mut Vec<Leaf>) {
             leaves(t, n.a, want, depth + 1, out);
             leaves(t, n.b, want, depth + 1, out);
         }
-        OP_XOR if depth < MAX_DEPTH && n.width == 1 && konst(n.b) == Some(1) => {
-            leaves(t, n.a, !want, depth + 1, out)
-        }
+        OP_XOR if depth < MAX_DEPTH && n.width == 1 && konst(n.b) == Some(1) => leaves(t, n.a, !want, depth + 1, out),
         OP_EQ | OP_NE => {
             let eq = (n.op == OP_EQ) == want;
             let side = match (konst(n.a), konst(n.b)) {
@@ -109,7 +107,7 @@ fn values(leaf: &Leaf, width: u32) -> Vec<u64> {
 /// unsigned decimal, the digits of its magnitude (for a run after a sign),
 /// and hex (after a `0x` the run already has).
 fn texts(v: u64, width: u32, run: &[u8]) -> Vec<Vec<u8>> {
-    let signed = if width < 64 && v >> (width - 1) & 1 == 1 { v | !mask(width) } else { v } as i64;
+    let signed = signed(v, width);
     let mut out: Vec<Vec<u8>> = Vec::new();
     let mut add = |t: String, prefix: &[u8]| {
         let (sign, digits) = t.strip_prefix('-').map_or(("", t.as_str()), |d| ("-", d));
@@ -132,6 +130,15 @@ fn texts(v: u64, width: u32, run: &[u8]) -> Vec<Vec<u8>> {
     let hex = run.len() > 2 && run[0] == b'0' && run[1] | 0x20 == b'x';
     add(format!("{v:x}"), if hex { &run[..2] } else { b"" });
     out
+}
+
+/// `v` (`width` bits) sign-extended.
+fn signed(v: u64, width: u32) -> i64 {
+    if width < 64 && v >> (width - 1) & 1 == 1 {
+        (v | !mask(width)) as i64
+    } else {
+        v as i64
+    }
 }
 
 /// The runs of consecutive bytes in `ins` (sorted), each short enough to
@@ -202,8 +209,10 @@ impl Attempt<'_, '_> {
 
     /// Makes `leaf` hold by a number in one of the runs its value reads:
     /// the value it wants written there, or, where the value is `s * n +
-    /// c` of that run's number `n` (a sum of two numbers, a negation; `s`
-    /// and `c` found by writing 0 and 1), the number that gives it.
+    /// c` of that run's number `n` (a sum of two numbers, a negation, an
+    /// index scaled to an offset; `s` and `c` found by writing 0 and 1),
+    /// the number that gives it, and for an order the number at the ends
+    /// of the usual types.
     fn solve_leaf(&mut self, leaf: &Leaf, runs: &[Range<usize>], width: u32) -> bool {
         let m = mask(width);
         for run in runs {
@@ -217,14 +226,22 @@ impl Attempt<'_, '_> {
                 }
             }
             let (Some(c), Some(one)) = (self.probe(leaf.x, run, 0), self.probe(leaf.x, run, 1)) else { continue };
-            let s = one.wrapping_sub(c) & m;
-            if s != 1 && s != m {
+            let s = signed(one.wrapping_sub(c) & m, width);
+            if s == 0 {
                 continue;
             }
+            let mut numbers = Vec::new();
             for v in values(leaf, width) {
-                // s is its own inverse (1 or -1).
-                let n = v.wrapping_sub(c).wrapping_mul(s) & m;
-                for text in texts(n, width, &self.q.near[run.clone()]) {
+                let n = signed(v.wrapping_sub(c) & m, width).wrapping_div(s);
+                numbers.extend([n, n.wrapping_add(1), n.wrapping_sub(1)]);
+            }
+            if !leaf.eq {
+                // The number itself at the ends of the usual types.
+                numbers.extend([i64::from(i32::MIN), i64::from(i32::MAX), i64::from(u32::MAX), i64::MIN, i64::MAX, -1]);
+            }
+            numbers.dedup();
+            for n in numbers {
+                for text in texts(n as u64, 64, &self.q.near[run.clone()]) {
                     let mut next = self.input.clone();
                     next[run.clone()].copy_from_slice(&text);
                     if self.offer(leaf, next) {
@@ -303,5 +320,152 @@ impl<S: Solver> Solver for Textual<S> {
 
     fn stats(&self) -> Stats {
         Stats { by_text: self.solved, ..self.inner.stats() }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use model::trace::Node;
+
+    /// Answers nothing, and counts what it was asked.
+    #[derive(Default)]
+    struct Nothing(u32);
+
+    impl Solver for Nothing {
+        fn solve(&mut self, _: &Query<'_>) -> Answer {
+            self.0 += 1;
+            Answer::Unknown
+        }
+        fn stats(&self) -> Stats {
+            Stats::default()
+        }
+    }
+
+    struct Dag(Vec<Node>);
+
+    impl Dag {
+        fn add(&mut self, op: u8, width: u8, a: u32, b: u32, val: u64) -> u32 {
+            self.0.push(Node { op, width, a, b, c: 0, val });
+            self.0.len() as u32 - 1
+        }
+        fn konst(&mut self, v: u64, width: u8) -> u32 {
+            self.add(OP_CONST, width, 0, 0, v)
+        }
+        /// The decimal value of input bytes `at..at + n`, as `strtol`'s
+        /// model builds it (multiply by ten, add the digit).
+        fn number(&mut self, at: u64, n: u64) -> u32 {
+            let (ten, zero_char) = (self.konst(10, 64), self.konst(u64::from(b'0'), 64));
+            let mut acc = self.konst(0, 64);
+            for k in at..at + n {
+                let byte = self.add(OP_INPUT, 8, 0, 0, k);
+                let wide = self.add(OP_ZEXT, 64, byte, 0, 0);
+                let digit = self.add(OP_SUB, 64, wide, zero_char, 0);
+                let m = self.add(OP_MUL, 64, acc, ten, 0);
+                acc = self.add(OP_ADD, 64, m, digit, 0);
+            }
+            acc
+        }
+        fn trace(self) -> Trace {
+            Trace { flags: 0, nodes: self.0, path: Vec::new(), tables: Vec::new(), pin_names: Vec::new() }
+        }
+    }
+
+    fn solve(t: &Trace, conds: Vec<Cond>, near: &[u8]) -> (Answer, u32) {
+        let mut s = Textual::new(Nothing::default());
+        let a = s.solve(&Query { id: 1, trace: t, conds, near });
+        (a, s.inner.0)
+    }
+
+    fn apply(near: &[u8], a: &Answer) -> Vec<u8> {
+        let Answer::Sat(assign) = a else { panic!("no solution: {a:?}") };
+        let mut out = near.to_vec();
+        for &(k, v) in assign {
+            out[k as usize] = v;
+        }
+        out
+    }
+
+    #[test]
+    fn a_number_compared_with_a_constant_is_written_as_that_constant() {
+        let mut d = Dag(vec![Node::default()]);
+        let n = d.number(4, 8);
+        let k = d.konst(2_147_483_648, 64);
+        let eq = d.add(OP_EQ, 1, n, k, 0);
+        let t = d.trace();
+        let near = b"set 00000012\n";
+        let (a, asked) = solve(&t, vec![Cond::Bit(eq, true)], near);
+        // Eight digits cannot hold ten: the solver is asked.
+        assert_eq!((a, asked), (Answer::Unknown, 1));
+        let near = b"set 000000000012\n";
+        let mut d = Dag(vec![Node::default()]);
+        let n = d.number(4, 12);
+        let k = d.konst(2_147_483_648, 64);
+        let eq = d.add(OP_EQ, 1, n, k, 0);
+        let t = d.trace();
+        let (a, asked) = solve(&t, vec![Cond::Bit(eq, true)], near);
+        assert_eq!(asked, 0);
+        assert_eq!(apply(near, &a), b"set 002147483648\n");
+    }
+
+    #[test]
+    fn a_sum_of_two_numbers_is_met_by_changing_one_of_them() {
+        let near = b"0010 0020";
+        let mut d = Dag(vec![Node::default()]);
+        let (x, y) = (d.number(0, 4), d.number(5, 4));
+        let sum = d.add(OP_ADD, 64, x, y, 0);
+        let k = d.konst(1234, 64);
+        let eq = d.add(OP_EQ, 1, sum, k, 0);
+        // The second number stays below 100 (a condition that holds).
+        let hundred = d.konst(100, 64);
+        let small = d.add(OP_ULT, 1, y, hundred, 0);
+        let t = d.trace();
+        let (a, asked) = solve(&t, vec![Cond::Bit(small, true), Cond::Bit(eq, true)], near);
+        assert_eq!(asked, 0);
+        assert_eq!(apply(near, &a), b"1214 0020");
+    }
+
+    #[test]
+    fn an_index_scaled_to_an_offset_is_pushed_to_the_ends_of_its_type() {
+        // off = n * 4 far past 1 GiB, with n read from six digits: no
+        // boundary of a type fits, the scaled neighbour of the limit does.
+        let near = b"000007";
+        let mut d = Dag(vec![Node::default()]);
+        let n = d.number(0, 6);
+        let four = d.konst(4, 64);
+        let off = d.add(OP_MUL, 64, n, four, 0);
+        let limit = d.konst(3_000_000, 64);
+        let far = d.add(OP_UGT, 1, off, limit, 0);
+        // Each byte is a digit (as the model's decisions say).
+        let mut conds = Vec::new();
+        let (zero_char, nine) = (d.konst(u64::from(b'0'), 8), d.konst(9, 8));
+        for k in 0..6 {
+            let byte = d.add(OP_INPUT, 8, 0, 0, k);
+            let off = d.add(OP_SUB, 8, byte, zero_char, 0);
+            conds.push(Cond::Bit(d.add(OP_ULE, 1, off, nine, 0), true));
+        }
+        conds.push(Cond::Bit(far, true));
+        let t = d.trace();
+        let (a, asked) = solve(&t, conds, near);
+        assert_eq!(asked, 0);
+        let got = apply(near, &a);
+        let v: u64 = std::str::from_utf8(&got).unwrap().parse().unwrap();
+        assert!(v * 4 > 3_000_000, "{v}");
+    }
+
+    #[test]
+    fn what_no_text_satisfies_goes_to_the_solver_and_conditions_that_held_keep_holding() {
+        // n == 5 and n != 5 at once: no number does it.
+        let near = b"12";
+        let mut d = Dag(vec![Node::default()]);
+        let n = d.number(0, 2);
+        let five = d.konst(5, 64);
+        let eq = d.add(OP_EQ, 1, n, five, 0);
+        let t = d.trace();
+        let (a, asked) = solve(&t, vec![Cond::Bit(eq, false), Cond::Bit(eq, true)], near);
+        assert_eq!((a, asked), (Answer::Unknown, 1));
+        // Without the parent input, nothing is tried.
+        let (a, asked) = solve(&t, vec![Cond::Bit(eq, true)], b"");
+        assert_eq!((a, asked), (Answer::Unknown, 1));
     }
 }

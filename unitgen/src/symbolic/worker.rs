@@ -493,6 +493,11 @@ fn negate(solver: &mut dyn Solver, link: &Link, job: &Job, phase: Phase, budget:
             match answer {
                 Answer::Sat(_) => link.lock().unsolvable.sat(dir),
                 Answer::Unsat => link.lock().unsolvable.unsat(dir),
+                // A direction without a counter (a libc model's decision,
+                // a division's or an access's check) that the solver gave
+                // up on is asked for less often too: checks stay open on
+                // every trace, and their queries are the slow ones.
+                Answer::Unknown if slot.is_none() => link.lock().unsolvable.unsat(dir),
                 Answer::Unknown => {}
             }
             let timed_out = answer == Answer::Unknown;

@@ -1,0 +1,123 @@
+#!/usr/bin/env python3
+"""The planted bugs of the examples written as users write them, at -O2.
+
+  scripts/bench/planted.py [--time 60] [--seeds 3] [--out DIR]
+
+For `interp`, `hexdump` and `inlined` (no annotations, built with
+`carve-clang -O2`): `bridge run --unit symbolic` for each seed, two
+campaigns at once, then `bridge review --json`. Per planted bug (named by
+the innermost program function of its signature): in how many campaigns
+it was found at all, in how many the unit level lifted it (a kept alarm
+under `alarms/` carries its signature, whoever found it first), the
+median time of the first lift (`report.json`'s `found_after_s`), and
+whether every kept input of it fails the same way on a plain `clang-19
+-O2` build of the same source.
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+TOOLS = os.path.join(REPO, "target", "release")
+BRIDGE = os.path.join(TOOLS, "bridge")
+# The planted bugs, by the function their failure stops in (see each
+# example's header).
+BUGS = {
+    "interp": {"cmd_div": "div INT_MIN by -1", "cmd_show": "show x bin", "push_one": "push wraps the room check",
+               "cmd_poke": "poke a large negative index"},
+    "hexdump": {"dump": "align=0", "parse_data": "empty data list", "copy_bytes": "len wraps"},
+    "inlined": {"main": "32-bit address wrap in store()"},
+}
+
+
+def sh(cmd, **kw):
+    return subprocess.run(cmd, check=True, capture_output=True, text=True, **kw)
+
+
+def build(work, name):
+    src = os.path.join(REPO, "examples", name, f"{name}.c")
+    carve, plain = os.path.join(work, name), os.path.join(work, f"{name}.plain")
+    sh([os.path.join(TOOLS, "carve-clang"), "-O2", "-g", "-o", carve, src])
+    sh(["clang-19", "-O2", "-g", "-o", plain, src])
+    return carve, plain
+
+
+def campaign(work, name, carve, seed, seconds):
+    out = os.path.join(work, f"out-{name}-{seed}")
+    seeds = os.path.join(REPO, "examples", name, "seeds")
+    subprocess.run([BRIDGE, "run", "--unit", "symbolic", "--seed", str(seed), "-i", seeds, "-o", out,
+                    "--time", f"{seconds}s", "--", carve, "@@"], capture_output=True, check=True)
+    review = json.loads(sh([BRIDGE, "review", out, "--json"]).stdout)
+    return out, review
+
+
+def innermost(sig, functions):
+    for f in sig["signature"]["frames"]:
+        if f.get("module") == "-":
+            return f["function"] if f["function"] in functions else f["function"]
+    return "?"
+
+
+def fails_on_plain(plain, path):
+    with open(path, "rb") as f:
+        data = f.read()
+    with tempfile.NamedTemporaryFile(delete=False) as t:
+        t.write(data)
+    try:
+        r = subprocess.run([plain, t.name], capture_output=True, timeout=10)
+        return r.returncode < 0 or r.returncode >= 128
+    except subprocess.TimeoutExpired:
+        return False
+    finally:
+        os.unlink(t.name)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--time", type=int, default=60)
+    ap.add_argument("--seeds", type=int, default=3)
+    ap.add_argument("--out")
+    a = ap.parse_args()
+    work = a.out or tempfile.mkdtemp(prefix="planted-")
+    os.makedirs(work, exist_ok=True)
+    builds = {n: build(work, n) for n in BUGS}
+    jobs = [(n, s) for n in BUGS for s in range(1, a.seeds + 1)]
+    with ThreadPoolExecutor(2) as pool:
+        results = list(pool.map(lambda j: (j, campaign(work, j[0], builds[j[0]][0], j[1], a.time)), jobs))
+    rows = {}
+    for (name, seed), (out, review) in results:
+        for sig in review["signatures"]:
+            fn = innermost(sig, BUGS[name])
+            r = rows.setdefault((name, fn), {"found": 0, "lifted": 0, "times": [], "plain": [0, 0]})
+            r["found"] += 1
+            alarms = [f for f in sig["findings"] if f.startswith("alarms/")]
+            if alarms:
+                r["lifted"] += 1
+                times = []
+                for f in alarms:
+                    with open(os.path.join(out, f, "report.json")) as fh:
+                        times.append(json.load(fh)["found_after_s"])
+                r["times"].append(min(times))
+            for inp in sig["inputs"]:
+                r["plain"][1] += 1
+                r["plain"][0] += fails_on_plain(builds[name][1], inp)
+    n = a.seeds
+    print(f"{a.time} s campaigns, seeds 1..{n}, outputs in {work}\n")
+    print("| example | planted bug | found | lifted by the unit level | first lift (median s) | kept inputs failing on plain -O2 |")
+    print("|---|---|---|---|---|---|")
+    for name, bugs in BUGS.items():
+        for fn, what in bugs.items():
+            r = rows.pop((name, fn), {"found": 0, "lifted": 0, "times": [], "plain": [0, 0]})
+            t = f"{statistics.median(r['times']):.1f}" if r["times"] else "-"
+            print(f"| {name} | {what} (`{fn}`) | {r['found']}/{n} | {r['lifted']}/{n} | {t} | {r['plain'][0]}/{r['plain'][1]} |")
+    for (name, fn), r in sorted(rows.items()):
+        print(f"| {name} | not planted (`{fn}`) | {r['found']}/{n} | {r['lifted']}/{n} | | {r['plain'][0]}/{r['plain'][1]} |")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
