@@ -5,7 +5,8 @@
 
 For `interp`, `hexdump` and `inlined` (no annotations, built with
 `carve-clang -O2`): `bridge run --unit symbolic` for each seed, two
-campaigns at once, then `bridge review --json`. Per planted bug (named by
+campaigns at once (an output directory that holds a finished campaign is
+reviewed again, not run again), then `bridge review --json`. Per planted bug (named by
 the innermost program function of its signature): in how many campaigns
 it was found at all, in how many the unit level lifted it (a kept alarm
 under `alarms/` carries its signature, whoever found it first), the
@@ -25,13 +26,15 @@ from concurrent.futures import ThreadPoolExecutor
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TOOLS = os.path.join(REPO, "target", "release")
 BRIDGE = os.path.join(TOOLS, "bridge")
-# The planted bugs, by the function their failure stops in (see each
-# example's header).
+# The planted bugs, by the function their failure stops in and its kind
+# (see each example's header).
 BUGS = {
-    "interp": {"cmd_div": "div INT_MIN by -1", "cmd_show": "show x bin", "push_one": "push wraps the room check",
-               "cmd_poke": "poke a large negative index"},
-    "hexdump": {"dump": "align=0", "parse_data": "empty data list", "copy_bytes": "len wraps"},
-    "inlined": {"main": "32-bit address wrap in store()"},
+    "interp": {("cmd_div", "SIGFPE"): "div INT_MIN by -1", ("cmd_show", "SIGSEGV"): "show x bin",
+               ("push_one", "SIGABRT"): "push wraps the room check",
+               ("cmd_poke", "SIGSEGV"): "poke a large negative index"},
+    "hexdump": {("apply", "SIGFPE"): "align=0", ("parse_hex", "SIGSEGV"): "empty data list",
+                ("apply", "SIGSEGV"): "len wraps the range check"},
+    "inlined": {("store", "SIGABRT"): "32-bit address wrap in the inlined store()"},
 }
 
 
@@ -50,17 +53,21 @@ def build(work, name):
 def campaign(work, name, carve, seed, seconds):
     out = os.path.join(work, f"out-{name}-{seed}")
     seeds = os.path.join(REPO, "examples", name, "seeds")
-    subprocess.run([BRIDGE, "run", "--unit", "symbolic", "--seed", str(seed), "-i", seeds, "-o", out,
-                    "--time", f"{seconds}s", "--", carve, "@@"], capture_output=True, check=True)
+    if not os.path.exists(os.path.join(out, "campaign.json")):
+        subprocess.run([BRIDGE, "run", "--unit", "symbolic", "--seed", str(seed), "-i", seeds, "-o", out,
+                        "--time", f"{seconds}s", "--", carve, "@@"], capture_output=True, check=True)
     review = json.loads(sh([BRIDGE, "review", out, "--json"]).stdout)
     return out, review
 
 
-def innermost(sig, functions):
+def bug_of(sig):
+    """The innermost program function of a signature, and its kind."""
+    kind = sig["signature"]["kind"]
+    kind = kind.get("Signal", str(kind)) if isinstance(kind, dict) else str(kind)
     for f in sig["signature"]["frames"]:
         if f.get("module") == "-":
-            return f["function"] if f["function"] in functions else f["function"]
-    return "?"
+            return (f["function"], kind)
+    return ("?", kind)
 
 
 def fails_on_plain(plain, path):
@@ -92,7 +99,7 @@ def main():
     rows = {}
     for (name, seed), (out, review) in results:
         for sig in review["signatures"]:
-            fn = innermost(sig, BUGS[name])
+            fn = bug_of(sig)
             r = rows.setdefault((name, fn), {"found": 0, "lifted": 0, "times": [], "plain": [0, 0]})
             r["found"] += 1
             alarms = [f for f in sig["findings"] if f.startswith("alarms/")]
@@ -114,9 +121,9 @@ def main():
         for fn, what in bugs.items():
             r = rows.pop((name, fn), {"found": 0, "lifted": 0, "times": [], "plain": [0, 0]})
             t = f"{statistics.median(r['times']):.1f}" if r["times"] else "-"
-            print(f"| {name} | {what} (`{fn}`) | {r['found']}/{n} | {r['lifted']}/{n} | {t} | {r['plain'][0]}/{r['plain'][1]} |")
+            print(f"| {name} | {what} (`{fn[0]}`, {fn[1]}) | {r['found']}/{n} | {r['lifted']}/{n} | {t} | {r['plain'][0]}/{r['plain'][1]} |")
     for (name, fn), r in sorted(rows.items()):
-        print(f"| {name} | not planted (`{fn}`) | {r['found']}/{n} | {r['lifted']}/{n} | | {r['plain'][0]}/{r['plain'][1]} |")
+        print(f"| {name} | not planted (`{fn[0]}`, {fn[1]}) | {r['found']}/{n} | {r['lifted']}/{n} | | {r['plain'][0]}/{r['plain'][1]} |")
 
 
 if __name__ == "__main__":
