@@ -55,7 +55,9 @@ def campaign(work, name, carve, seed, seconds):
     seeds = os.path.join(REPO, "examples", name, "seeds")
     if not os.path.exists(os.path.join(out, "campaign.json")):
         subprocess.run([BRIDGE, "run", "--unit", "symbolic", "--seed", str(seed), "-i", seeds, "-o", out,
-                        "--time", f"{seconds}s", "--", carve, "@@"], capture_output=True, check=True)
+                        "--time", f"{seconds}s", "--", carve, "@@"], capture_output=True)
+        if not os.path.exists(os.path.join(out, "campaign.json")):
+            print(f"campaign {name} seed {seed} died: see {out}", file=sys.stderr)
     review = json.loads(sh([BRIDGE, "review", out, "--json"]).stdout)
     return out, review
 

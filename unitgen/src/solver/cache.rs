@@ -67,6 +67,10 @@ impl<S: Solver> Solver for Caching<S> {
         self.answer(q, |s| s.solve_within(q, timeout_ms, stop))
     }
 
+    fn extremes(&mut self, q: &Query<'_>) -> Option<Vec<(u32, u8)>> {
+        self.inner.extremes(q)
+    }
+
     fn stats(&self) -> Stats {
         Stats { queries: self.queries, cache_hits: self.hits, ..self.inner.stats() }
     }

@@ -95,6 +95,13 @@ pub trait Solver {
     fn solve_within(&mut self, q: &Query<'_>, _timeout_ms: u32, _stop: Stop<'_>) -> Answer {
         self.solve(q)
     }
+    /// Bytes that keep every condition of `q` holding, as they hold on
+    /// its parent input, with a number the last one compares pushed to
+    /// the ends of its type (see [`text`]); `None` when the chain has no
+    /// such stage or found none.
+    fn extremes(&mut self, _q: &Query<'_>) -> Option<Vec<(u32, u8)>> {
+        None
+    }
     fn stats(&self) -> Stats;
 }
 

@@ -90,15 +90,19 @@ fn leaves(t: &Trace, node: u32, want: bool, depth: u32, out: &mut Vec<Leaf>) {
 }
 
 /// The values to try for `leaf`'s `x` (`width` bits): its constant, then
-/// for an order the ends of the type and the constant's neighbours.
-fn values(leaf: &Leaf, width: u32) -> Vec<u64> {
+/// for an order the ends of the type and (unless `ends`) the constant's
+/// neighbours.
+fn values(leaf: &Leaf, width: u32, ends: bool) -> Vec<u64> {
     let m = mask(width);
     let k = leaf.k & m;
     if leaf.eq {
         return vec![k];
     }
     let top = 1u64 << (width - 1);
-    let mut v = vec![m, top - 1, top, 0, k.wrapping_add(1) & m, k.wrapping_sub(1) & m, k];
+    let mut v = vec![m, top - 1, top, 0];
+    if !ends {
+        v.extend([k.wrapping_add(1) & m, k.wrapping_sub(1) & m, k]);
+    }
     v.dedup();
     v
 }
@@ -191,6 +195,9 @@ impl Attempt<'_, '_> {
     /// Takes `next` when it makes `leaf` hold and keeps every condition
     /// that held.
     fn offer(&mut self, leaf: &Leaf, next: Vec<u8>) -> bool {
+        if next == self.input {
+            return false;
+        }
         let Some(now) = self.eval(&next) else { return false };
         let keeps = self.held.iter().zip(&now).all(|(was, is)| !was || *is);
         if keeps && self.plan.value(&self.vals, leaf.node) == leaf.want {
@@ -213,10 +220,10 @@ impl Attempt<'_, '_> {
     /// index scaled to an offset; `s` and `c` found by writing 0 and 1),
     /// the number that gives it, and for an order the number at the ends
     /// of the usual types.
-    fn solve_leaf(&mut self, leaf: &Leaf, runs: &[Range<usize>], width: u32) -> bool {
+    fn solve_leaf(&mut self, leaf: &Leaf, runs: &[Range<usize>], width: u32, ends: bool) -> bool {
         let m = mask(width);
         for run in runs {
-            for v in values(leaf, width) {
+            for v in values(leaf, width, ends) {
                 for text in texts(v, width, &self.q.near[run.clone()]) {
                     let mut next = self.input.clone();
                     next[run.clone()].copy_from_slice(&text);
@@ -231,9 +238,11 @@ impl Attempt<'_, '_> {
                 continue;
             }
             let mut numbers = Vec::new();
-            for v in values(leaf, width) {
+            for v in values(leaf, width, ends) {
                 let n = signed(v.wrapping_sub(c) & m, width).wrapping_div(s);
-                numbers.extend([n, n.wrapping_add(1), n.wrapping_sub(1)]);
+                // Also as the unsigned number of the value's width (a
+                // count of 2^32 - 2 where -2 is the signed one).
+                numbers.extend([n, n.wrapping_add(1), n.wrapping_sub(1), (n as u64 & m) as i64]);
             }
             if !leaf.eq {
                 // The number itself at the ends of the usual types.
@@ -282,7 +291,7 @@ impl<S: Solver> Textual<S> {
                     continue;
                 }
                 let runs = runs_of(&self.dag.inputs(t, leaf.x), q.near.len());
-                if a.solve_leaf(&leaf, &runs, width) && a.held[i] {
+                if a.solve_leaf(&leaf, &runs, width, false) && a.held[i] {
                     break;
                 }
             }
@@ -301,6 +310,46 @@ impl<S: Solver> Textual<S> {
     }
 }
 
+impl<S: Solver> Textual<S> {
+    /// See [`Solver::extremes`]: the last condition (holding on the parent
+    /// input, as all do) is an order with a constant; its number is moved
+    /// to the ends of the usual types while every condition still holds.
+    /// Wraps hide there: a count of `UINT_MAX` passes `depth + count <=
+    /// 16`, a length of `2^64 - 16` passes `addr + len <= 256`.
+    fn ends(&mut self, q: &Query<'_>) -> Option<Vec<(u32, u8)>> {
+        let Some(Cond::Bit(n, want)) = q.conds.last() else { return None };
+        if q.near.is_empty() {
+            return None;
+        }
+        let t = q.trace;
+        let mut found = Vec::new();
+        leaves(t, *n, *want, 0, &mut found);
+        found.retain(|l| !l.eq);
+        if found.is_empty() {
+            return None;
+        }
+        self.dag.for_trace(q.id);
+        let plan = Plan::new(t, &q.conds);
+        let mut a = Attempt { q, plan: &plan, vals: Vec::new(), input: q.near.to_vec(), held: Vec::new(), tries: 0 };
+        a.held = a.eval(q.near)?;
+        if !a.held.iter().all(|&h| h) {
+            return None;
+        }
+        for leaf in found {
+            let width = t.nodes.get(leaf.x as usize).map_or(0, |n| u32::from(n.width));
+            if !(16..=64).contains(&width) {
+                continue;
+            }
+            let runs = runs_of(&self.dag.inputs(t, leaf.x), q.near.len());
+            if a.solve_leaf(&leaf, &runs, width, true) {
+                let changed = (0..a.input.len()).filter(|&k| a.input[k] != q.near[k]);
+                return Some(changed.map(|k| (k as u32, a.input[k])).collect());
+            }
+        }
+        None
+    }
+}
+
 impl<S: Solver> Solver for Textual<S> {
     fn solve(&mut self, q: &Query<'_>) -> Answer {
         if let Some(assign) = self.attempt(q) {
@@ -316,6 +365,10 @@ impl<S: Solver> Solver for Textual<S> {
             return Answer::Sat(assign);
         }
         self.inner.solve_within(q, timeout_ms, stop)
+    }
+
+    fn extremes(&mut self, q: &Query<'_>) -> Option<Vec<(u32, u8)>> {
+        self.ends(q)
     }
 
     fn stats(&self) -> Stats {
@@ -451,6 +504,38 @@ mod tests {
         let got = apply(near, &a);
         let v: u64 = std::str::from_utf8(&got).unwrap().parse().unwrap();
         assert!(v * 4 > 3_000_000, "{v}");
+    }
+
+    #[test]
+    fn a_number_on_the_path_is_pushed_to_where_its_check_wraps() {
+        // depth + count <= 16 on 32 bits, depth 2, count read from twelve
+        // digits (each byte a digit): the path keeps holding for a count
+        // near 2^32, where the sum wraps.
+        let near = b"000000000002";
+        let mut d = Dag(vec![Node::default()]);
+        let n = d.number(0, 12);
+        let count = d.add(OP_EXTRACT, 32, n, 0, 0);
+        let depth = d.konst(2, 32);
+        let sum = d.add(OP_ADD, 32, count, depth, 0);
+        let sixteen = d.konst(16, 32);
+        let room = d.add(OP_ULE, 1, sum, sixteen, 0);
+        let mut conds = Vec::new();
+        let (zero_char, nine) = (d.konst(u64::from(b'0'), 8), d.konst(9, 8));
+        for k in 0..12 {
+            let byte = d.add(OP_INPUT, 8, 0, 0, k);
+            let off = d.add(OP_SUB, 8, byte, zero_char, 0);
+            conds.push(Cond::Bit(d.add(OP_ULE, 1, off, nine, 0), true));
+        }
+        conds.push(Cond::Bit(room, true));
+        let t = d.trace();
+        let mut s = Textual::new(Nothing::default());
+        let got = s.extremes(&Query { id: 1, trace: &t, conds: conds.clone(), near }).expect("no wrap found");
+        let a = apply(near, &Answer::Sat(got));
+        let v: u64 = std::str::from_utf8(&a).unwrap().parse().unwrap();
+        assert!(v > 16 && (v + 2) as u32 <= 16, "{v}");
+        // A path the parent input does not hold gives nothing.
+        conds.push(Cond::Bit(room, false));
+        assert_eq!(s.extremes(&Query { id: 2, trace: &t, conds, near }), None);
     }
 
     #[test]

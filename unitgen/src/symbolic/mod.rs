@@ -15,6 +15,7 @@ pub(crate) mod closest;
 pub use closest::evaluate;
 mod context;
 pub mod dag;
+mod ends;
 mod retry;
 mod unsolvable;
 mod worker;
@@ -61,6 +62,10 @@ pub struct ExploreStats {
     /// Solved inputs that left the path they were solved to follow, whose
     /// trace was solved for the direction they left it by.
     pub repairs_asked: u64,
+    /// Order comparisons on a path whose numbers were tried at the ends
+    /// of their types, and those that kept the path ([`ends`]).
+    pub ends_asked: u64,
+    pub ends_found: u64,
     /// Directions not asked for at a meeting because their path had no
     /// solution the last times ([`unsolvable`]).
     pub skipped_unsolvable: u64,
@@ -306,6 +311,7 @@ impl UnitGenerator for Symbolic {
                 };
                 let seen = s.seen.get(&item.target).copied().unwrap_or(0);
                 let covered = match item.context {
+                    _ if item.ends => false,
                     Some(c) => s.seen_in_context.contains(&c),
                     None if item.again => seen >= worker::RARE,
                     // A direction solved for where no trace had taken it:

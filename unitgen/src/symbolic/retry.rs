@@ -233,8 +233,16 @@ mod tests {
 
     fn retry(generation: u64, target: (u32, u64), rank: Rank) -> Retry {
         let trace = Trace { flags: 0, nodes: Vec::new(), path: Vec::new(), tables: Vec::new(), pin_names: Vec::new() };
-        let item =
-            Item { input: Vec::new(), bound: 0, target, slot: None, expected: None, again: false, context: None };
+        let item = Item {
+            input: Vec::new(),
+            bound: 0,
+            target,
+            slot: None,
+            expected: None,
+            again: false,
+            context: None,
+            ends: false,
+        };
         Retry { generation, id: 1, trace: Arc::new(trace), conds: Vec::new(), item, behind: false, rank }
     }
 

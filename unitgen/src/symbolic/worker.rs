@@ -111,6 +111,9 @@ pub(super) struct Item {
     /// Solved for the direction in this context, which no trace gave it
     /// (the direction itself being common).
     pub context: Option<InContext>,
+    /// Its direction was taken already; its values are the point (see
+    /// [`super::ends`]): never skipped as covered.
+    pub ends: bool,
 }
 
 /// What the explorer and its solver thread share.
@@ -142,6 +145,9 @@ pub(super) struct Shared {
     pub seen_in_context: HashSet<InContext>,
     /// Directions whose path had no solution (across units).
     pub unsolvable: Unsolvable,
+    /// Order comparisons whose numbers were tried at the ends of their
+    /// types ([`super::ends`]), by site, and how many times.
+    pub ends_tried: HashMap<u32, u8>,
     /// Queries that timed out, to ask again with a longer limit when the
     /// solver thread is idle (the current unit's).
     pub retries: Retries,
@@ -223,7 +229,8 @@ pub(super) fn spawn_with<S: Solver>(
                             if let Some(r) = &job.repair {
                                 mend(&mut solver, &link, &job, r, &mut budget);
                             }
-                            negate(&mut solver, &link, &job, Phase::Open, &mut budget)
+                            negate(&mut solver, &link, &job, Phase::Open, &mut budget);
+                            super::ends::ends(&mut solver, &link, &job, &mut budget);
                         }))
                         .is_err();
                         (job, budget, false, failed)
@@ -332,16 +339,16 @@ impl Phase {
 /// What one trace has cost over its phases: the directions asked for and
 /// the solving time; cut short at [`MAX_QUERIES`] or [`MAX_SOLVING`].
 #[derive(Default)]
-struct Budget {
+pub(super) struct Budget {
     /// Directions met (each is asked for once per trace), and how many
     /// of them were asked for.
     met: HashSet<InContext>,
     asked: usize,
-    solving: Duration,
+    pub(super) solving: Duration,
     cut_short: bool,
     /// The path's conditions, each with whether the trace's own input
     /// meets it (see [`path_conds`]); made at the trace's first pass.
-    path: Option<Vec<(Cond, bool)>>,
+    pub(super) path: Option<Vec<(Cond, bool)>>,
 }
 
 /// The condition each path entry's direction puts on the path, and
@@ -350,7 +357,7 @@ struct Budget {
 /// since without its shadow (a stale expression): such an entry would
 /// make every later negation's path have no solution. It is left out of
 /// the prefixes (and counted).
-fn path_conds(link: &Link, job: &Job) -> Vec<(Cond, bool)> {
+pub(super) fn path_conds(link: &Link, job: &Job) -> Vec<(Cond, bool)> {
     let conds: Vec<Cond> = job.trace.path.iter().map(held).collect();
     let ok = hold(&job.trace, &conds, &job.input);
     let stale = ok.iter().filter(|&&k| !k).count();
@@ -362,7 +369,7 @@ fn path_conds(link: &Link, job: &Job) -> Vec<(Cond, bool)> {
 
 /// Input bytes that must keep values a lift can carry: every query holds
 /// them (slicing drops those a query does not involve).
-fn guards(job: &Job) -> Vec<Cond> {
+pub(super) fn guards(job: &Job) -> Vec<Cond> {
     job.trace
         .nodes
         .iter()
@@ -409,6 +416,7 @@ fn mend(solver: &mut dyn Solver, link: &Link, job: &Job, r: &Repair, budget: &mu
             again: false,
             context: None,
             expected: Some(r.expected.clone()),
+            ends: false,
         };
         queue(link, job.generation, item, false, false);
     }
@@ -537,6 +545,7 @@ fn negate(solver: &mut dyn Solver, link: &Link, job: &Job, phase: Phase, budget:
                     again,
                     context,
                     expected: expected(false),
+                    ends: false,
                 };
                 let rank = (phase.rank(), found.is_none());
                 let r = Retry {
@@ -553,7 +562,7 @@ fn negate(solver: &mut dyn Solver, link: &Link, job: &Job, phase: Phase, budget:
             if let Some((assign, optimistic)) = found {
                 let input = child(&job.input, assign);
                 let expected = expected(optimistic);
-                let item = Item { input, bound: i + 1, target: dir, slot, again, context, expected };
+                let item = Item { input, bound: i + 1, target: dir, slot, again, context, expected, ends: false };
                 queue(link, job.generation, item, phase != Phase::Open || optimistic, optimistic);
             }
         }
