@@ -4,7 +4,7 @@
 //! a room check `depth + count > 16` passes for a count of `UINT_MAX` (it
 //! wraps), and the loop after it runs off the stack; `addr + len > 256`
 //! passes for a length of `2^64 - 16`. For each order comparison with a
-//! constant on the path (each site a few times per exploration), the
+//! constant on the path (each site a few times per unit), the
 //! numbers it compares are written at the ends of the usual types while
 //! the path up to it still holds (the solver chain's text stage,
 //! [`crate::solver::Solver::extremes`]); what keeps the path is queued
@@ -16,7 +16,7 @@ use crate::solver::{Cond, Query, Solver};
 use model::trace::{OP_CONST, OP_SGE, OP_ULT, PATH_BRANCH};
 use std::time::Instant;
 
-/// Times a site is tried per exploration.
+/// Times a site is tried per unit.
 const PER_SITE: u8 = 2;
 
 /// Whether node `n` of the trace is an order comparison with a constant

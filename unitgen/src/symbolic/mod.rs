@@ -271,6 +271,7 @@ impl UnitGenerator for Symbolic {
         s.tried.clear();
         s.tried.insert(self.base.clone());
         s.retries.clear();
+        s.ends_tried.clear();
     }
 
     fn symbolic_inputs(&self) -> Option<Vec<SymInput>> {

@@ -146,7 +146,8 @@ pub(super) struct Shared {
     /// Directions whose path had no solution (across units).
     pub unsolvable: Unsolvable,
     /// Order comparisons whose numbers were tried at the ends of their
-    /// types ([`super::ends`]), by site, and how many times.
+    /// types ([`super::ends`]), by site, and how many times (the current
+    /// unit's: another unit may hold the number with room to grow).
     pub ends_tried: HashMap<u32, u8>,
     /// Queries that timed out, to ask again with a longer limit when the
     /// solver thread is idle (the current unit's).
