@@ -108,9 +108,9 @@ fn values(leaf: &Leaf, width: u32, ends: bool) -> Vec<u64> {
 }
 
 /// `v` (`width` bits) as the texts a parser may read it from: signed and
-/// unsigned decimal, the digits of its magnitude (for a run after a sign),
-/// and hex (after a `0x` the run already has).
-fn texts(v: u64, width: u32, run: &[u8]) -> Vec<Vec<u8>> {
+/// unsigned decimal, the digits of its magnitude (for a run after a sign;
+/// when `magnitude`), and hex (after a `0x` the run already has).
+fn texts(v: u64, width: u32, run: &[u8], magnitude: bool) -> Vec<Vec<u8>> {
     let signed = signed(v, width);
     let mut out: Vec<Vec<u8>> = Vec::new();
     let mut add = |t: String, prefix: &[u8]| {
@@ -130,10 +130,24 @@ fn texts(v: u64, width: u32, run: &[u8]) -> Vec<Vec<u8>> {
     add(signed.to_string(), b"");
     add(v.to_string(), b"");
     // The digits alone, for a run whose sign stands before it.
-    add(signed.unsigned_abs().to_string(), b"");
+    if magnitude {
+        add(signed.unsigned_abs().to_string(), b"");
+    }
     let hex = run.len() > 2 && run[0] == b'0' && run[1] | 0x20 == b'x';
     add(format!("{v:x}"), if hex { &run[..2] } else { b"" });
     out
+}
+
+/// How close a number must be to an end of a usual type to count as at
+/// it (a count of `2^32 - depth`, a length of `2^64 - addr`).
+const NEAR_END: u64 = 1 << 16;
+
+/// Whether `n` is at an end of a usual integer type (within
+/// [`NEAR_END`]), other than 0.
+fn at_an_end(n: i64) -> bool {
+    let u = n as u64;
+    let ends = [u64::MAX, i64::MAX as u64, i64::MIN as u64, u64::from(u32::MAX), 1 << 31];
+    ends.iter().any(|&e| u.abs_diff(e) <= NEAR_END)
 }
 
 /// `v` (`width` bits) sign-extended.
@@ -223,8 +237,9 @@ impl Attempt<'_, '_> {
     fn solve_leaf(&mut self, leaf: &Leaf, runs: &[Range<usize>], width: u32, ends: bool) -> bool {
         let m = mask(width);
         for run in runs {
-            for v in values(leaf, width, ends) {
-                for text in texts(v, width, &self.q.near[run.clone()]) {
+            // At the ends, only numbers that are at one (below) are tried.
+            for v in values(leaf, width, ends).into_iter().filter(|_| !ends) {
+                for text in texts(v, width, &self.q.near[run.clone()], true) {
                     let mut next = self.input.clone();
                     next[run.clone()].copy_from_slice(&text);
                     if self.offer(leaf, next) {
@@ -249,8 +264,11 @@ impl Attempt<'_, '_> {
                 numbers.extend([i64::from(i32::MIN), i64::from(i32::MAX), i64::from(u32::MAX), i64::MIN, i64::MAX, -1]);
             }
             numbers.dedup();
+            if ends {
+                numbers.retain(|&n| at_an_end(n));
+            }
             for n in numbers {
-                for text in texts(n as u64, 64, &self.q.near[run.clone()]) {
+                for text in texts(n as u64, 64, &self.q.near[run.clone()], !ends) {
                     let mut next = self.input.clone();
                     next[run.clone()].copy_from_slice(&text);
                     if self.offer(leaf, next) {
