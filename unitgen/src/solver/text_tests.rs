@@ -1,0 +1,176 @@
+//! Tests of the text stage ([`super`]).
+
+use super::*;
+use model::trace::Node;
+
+/// Answers nothing, and counts what it was asked.
+#[derive(Default)]
+struct Nothing(u32);
+
+impl Solver for Nothing {
+    fn solve(&mut self, _: &Query<'_>) -> Answer {
+        self.0 += 1;
+        Answer::Unknown
+    }
+    fn stats(&self) -> Stats {
+        Stats::default()
+    }
+}
+
+struct Dag(Vec<Node>);
+
+impl Dag {
+    fn add(&mut self, op: u8, width: u8, a: u32, b: u32, val: u64) -> u32 {
+        self.0.push(Node { op, width, a, b, c: 0, val });
+        self.0.len() as u32 - 1
+    }
+    fn konst(&mut self, v: u64, width: u8) -> u32 {
+        self.add(OP_CONST, width, 0, 0, v)
+    }
+    /// The decimal value of input bytes `at..at + n`, as `strtol`'s
+    /// model builds it (multiply by ten, add the digit).
+    fn number(&mut self, at: u64, n: u64) -> u32 {
+        let (ten, zero_char) = (self.konst(10, 64), self.konst(u64::from(b'0'), 64));
+        let mut acc = self.konst(0, 64);
+        for k in at..at + n {
+            let byte = self.add(OP_INPUT, 8, 0, 0, k);
+            let wide = self.add(OP_ZEXT, 64, byte, 0, 0);
+            let digit = self.add(OP_SUB, 64, wide, zero_char, 0);
+            let m = self.add(OP_MUL, 64, acc, ten, 0);
+            acc = self.add(OP_ADD, 64, m, digit, 0);
+        }
+        acc
+    }
+    /// Each of input bytes `at..at + n` is a digit (as the model's
+    /// decisions say).
+    fn digits(&mut self, at: u64, n: u64) -> Vec<Cond> {
+        let (zero_char, nine) = (self.konst(u64::from(b'0'), 8), self.konst(9, 8));
+        (at..at + n)
+            .map(|k| {
+                let byte = self.add(OP_INPUT, 8, 0, 0, k);
+                let off = self.add(OP_SUB, 8, byte, zero_char, 0);
+                Cond::Bit(self.add(OP_ULE, 1, off, nine, 0), true)
+            })
+            .collect()
+    }
+    fn trace(self) -> Trace {
+        Trace { flags: 0, nodes: self.0, path: Vec::new(), tables: Vec::new(), pin_names: Vec::new() }
+    }
+}
+
+fn solve(t: &Trace, conds: Vec<Cond>, near: &[u8]) -> (Answer, u32) {
+    let mut s = Textual::new(Nothing::default());
+    let a = s.solve(&Query { id: 1, trace: t, conds, near });
+    (a, s.inner.0)
+}
+
+fn apply(near: &[u8], a: &Answer) -> Vec<u8> {
+    let Answer::Sat(assign) = a else { panic!("no solution: {a:?}") };
+    let mut out = near.to_vec();
+    for &(k, v) in assign {
+        out[k as usize] = v;
+    }
+    out
+}
+
+#[test]
+fn a_number_compared_with_a_constant_is_written_as_that_constant() {
+    let mut d = Dag(vec![Node::default()]);
+    let n = d.number(4, 8);
+    let k = d.konst(2_147_483_648, 64);
+    let eq = d.add(OP_EQ, 1, n, k, 0);
+    let t = d.trace();
+    let near = b"set 00000012\n";
+    let (a, asked) = solve(&t, vec![Cond::Bit(eq, true)], near);
+    // Eight digits cannot hold ten: the solver is asked.
+    assert_eq!((a, asked), (Answer::Unknown, 1));
+    let near = b"set 000000000012\n";
+    let mut d = Dag(vec![Node::default()]);
+    let n = d.number(4, 12);
+    let k = d.konst(2_147_483_648, 64);
+    let eq = d.add(OP_EQ, 1, n, k, 0);
+    let t = d.trace();
+    let (a, asked) = solve(&t, vec![Cond::Bit(eq, true)], near);
+    assert_eq!(asked, 0);
+    assert_eq!(apply(near, &a), b"set 002147483648\n");
+}
+
+#[test]
+fn a_sum_of_two_numbers_is_met_by_changing_one_of_them() {
+    let near = b"0010 0020";
+    let mut d = Dag(vec![Node::default()]);
+    let (x, y) = (d.number(0, 4), d.number(5, 4));
+    let sum = d.add(OP_ADD, 64, x, y, 0);
+    let k = d.konst(1234, 64);
+    let eq = d.add(OP_EQ, 1, sum, k, 0);
+    // The second number stays below 100 (a condition that holds).
+    let hundred = d.konst(100, 64);
+    let small = d.add(OP_ULT, 1, y, hundred, 0);
+    let t = d.trace();
+    let (a, asked) = solve(&t, vec![Cond::Bit(small, true), Cond::Bit(eq, true)], near);
+    assert_eq!(asked, 0);
+    assert_eq!(apply(near, &a), b"1214 0020");
+}
+
+#[test]
+fn an_index_scaled_to_an_offset_is_pushed_to_the_ends_of_its_type() {
+    // off = n * 4 far past 1 GiB, with n read from six digits: no
+    // boundary of a type fits, the scaled neighbour of the limit does.
+    let near = b"000007";
+    let mut d = Dag(vec![Node::default()]);
+    let n = d.number(0, 6);
+    let four = d.konst(4, 64);
+    let off = d.add(OP_MUL, 64, n, four, 0);
+    let limit = d.konst(3_000_000, 64);
+    let far = d.add(OP_UGT, 1, off, limit, 0);
+    let mut conds = d.digits(0, 6);
+    conds.push(Cond::Bit(far, true));
+    let t = d.trace();
+    let (a, asked) = solve(&t, conds, near);
+    assert_eq!(asked, 0);
+    let got = apply(near, &a);
+    let v: u64 = std::str::from_utf8(&got).unwrap().parse().unwrap();
+    assert!(v * 4 > 3_000_000, "{v}");
+}
+
+#[test]
+fn a_number_on_the_path_is_pushed_to_where_its_check_wraps() {
+    // depth + count <= 16 on 32 bits, depth 2, count read from twelve
+    // digits (each byte a digit): the path keeps holding for a count
+    // near 2^32, where the sum wraps.
+    let near = b"000000000002";
+    let mut d = Dag(vec![Node::default()]);
+    let n = d.number(0, 12);
+    let count = d.add(OP_EXTRACT, 32, n, 0, 0);
+    let depth = d.konst(2, 32);
+    let sum = d.add(OP_ADD, 32, count, depth, 0);
+    let sixteen = d.konst(16, 32);
+    let room = d.add(OP_ULE, 1, sum, sixteen, 0);
+    let mut conds = d.digits(0, 12);
+    conds.push(Cond::Bit(room, true));
+    let t = d.trace();
+    let mut s = Textual::new(Nothing::default());
+    let got = s.extremes(&Query { id: 1, trace: &t, conds: conds.clone(), near }).expect("no wrap found");
+    let a = apply(near, &Answer::Sat(got));
+    let v: u64 = std::str::from_utf8(&a).unwrap().parse().unwrap();
+    assert!(v > 16 && (v + 2) as u32 <= 16, "{v}");
+    // A path the parent input does not hold gives nothing.
+    conds.push(Cond::Bit(room, false));
+    assert_eq!(s.extremes(&Query { id: 2, trace: &t, conds, near }), None);
+}
+
+#[test]
+fn what_no_text_satisfies_goes_to_the_solver_and_conditions_that_held_keep_holding() {
+    // n == 5 and n != 5 at once: no number does it.
+    let near = b"12";
+    let mut d = Dag(vec![Node::default()]);
+    let n = d.number(0, 2);
+    let five = d.konst(5, 64);
+    let eq = d.add(OP_EQ, 1, n, five, 0);
+    let t = d.trace();
+    let (a, asked) = solve(&t, vec![Cond::Bit(eq, false), Cond::Bit(eq, true)], near);
+    assert_eq!((a, asked), (Answer::Unknown, 1));
+    // Without the parent input, nothing is tried.
+    let (a, asked) = solve(&t, vec![Cond::Bit(eq, true)], b"");
+    assert_eq!((a, asked), (Answer::Unknown, 1));
+}
