@@ -52,6 +52,8 @@ pub struct Sym {
     /// What pinned values (a pin entry's site is its index here plus one):
     /// the names the probes pass, by address.
     pin_names: Vec<*const u8>,
+    /// Access checks recorded, by site (see `symptr::__sym_check_access`).
+    pub checks: BTreeMap<u32, u8>,
 }
 
 struct Cell(UnsafeCell<Option<Sym>>);
@@ -81,6 +83,7 @@ pub fn activate() -> &'static mut Sym {
         flags: 0,
         pin_names: Vec::new(),
         tables: Vec::new(),
+        checks: BTreeMap::new(),
     };
     // SAFETY: before the call, single-threaded.
     unsafe { *SYM.0.get() = Some(s) };

@@ -117,6 +117,11 @@ pub(crate) fn sub(s: &mut Sym, sa: u32, sb: u32, va: u64, vb: u64) -> u32 {
 /// and the lifter keeps only what the whole program shows).
 const FAR: u64 = 1 << 30;
 
+/// Most access checks a site records in one run: a loop that walks an
+/// array by a symbolic index would otherwise add a node chain and a path
+/// entry per step, and the first few steps are where a far index shows.
+const CHECKS_PER_SITE: u8 = 4;
+
 /// Before an access of `access` bytes at `p` whose address is symbolic
 /// (shadow `sp`): whether the inputs could move it far outside the object
 /// it is in (see [`FAR`]), as a branch of `site` without a counter, so the
@@ -126,6 +131,14 @@ const FAR: u64 = 1 << 30;
 #[no_mangle]
 pub extern "C" fn __sym_check_access(site: u32, p: u64, sp: u32, access: u32) {
     if sp == 0 {
+        return;
+    }
+    let fresh = with(|s| {
+        let n = s.checks.entry(site).or_default();
+        *n = n.saturating_add(1);
+        *n <= CHECKS_PER_SITE
+    });
+    if !fresh {
         return;
     }
     // The object map holds what carving tracks; a replay has the globals.

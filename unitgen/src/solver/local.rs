@@ -14,17 +14,20 @@
 use super::{Answer, Cond, Query, Solver, Stats, Stop};
 use crate::symbolic::dag::Dag;
 use model::trace::OP_INPUT;
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 
 pub struct Local<S> {
     inner: S,
     dag: Dag,
+    /// The input node of each byte, for the trace `inputs.0` (a trace may
+    /// hold millions of nodes: they are looked through once per trace).
+    inputs: (u64, HashMap<u32, u32>),
     solved: u64,
 }
 
 impl<S: Solver> Local<S> {
     pub fn new(inner: S) -> Self {
-        Local { inner, dag: Dag::default(), solved: 0 }
+        Local { inner, dag: Dag::default(), inputs: (u64::MAX, HashMap::new()), solved: 0 }
     }
 
     /// `q` with the bytes its last condition does not read held at their
@@ -44,14 +47,19 @@ impl<S: Solver> Local<S> {
         if held.is_empty() {
             return None;
         }
+        if self.inputs.0 != q.id {
+            let nodes = q.trace.nodes.iter().enumerate();
+            let map = nodes.filter(|(_, x)| x.op == OP_INPUT && x.width == 8).map(|(n, x)| (x.val as u32, n as u32));
+            self.inputs = (q.id, map.collect());
+        }
         let mut conds = q.conds.clone();
-        for (n, x) in q.trace.nodes.iter().enumerate() {
-            if x.op == OP_INPUT && x.width == 8 && held.contains(&(x.val as u32)) {
-                if let Some(&v) = q.near.get(x.val as usize) {
-                    conds.insert(conds.len() - 1, Cond::Is(n as u32, u64::from(v)));
-                }
+        let last = conds.pop()?;
+        for k in held {
+            if let (Some(&n), Some(&v)) = (self.inputs.1.get(&k), q.near.get(k as usize)) {
+                conds.push(Cond::Is(n, u64::from(v)));
             }
         }
+        conds.push(last);
         Some(conds)
     }
 
