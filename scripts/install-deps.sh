@@ -21,12 +21,13 @@ export DEBIAN_FRONTEND=noninteractive
 
 # llvm-19: llvm-symbolizer-19 names the frames of a failure (bridge review);
 # chromium: the tests open the review's HTML report in a real browser.
-pkgs=(clang-19 llvm-19 llvm-19-dev libpolly-19-dev libzstd-dev zlib1g-dev libz3-dev pkg-config make procps binutils chromium)
+# afl++: the tests run afl-fuzz and afl-showmap on carve-clang binaries.
+pkgs=(clang-19 llvm-19 llvm-19-dev libpolly-19-dev libzstd-dev zlib1g-dev libz3-dev pkg-config make procps binutils chromium afl++)
 if [ "$want_subjects" = 1 ]; then
   pkgs+=(dpkg-dev texinfo bison flex ed perl)
 fi
 if [ "$want_bench" = 1 ]; then
-  pkgs+=(afl++ valgrind python3-pip libclang-rt-19-dev)
+  pkgs+=(valgrind python3-pip libclang-rt-19-dev)
 fi
 
 missing=()

@@ -75,6 +75,34 @@ impl ModuleRange {
     }
 }
 
+/// AFL++'s side of the same fork-server protocol, spoken when `afl-fuzz`
+/// (or `afl-showmap`, `afl-tmin`) starts the target: the hello is one
+/// 4-byte status word of option bits instead of [`Hello`], and the module
+/// table is not sent. Runs are then the same: 4 bytes in, pid and wait
+/// status out.
+pub mod afl {
+    /// The options word is valid.
+    pub const OPT_ENABLED: u32 = 0x8000_0001;
+    /// The word carries the map size the target writes into.
+    pub const OPT_MAPSIZE: u32 = 0x4000_0000;
+    /// The largest map size the word can carry (2^23).
+    pub const MAX_MAP_SIZE: u32 = (0x00ff_fffe >> 1) + 1;
+
+    /// The hello of a target whose counters fill the first `map_size`
+    /// bytes of the map.
+    pub fn hello(map_size: u32) -> u32 {
+        let size = map_size.clamp(2, MAX_MAP_SIZE);
+        OPT_ENABLED | OPT_MAPSIZE | ((size - 1) << 1)
+    }
+
+    /// The map size a hello announces, as `afl-fuzz` reads it; `None`
+    /// when the word announces none.
+    pub fn map_size(hello: u32) -> Option<u32> {
+        let announced = hello & OPT_ENABLED == OPT_ENABLED && hello & OPT_MAPSIZE == OPT_MAPSIZE;
+        announced.then(|| ((hello & 0x00ff_fffe) >> 1) + 1)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -88,5 +116,15 @@ mod tests {
         assert_eq!(Hello::decode(&bad), None);
         let m = ModuleRange { base: 7, functions: 3, edges: 40 };
         assert_eq!(ModuleRange::decode(&m.encode()), m);
+    }
+
+    #[test]
+    fn afl_hello_announces_the_map_size_afl_fuzz_reads_back() {
+        for size in [2, 64, 12_345, 1 << 16, afl::MAX_MAP_SIZE] {
+            assert_eq!(afl::map_size(afl::hello(size)), Some(size));
+        }
+        // Bits AFL++ reads as other options stay clear.
+        assert_eq!(afl::hello(1 << 16) & 0x3f00_0000, 0);
+        assert_eq!(afl::map_size(0), None);
     }
 }

@@ -1,12 +1,17 @@
 //! The fork server (protocol in `model::protocol`): started at `main` when
-//! `CARVE_FORKSRV=1`; the parent stays here forking one child per run, each
-//! child returns into `main` and runs the program once.
+//! `CARVE_FORKSRV=1`, or when AFL++ gave the map (its own hello then); the
+//! parent stays here forking one child per run, each child returns into
+//! `main` and runs the program once.
 
-use crate::model::protocol::{Hello, CTL_FD, PROTOCOL_VERSION, ST_FD};
+use crate::model::protocol::{afl, Hello, CTL_FD, PROTOCOL_VERSION, ST_FD};
 use crate::{map, sys};
 
 pub fn start_if_asked() {
     if sys::getenv(sys::FORKSRV) != Some(b"1") {
+        map::get();
+        if map::from_afl() {
+            start_for_afl();
+        }
         return;
     }
     // Programs this target runs must not take themselves for fork servers.
@@ -34,6 +39,18 @@ pub fn start_if_asked() {
         if !sys::write_all(ST_FD, &m.encode()) {
             return;
         }
+    }
+    serve();
+}
+
+/// AFL++ started the target: its hello announces the map size, and when
+/// fd 199 is not open (the program run by hand with `__AFL_SHM_ID` set) the
+/// program runs once, as AFL++'s own runtime does.
+fn start_for_afl() {
+    // AFL++ reads maps in words of 64 bytes.
+    let hello = afl::hello(map::used().max(1).next_multiple_of(64));
+    if !sys::write_all(ST_FD, &hello.to_le_bytes()) {
+        return;
     }
     serve();
 }

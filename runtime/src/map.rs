@@ -1,13 +1,13 @@
 //! The coverage map: attached on first use (the shared-memory segment named
-//! by `CARVE_SHM_ID`, or the private dummy map), and the placement of each
-//! module's counters in it.
+//! by `CARVE_SHM_ID`, else the one AFL++ names by `__AFL_SHM_ID`, else the
+//! private dummy map), and the placement of each module's counters in it.
 
 use crate::abi::__carve_dummy_map;
 use crate::model::protocol::{ModuleRange, MAX_MODULES};
 use crate::model::MAP_SIZE;
 use crate::sys;
 use core::cell::UnsafeCell;
-use core::sync::atomic::{AtomicPtr, AtomicU32, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, Ordering};
 
 /// Where each module sits (registration happens in constructors, one at a
 /// time, before any thread exists).
@@ -21,6 +21,7 @@ static MAP: AtomicPtr<u8> = AtomicPtr::new(core::ptr::null_mut());
 static NEXT: AtomicU32 = AtomicU32::new(0);
 static EDGES: AtomicU32 = AtomicU32::new(0);
 static BRANCHES: AtomicU32 = AtomicU32::new(0);
+static FROM_AFL: AtomicBool = AtomicBool::new(false);
 
 /// The map every module writes to.
 pub fn get() -> *mut u8 {
@@ -34,18 +35,80 @@ pub fn get() -> *mut u8 {
 }
 
 fn attach() -> Option<*mut u8> {
-    let id = sys::getenv(sys::SHM_ID)?;
+    if let Some(id) = sys::getenv(sys::SHM_ID) {
+        let Some(id) = sys::parse_int(id) else {
+            sys::debug("CARVE_SHM_ID is not a number; using a private map");
+            return None;
+        };
+        return attach_whole(id as i32);
+    }
+    let id = sys::getenv(sys::AFL_SHM_ID)?;
     let Some(id) = sys::parse_int(id) else {
-        sys::debug("CARVE_SHM_ID is not a number; using a private map");
+        sys::debug("__AFL_SHM_ID is not a number; using a private map");
         return None;
     };
+    let p = attach_afl(id as i32)?;
+    FROM_AFL.store(true, Ordering::Relaxed);
+    Some(p)
+}
+
+/// A segment of at least `MAP_SIZE` bytes (the bridge makes it so).
+fn attach_whole(id: i32) -> Option<*mut u8> {
     // SAFETY: shmat either maps the segment or returns (void*)-1.
-    let p = unsafe { libc::shmat(id as i32, core::ptr::null(), 0) };
+    let p = unsafe { libc::shmat(id, core::ptr::null(), 0) };
     if p as isize == -1 {
         sys::debug("cannot attach the shared coverage map; using a private map");
         return None;
     }
     Some(p.cast())
+}
+
+/// AFL++'s segment, which may be smaller than `MAP_SIZE` (its first start
+/// uses 64 KiB, or `AFL_MAP_SIZE`, then the size the hello announces):
+/// the segment is laid over the start of a private `MAP_SIZE` area, so
+/// counters past its end count in private memory instead of faulting.
+fn attach_afl(id: i32) -> Option<*mut u8> {
+    // SAFETY: IPC_STAT fills `ds` or fails.
+    let mut ds: libc::shmid_ds = unsafe { core::mem::zeroed() };
+    if unsafe { libc::shmctl(id, libc::IPC_STAT, &mut ds) } != 0 {
+        sys::debug("cannot read the size of AFL++'s coverage map; using a private map");
+        return None;
+    }
+    if ds.shm_segsz >= MAP_SIZE {
+        return attach_whole(id);
+    }
+    // SAFETY: a fresh private mapping; the segment then replaces its first
+    // pages (SHM_REMAP), page-aligned as shmat needs.
+    unsafe {
+        let area = libc::mmap(
+            core::ptr::null_mut(),
+            MAP_SIZE,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+            -1,
+            0,
+        );
+        if area == libc::MAP_FAILED {
+            return None;
+        }
+        let p = libc::shmat(id, area, libc::SHM_REMAP);
+        if p as isize == -1 {
+            sys::debug("cannot attach AFL++'s coverage map; using a private map");
+            libc::munmap(area, MAP_SIZE);
+            return None;
+        }
+        Some(p.cast())
+    }
+}
+
+/// True when the map is AFL++'s.
+pub fn from_afl() -> bool {
+    FROM_AFL.load(Ordering::Relaxed)
+}
+
+/// The bytes of the map the registered modules' counters occupy.
+pub fn used() -> u32 {
+    modules().iter().map(|m| m.base + m.edges).max().unwrap_or(0)
 }
 
 /// Reserves `edges` counters for one module and returns where they start.

@@ -90,6 +90,10 @@ pub const FORKSRV: &CStr = c"CARVE_FORKSRV";
 pub const RT_DEBUG: &CStr = c"CARVE_RT_DEBUG";
 pub const ARGS_FILE: &CStr = c"CARVE_ARGS_FILE";
 pub const RUN_AS: &CStr = c"CARVE_RUN_AS";
+/// The coverage map AFL++ gives a target it starts (`afl-fuzz`,
+/// `afl-showmap`, `afl-tmin`); also the string `afl-fuzz` looks for in a
+/// binary before it accepts it as instrumented.
+pub const AFL_SHM_ID: &CStr = c"__AFL_SHM_ID";
 const _: () = assert!(spells(RUN_AS, crate::model::env::RUN_AS));
 const _: () = assert!(spells(ARGS_FILE, crate::model::env::ARGS_FILE));
 const _: () = assert!(spells(SHM_ID, crate::model::env::SHM_ID));

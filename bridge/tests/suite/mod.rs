@@ -1,6 +1,7 @@
 //! The end-to-end suites, one module per area.
 
 mod abi;
+mod afl;
 mod bad_traces;
 mod bridging;
 mod campaign;
