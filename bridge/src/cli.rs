@@ -166,12 +166,25 @@ pub struct ReduceArgs {
     pub target: TargetArgs,
 }
 
+/// The full per-run time limit when `-t` is not given.
+pub const DEFAULT_TIMEOUT_MS: u64 = 1000;
+
+impl TargetArgs {
+    /// The full per-run time limit.
+    pub fn timeout_ms(&self) -> u64 {
+        self.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS)
+    }
+}
+
 /// How to run the target: shared by the subcommands that run it.
 #[derive(Args, Clone)]
 pub struct TargetArgs {
-    /// Per-run time limit in milliseconds.
-    #[arg(short = 't', long = "timeout", default_value_t = 1000, value_name = "MS")]
-    pub timeout_ms: u64,
+    /// Per-run time limit in milliseconds [default: 1000]. When it is not
+    /// given, `bridge run` limits runs to a few times what the seeds take
+    /// (at least 20 ms) and runs again under 1000 ms every run that
+    /// exceeds that before counting it as a hang.
+    #[arg(short = 't', long = "timeout", value_name = "MS")]
+    pub timeout_ms: Option<u64>,
     /// Memory (address-space) limit of the target in MiB; 0 for none.
     #[arg(short = 'm', long = "mem-limit", default_value_t = 1024, value_name = "MB")]
     pub mem_limit_mb: u64,
@@ -232,8 +245,10 @@ pub struct ExecArgs {
 
 #[derive(Args)]
 pub struct RunArgs {
-    /// System-level generator: `radamsa-like` (mutation) or `grammar`
-    /// (derivations of --grammar, edited in the corpus's parse trees).
+    /// System-level generator: `radamsa-like` (mutation), `grammar`
+    /// (derivations of --grammar, edited in the corpus's parse trees) or
+    /// `afl++` (none of its own: the tests AFL++ instances queue in the
+    /// --sync directory).
     #[arg(long, default_value = "radamsa-like", value_name = "NAME")]
     pub system: String,
     /// The grammar of the system tests (the Fuzzing Book's JSON form), for
@@ -255,9 +270,19 @@ pub struct RunArgs {
     /// Directory of seed inputs.
     #[arg(short = 'i', long = "input", value_name = "DIR", required_unless_present = "resume")]
     pub input: Option<PathBuf>,
-    /// Campaign directory (must not exist, unless --resume).
-    #[arg(short = 'o', long = "output", value_name = "DIR")]
-    pub output: PathBuf,
+    /// Campaign directory (must not exist, unless --resume); with --sync,
+    /// `SYNC/NAME`.
+    #[arg(short = 'o', long = "output", value_name = "DIR", required_unless_present = "sync")]
+    pub output: Option<PathBuf>,
+    /// An AFL++ sync directory (`afl-fuzz -o DIR`): the campaign is its
+    /// instance `DIR/NAME`, imports what the other instances queue, and
+    /// queues what it finds where they import it from. With `--system
+    /// afl++` its system tests are those imports alone.
+    #[arg(long, value_name = "DIR")]
+    pub sync: Option<PathBuf>,
+    /// The campaign's instance name in the sync directory.
+    #[arg(long, default_value = "bridge", value_name = "NAME", requires = "sync")]
+    pub name: String,
     /// Time budget, execution included: 90 (seconds), 30s, 15m, 2h.
     #[arg(long, default_value = "15m", value_name = "DURATION", value_parser = parse_duration)]
     pub time: f64,

@@ -31,6 +31,8 @@ pub struct ForkServer {
     restarts: u32,
     /// The time limit of the next runs: the target's, or shorter.
     run_timeout: Duration,
+    /// What the limits cost (see `timeouts.rs`).
+    pub(crate) timeouts: crate::timeouts::Timeouts,
 }
 
 struct Running {
@@ -71,6 +73,7 @@ impl ForkServer {
             modules: Vec::new(),
             restarts: 0,
             run_timeout,
+            timeouts: Default::default(),
         };
         fs.spawn()?;
         Ok(fs)
@@ -120,8 +123,9 @@ impl ForkServer {
         self.map.as_slice()
     }
 
-    /// Runs the target once on `input`.
-    pub fn run(&mut self, input: &[u8]) -> Result<Outcome, Error> {
+    /// Runs the target once on `input` under the current limit (see
+    /// `timeouts.rs` for `run`, which re-checks calibrated timeouts).
+    pub(crate) fn run_restarting(&mut self, input: &[u8]) -> Result<Outcome, Error> {
         self.write_input(input)?;
         match self.run_once() {
             Ok(outcome) => Ok(outcome),

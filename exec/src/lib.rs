@@ -8,6 +8,7 @@ pub mod forkserver;
 pub mod outcome;
 pub mod shm;
 pub mod target;
+pub mod timeouts;
 
 pub use contain::absolute_args;
 pub use coverage::{Coverage, Newness};
@@ -15,3 +16,4 @@ pub use error::Error;
 pub use forkserver::ForkServer;
 pub use outcome::{signal_name, Outcome};
 pub use target::{split_test, substitute, InputMode, Target};
+pub use timeouts::Timeouts;

@@ -1,10 +1,12 @@
 //! System-level test generators behind one trait.
 
+pub mod external;
 pub mod grammar;
 pub mod radamsa;
 
 use std::sync::Arc;
 
+pub use external::{External, NAME as EXTERNAL};
 pub use grammar::{GrammarGen, Mode};
 pub use provenance::Labels;
 pub use radamsa::RadamsaLike;
@@ -82,7 +84,7 @@ pub trait SystemGenerator {
 }
 
 /// The names [`by_name`] knows.
-pub const GENERATORS: &[&str] = &[radamsa::NAME, grammar::NAME];
+pub const GENERATORS: &[&str] = &[radamsa::NAME, grammar::NAME, external::NAME];
 
 /// The generator called `name`, seeded with `seed`; the grammar
 /// generator needs a grammar and its mode. The error says what is wrong
@@ -94,7 +96,10 @@ pub fn by_name(
 ) -> Result<Box<dyn SystemGenerator>, String> {
     match (name, grammar) {
         (radamsa::NAME, None) => Ok(Box::new(RadamsaLike::new(seed))),
-        (radamsa::NAME, Some(_)) => Err("a grammar is for the grammar generator (--system grammar)".into()),
+        (external::NAME, None) => Ok(Box::new(External)),
+        (radamsa::NAME | external::NAME, Some(_)) => {
+            Err("a grammar is for the grammar generator (--system grammar)".into())
+        }
         (grammar::NAME, Some((g, mode))) => {
             GrammarGen::new(g, mode, seed).map(|g| Box::new(g) as Box<dyn SystemGenerator>).map_err(|e| e.to_string())
         }

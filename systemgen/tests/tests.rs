@@ -41,12 +41,14 @@ fn check_case(case: &TestCase, corpus: &[Seed<'_>]) {
 
 #[test]
 fn registry() {
-    assert_eq!(GENERATORS, &["radamsa-like", "grammar"]);
+    assert_eq!(GENERATORS, &["radamsa-like", "grammar", "afl++"]);
     let g = || grammar::Grammar::from_json(r#"{"<start>": ["a", "b<start>"]}"#, "g").unwrap();
     assert_eq!(by_name("radamsa-like", 1, None).expect("known").name(), "radamsa-like");
     assert_eq!(by_name("grammar", 1, Some((g(), systemgen::Mode::Inverse))).expect("known").name(), "grammar");
     let err = |r: Result<Box<dyn SystemGenerator>, String>| r.err().expect("an error");
-    assert!(err(by_name("nope", 1, None)).contains("known: radamsa-like, grammar"));
+    assert!(err(by_name("nope", 1, None)).contains("known: radamsa-like, grammar, afl++"));
+    let mut external = by_name("afl++", 1, None).expect("known");
+    assert!(external.generate(&[Seed { id: 0, data: b"x", labels: None }], 10).is_empty(), "afl++ makes no tests");
     assert!(err(by_name("grammar", 1, None)).contains("--grammar"));
     assert!(err(by_name("radamsa-like", 1, Some((g(), systemgen::Mode::Uniform)))).contains("--system grammar"));
 }

@@ -4,10 +4,12 @@
 //! killed campaign resumes without losing anything.
 
 pub mod alarms;
+mod imports;
 pub mod outdir;
 pub mod signatures;
 pub mod state;
 pub mod status;
+pub mod sync;
 mod trails;
 pub mod units;
 
@@ -73,9 +75,14 @@ pub struct Campaign {
     /// nodes of their input's parse tree, and lifts must keep the test a
     /// sentence of it.
     grammar: Option<std::sync::Arc<grammar::Grammar>>,
+    /// The AFL++ sync directory it imports from (`--sync`).
+    sync: Option<sync::SyncDir>,
     /// Seconds spent before this process took over, and when it did.
     already: f64,
     started: Instant,
+    /// The time-limit counters of the runs before this process took over
+    /// (rechecked, slow, seconds lost).
+    timeouts_before: (u64, u64, f64),
 }
 
 impl Campaign {
@@ -116,6 +123,7 @@ impl Campaign {
             c.corpus.push(Entry { id, data, hits, new_word: false, seed: true, labels });
         }
         anyhow::ensure!(!c.corpus.is_empty(), "no readable seed in {}", c.file.config.input_dir.display());
+        c.calibrate()?;
         c.save()?;
         Ok(c)
     }
@@ -159,8 +167,26 @@ impl Campaign {
                 }
             }
         }
+        c.calibrate()?;
         c.save()?;
         Ok(c)
+    }
+
+    /// Limits runs to a few times what the seeds take, when the campaign
+    /// was started without `-t` (see `exec::timeouts`).
+    fn calibrate(&mut self) -> anyhow::Result<()> {
+        if !self.file.config.calibrate {
+            return Ok(());
+        }
+        let seeds: Vec<&[u8]> = self.corpus.iter().filter(|e| e.seed).map(|e| &e.data[..]).collect();
+        let limit = self.fs.calibrate(&seeds)?;
+        self.file.stats.timeout_calibrated_ms = limit.as_millis() as u64;
+        eprintln!(
+            "bridge run: runs limited to {} ms from the seeds' run times; a run past it runs again under {} ms (-t)",
+            limit.as_millis(),
+            self.file.config.timeout_ms
+        );
+        Ok(())
     }
 
     fn empty(out: OutDir, file: CampaignFile, fs: ForkServer, generator: Box<dyn SystemGenerator>) -> Campaign {
@@ -172,6 +198,8 @@ impl Campaign {
             }
         }
         let already = file.stats.elapsed_s;
+        let s = &file.stats;
+        let timeouts_before = (s.timeouts_rechecked, s.slow_runs, s.timeout_lost_s);
         Campaign {
             out,
             file,
@@ -191,14 +219,22 @@ impl Campaign {
             units: None,
             case_tree: None,
             grammar: None,
+            sync: None,
             already,
             started: Instant::now(),
+            timeouts_before,
         }
     }
 
     /// Maps unit parameters to derivation nodes of `g` (see `grammar`).
     pub fn with_grammar(&mut self, g: grammar::Grammar) {
         self.grammar = Some(std::sync::Arc::new(g));
+    }
+
+    /// Imports the new entries of the other instances of a sync directory
+    /// before each batch.
+    pub fn with_sync(&mut self, sync: sync::SyncDir) {
+        self.sync = Some(sync);
     }
 
     /// Turns on unit rounds between system batches.
@@ -224,12 +260,14 @@ impl Campaign {
         let mut status = status::Status::new();
         let mut last_save = Instant::now();
         'outer: while self.elapsed() < budget && !STOP.load(Ordering::Relaxed) {
+            let imported = self.import()?;
             let seeds_only = self.file.config.parents == Parents::Seeds;
             let seeds: Vec<Seed<'_>> = (self.corpus.iter())
                 .filter(|e| e.seed || !seeds_only)
                 .map(|e| Seed { id: e.id, data: &e.data, labels: Some(&e.labels) })
                 .collect();
             let batch = self.generator.generate(&seeds, self.file.config.batch);
+            let idle = batch.is_empty() && imported == 0;
             for case in batch {
                 if self.elapsed() >= budget || STOP.load(Ordering::Relaxed) {
                     break 'outer;
@@ -242,7 +280,15 @@ impl Campaign {
                 status.tick(&self.file.stats, budget - self.elapsed());
             }
             if self.elapsed() < budget && !STOP.load(Ordering::Relaxed) {
+                let units_before = self.file.stats.unit_tries;
                 self.unit_round()?;
+                if idle && self.file.stats.unit_tries == units_before {
+                    // Nothing to import, generate or explore: wait for
+                    // the other instances.
+                    std::thread::sleep(Duration::from_millis(100));
+                    self.file.stats.idle_s += 0.1;
+                    status.tick(&self.file.stats, budget - self.elapsed());
+                }
             }
         }
         self.file.stats.finished = self.elapsed() >= budget;
@@ -367,6 +413,11 @@ impl Campaign {
         s.edges_total = u64::from(self.fs.hello().edges);
         s.branches = self.cov.covered_among(&self.branch_slots) as u64;
         s.branches_total = self.branch_slots.len() as u64;
+        let t = self.fs.timeouts();
+        let (rechecked, slow, lost) = self.timeouts_before;
+        s.timeouts_rechecked = rechecked + t.rechecked;
+        s.slow_runs = slow + t.slow;
+        s.timeout_lost_s = lost + t.lost.as_secs_f64();
     }
 
     fn csv_row(&self) -> String {

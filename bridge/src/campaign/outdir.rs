@@ -22,7 +22,8 @@ pub const CSV_HEADER: &str = "seconds,execs,edges,edges_total,branches,branches_
 
 /// The directories of a campaign (trail records of the tests in
 /// `queue/` are in `trails/queue/`, and so on).
-const DIRS: [&str; 7] = ["queue", "crashes", "hangs", "trails/queue", "trails/crashes", "trails/hangs", ".tmp"];
+const DIRS: [&str; 8] =
+    ["queue", "crashes", "hangs", "trails/queue", "trails/crashes", "trails/hangs", ".tmp", ".synced"];
 
 pub struct OutDir {
     root: PathBuf,

@@ -16,7 +16,12 @@ pub struct Config {
     pub time_budget_s: f64,
     pub command: Vec<String>,
     pub args_in_input: bool,
+    /// The full per-run time limit.
     pub timeout_ms: u64,
+    /// Runs are limited to a few times what the seeds take, and re-run
+    /// under the full limit when they exceed it (no `-t` given).
+    #[serde(default)]
+    pub calibrate: bool,
     pub mem_limit_mb: u64,
     pub input_dir: PathBuf,
     pub batch: usize,
@@ -31,6 +36,12 @@ pub struct Config {
     pub grammar: Option<PathBuf>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub grammar_mode: Option<String>,
+    /// The AFL++ sync directory (absolute) and the campaign's instance
+    /// name in it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sync: Option<PathBuf>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sync_name: Option<String>,
 }
 
 fn default_depth() -> usize {
@@ -162,6 +173,27 @@ pub struct Stats {
     /// Seconds spent in unit rounds (carving, unit runs, lifting).
     #[serde(default)]
     pub unit_seconds: f64,
+    /// The calibrated per-run limit in ms (0: the full limit throughout).
+    #[serde(default)]
+    pub timeout_calibrated_ms: u64,
+    /// System runs that exceeded the calibrated limit and ran again under
+    /// the full one; those that then finished (slow, not hung).
+    #[serde(default)]
+    pub timeouts_rechecked: u64,
+    #[serde(default)]
+    pub slow_runs: u64,
+    /// Seconds of system runs stopped by a time limit.
+    #[serde(default)]
+    pub timeout_lost_s: f64,
+    /// Entries of other instances' queues run (`--sync`), and those kept
+    /// for new coverage.
+    #[serde(default)]
+    pub imported: u64,
+    #[serde(default)]
+    pub imported_kept: u64,
+    /// Seconds spent waiting, with nothing to import, generate or explore.
+    #[serde(default)]
+    pub idle_s: f64,
 }
 
 impl Stats {
@@ -220,6 +252,9 @@ mod tests {
             command: vec!["./prog".into(), "@@".into()],
             args_in_input: false,
             timeout_ms: 1000,
+            calibrate: true,
+            sync: None,
+            sync_name: None,
             mem_limit_mb: 512,
             input_dir: "seeds".into(),
             batch: 64,

@@ -89,6 +89,29 @@ pub fn pinned_summary(stats: &serde_json::Value, n: usize) -> Option<String> {
 }
 
 /// `12345` as `12 345`.
+/// Where a campaign's time went: system runs, unit tries, the solver, and
+/// runs stopped by a time limit.
+pub fn time_spent(s: &Stats) -> String {
+    let solver_s = s.unit_generator["solver"]["solver_ms"].as_f64().unwrap_or(0.0) / 1000.0;
+    let limit = match s.timeout_calibrated_ms {
+        0 => "runs under the full time limit".to_string(),
+        ms => format!(
+            "runs limited to {ms} ms, {} re-run under the full limit ({} of them finished)",
+            thousands(s.timeouts_rechecked),
+            thousands(s.slow_runs)
+        ),
+    };
+    let waited =
+        if s.idle_s > 0.0 { format!("; {:.0} s waiting for other instances", s.idle_s) } else { String::new() };
+    format!(
+        "{} system execs, {} unit tries, {:.0} s in unit rounds ({solver_s:.0} s solving); {limit}; {:.1} s lost to timeouts{waited}",
+        thousands(s.execs),
+        thousands(s.unit_tries),
+        s.unit_seconds,
+        s.timeout_lost_s
+    )
+}
+
 fn thousands(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::new();

@@ -138,7 +138,7 @@ impl Campaign {
         }
         if uw.last.elapsed() < QUICK
             || uw.generator.pending() == Pending::Working
-            || self.file.stats.unit_seconds > MAX_SHARE * self.elapsed()
+            || self.file.stats.unit_seconds > self.unit_share() * self.elapsed()
         {
             self.units = Some(uw);
             return Ok(());
@@ -225,6 +225,16 @@ impl Campaign {
             return Ok(None);
         };
         Ok(Some(uw.pool.swap_remove(best)))
+    }
+
+    /// The most of the campaign's time unit rounds take: all of it when
+    /// the system tests come from other instances (`--system afl++`).
+    fn unit_share(&self) -> f64 {
+        if self.generator.name() == systemgen::EXTERNAL {
+            1.0
+        } else {
+            MAX_SHARE
+        }
     }
 
     /// Coverage lifts and true alarms so far.

@@ -18,9 +18,9 @@ use std::time::Duration;
 /// The `exec::Target` the flags describe.
 pub fn target(args: &TargetArgs) -> anyhow::Result<::exec::Target> {
     let (program, rest) = args.command.split_first().ok_or_else(|| anyhow::anyhow!("no target given after --"))?;
-    anyhow::ensure!(args.timeout_ms > 0, "the timeout must be positive");
+    anyhow::ensure!(args.timeout_ms() > 0, "the timeout must be positive");
     let mut t = ::exec::Target::new(program, rest.to_vec());
-    t.timeout = Duration::from_millis(args.timeout_ms);
+    t.timeout = Duration::from_millis(args.timeout_ms());
     t.mem_limit_mb = (args.mem_limit_mb > 0).then_some(args.mem_limit_mb);
     t.show_output = args.show_output;
     t.args_in_input = args.args_in_input;

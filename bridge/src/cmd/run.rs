@@ -7,6 +7,7 @@ use crate::cli::RunArgs;
 
 pub fn run(args: RunArgs) -> anyhow::Result<i32> {
     let budget = args.time;
+    let output = output_dir(&args)?;
     anyhow::ensure!(args.batch > 0, "--batch must be at least 1");
     match args.unit.as_str() {
         "none" | "fuzz" | "symbolic" => {}
@@ -26,7 +27,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
     // A resumed campaign keeps its unit generator.
     let mut unit = args.unit.clone();
     let (mut campaign, grammar_file) = if args.resume {
-        let out = OutDir::open(&args.output)?;
+        let out = OutDir::open(&output)?;
         let mut file = CampaignFile::decode(&out.read("campaign.json")?)?;
         if file.config.command != args.target.command {
             eprintln!(
@@ -55,7 +56,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
             target.args_in_input = file.config.args_in_input;
         }
         let fs = ::exec::ForkServer::start(with_stacks(target, &out))?;
-        eprintln!("bridge run: resuming {} at {:.0} s of {budget:.0} s", args.output.display(), file.stats.elapsed_s);
+        eprintln!("bridge run: resuming {} at {:.0} s of {budget:.0} s", output.display(), file.stats.elapsed_s);
         (Campaign::resume(out, file, fs, g)?, grammar_file)
     } else {
         let input = args.input.clone().expect("clap requires --input");
@@ -68,7 +69,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
             Some(p) => seeds_parse(p, &input)?,
             None => Vec::new(),
         };
-        let out = OutDir::create(&args.output)?;
+        let out = OutDir::create(&output)?;
         let config = Config {
             system: args.system.clone(),
             unit: args.unit.clone(),
@@ -76,7 +77,8 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
             time_budget_s: budget,
             command: args.target.command.clone(),
             args_in_input: args.target.args_in_input,
-            timeout_ms: args.target.timeout_ms,
+            timeout_ms: args.target.timeout_ms(),
+            calibrate: args.target.timeout_ms.is_none(),
             mem_limit_mb: args.target.mem_limit_mb,
             input_dir: input,
             batch: args.batch,
@@ -84,12 +86,14 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
             signature_depth: usize::from(args.signature_depth),
             grammar: grammar_path.clone(),
             grammar_mode: grammar_path.as_ref().map(|_| args.mode.clone()),
+            sync: args.sync.as_deref().map(std::path::absolute).transpose()?,
+            sync_name: args.sync.as_ref().map(|_| args.name.clone()),
         };
         let fs = ::exec::ForkServer::start(with_stacks(target.clone(), &out))?;
         let c = Campaign::start(out, CampaignFile::new(config), fs, g)?;
         // The seeds' trees, beside them.
-        let out = OutDir::open(&args.output)?;
-        for e in std::fs::read_dir(args.output.join("queue"))?.flatten() {
+        let out = OutDir::open(&output)?;
+        for e in std::fs::read_dir(output.join("queue"))?.flatten() {
             let name = e.file_name().to_string_lossy().into_owned();
             let tree = seed_trees.iter().find(|(seed, _)| name.ends_with(&format!(",orig:{seed}")));
             if let Some((_, json)) = tree {
@@ -101,11 +105,17 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
     if let Some(p) = grammar_file {
         campaign.with_grammar(grammar::Grammar::load(&p)?);
     }
+    let config = CampaignFile::decode(&OutDir::open(&output)?.read("campaign.json")?)?.config;
+    if let (Some(root), Some(name)) = (&config.sync, &config.sync_name) {
+        let sync = crate::campaign::sync::SyncDir::open(root, name, &OutDir::open(&output)?)?;
+        eprintln!("bridge run: instance {name} of {}: importing the other instances' queues", root.display());
+        campaign.with_sync(sync);
+    }
     if unit != "none" {
         let program = campaign_program(&args)?;
         let g = unitgen::by_name(&unit, args.seed).expect("a unit generator");
         let mut uw = crate::campaign::units::UnitWork::new(program, g)?;
-        uw.remember(crate::campaign::alarms::known_alarms(&args.output));
+        uw.remember(crate::campaign::alarms::known_alarms(&output));
         campaign.with_units(uw);
     }
     let s = campaign.run()?.clone();
@@ -147,6 +157,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
         s.unique_hangs,
         if s.finished { "" } else { "; stopped early, continue with --resume" }
     );
+    println!("bridge run: {}", crate::campaign::status::time_spent(&s));
     Ok(0)
 }
 
@@ -179,6 +190,40 @@ fn seeds_parse(grammar_path: &std::path::Path, input: &std::path::Path) -> anyho
 /// The target program, absolute.
 /// `target` asked to write the stack of every crashing run where the
 /// campaign reads it (`campaign/signatures.rs`).
+/// The campaign directory: `-o`, or the instance's directory in the sync
+/// directory.
+fn output_dir(args: &RunArgs) -> anyhow::Result<std::path::PathBuf> {
+    if args.system == systemgen::EXTERNAL {
+        anyhow::ensure!(
+            args.sync.is_some(),
+            "--system afl++ takes its tests from an AFL++ sync directory: give --sync DIR"
+        );
+    }
+    let Some(sync) = &args.sync else {
+        return Ok(args.output.clone().expect("clap requires --output without --sync"));
+    };
+    anyhow::ensure!(
+        !args.target.args_in_input,
+        "--args-in-input tests carry their command line, which AFL++ instances would take for input: not with --sync"
+    );
+    anyhow::ensure!(
+        !args.name.is_empty() && !args.name.starts_with('.') && !args.name.contains('/'),
+        "--name must be a plain directory name, not '{}'",
+        args.name
+    );
+    anyhow::ensure!(sync.is_dir() || !sync.exists(), "{} is not a directory", sync.display());
+    std::fs::create_dir_all(sync)?;
+    let mine = sync.join(&args.name);
+    if let Some(o) = &args.output {
+        anyhow::ensure!(
+            std::path::absolute(o)? == std::path::absolute(&mine)?,
+            "with --sync the campaign directory is {}: leave out -o",
+            mine.display()
+        );
+    }
+    Ok(mine)
+}
+
 fn with_stacks(mut target: ::exec::Target, out: &OutDir) -> ::exec::Target {
     let path = crate::campaign::signatures::stack_file(out.root());
     let path = std::path::absolute(&path).unwrap_or(path);

@@ -50,28 +50,50 @@ fn afl_showmap_sees_the_edges_the_bridge_sees() {
     assert!(differ, "two different seeds gave AFL++ the same map");
 }
 
+/// `afl-fuzz -M NAME` for `secs` seconds on `prog` in the sync directory
+/// `sync`; its log.
+fn afl_fuzz(prog: &Path, seeds: &Path, sync: &Path, name: &str, secs: u32) -> String {
+    let o = Command::new("afl-fuzz")
+        .args(["-M", name, "-V", &secs.to_string(), "-i"])
+        .arg(seeds)
+        .arg("-o")
+        .arg(sync)
+        .arg("--")
+        .arg(prog)
+        .arg("@@")
+        .env("AFL_NO_UI", "1")
+        .env("AFL_NO_AFFINITY", "1")
+        .env("AFL_SKIP_CPUFREQ", "1")
+        .env("AFL_IMPORT_FIRST", "1")
+        .env("AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES", "1")
+        .output()
+        .expect("afl-fuzz is installed (scripts/install-deps.sh)");
+    let log = format!("{}{}", stdout(&o), stderr(&o));
+    assert!(o.status.success(), "afl-fuzz failed: {log}");
+    log
+}
+
+fn listing(dir: &Path) -> Vec<(String, u64, std::time::SystemTime)> {
+    let mut v = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        let m = e.metadata().unwrap();
+        if m.is_dir() {
+            v.extend(listing(&e.path()));
+        } else {
+            v.push((e.path().display().to_string(), m.len(), m.modified().unwrap()));
+        }
+    }
+    v.sort();
+    v
+}
+
 #[test]
 fn afl_fuzz_drives_a_carve_clang_binary_and_grows_its_queue() {
     let dir = tempfile::tempdir().unwrap();
     let prog = example("interp", dir.path());
     let seeds = seeds_of("interp", dir.path());
     let out = dir.path().join("sync");
-    let o = Command::new("afl-fuzz")
-        .args(["-V", "4", "-i"])
-        .arg(&seeds)
-        .arg("-o")
-        .arg(&out)
-        .arg("--")
-        .arg(&prog)
-        .arg("@@")
-        .env("AFL_NO_UI", "1")
-        .env("AFL_NO_AFFINITY", "1")
-        .env("AFL_SKIP_CPUFREQ", "1")
-        .env("AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES", "1")
-        .output()
-        .expect("afl-fuzz is installed (scripts/install-deps.sh)");
-    let log = format!("{}{}", stdout(&o), stderr(&o));
-    assert!(o.status.success(), "afl-fuzz failed: {log}");
+    let log = afl_fuzz(&prog, &seeds, &out, "default", 4);
     assert!(log.contains("Target map size"), "the hello announced no map size: {log}");
     let stats = std::fs::read_to_string(out.join("default/fuzzer_stats")).unwrap();
     let stat = |k: &str| -> u64 {
@@ -81,4 +103,47 @@ fn afl_fuzz_drives_a_carve_clang_binary_and_grows_its_queue() {
     let seeds_n = std::fs::read_dir(&seeds).unwrap().count() as u64;
     assert!(stat("execs_done") > 500, "{stats}");
     assert!(stat("corpus_count") > seeds_n, "no new path in AFL++'s queue: {stats}");
+}
+
+/// The bridge as an instance of an AFL++ sync directory: it runs every
+/// entry AFL++ queued once, writes only into its own directory, and an
+/// AFL++ instance imports what it queued.
+#[test]
+fn a_bridge_instance_imports_afl_queues_and_afl_imports_its_queue() {
+    let dir = tempfile::tempdir().unwrap();
+    let prog = example("interp", dir.path());
+    let seeds = seeds_of("interp", dir.path());
+    let sync = dir.path().join("sync");
+    afl_fuzz(&prog, &seeds, &sync, "main", 3);
+    let main_queue =
+        std::fs::read_dir(sync.join("main/queue")).unwrap().flatten().filter(|e| e.path().is_file()).count();
+    let before = listing(&sync.join("main"));
+    let (s, p) = (seeds.to_str().unwrap(), prog.to_str().unwrap());
+    let sync_s = sync.to_str().unwrap();
+    let o = bridge(&["run", "--system", "afl++", "--sync", sync_s, "-i", s, "--time", "6s", "--", p, "@@"], b"");
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(listing(&sync.join("main")), before, "the bridge wrote into AFL++'s directory");
+    let mine = sync.join("bridge");
+    let json: serde_json::Value = serde_json::from_slice(&std::fs::read(mine.join("campaign.json")).unwrap()).unwrap();
+    let stats = &json["stats"];
+    assert_eq!(stats["imported"].as_u64(), Some(main_queue as u64), "every entry of main's queue once: {stats}");
+    let kept: Vec<String> = std::fs::read_dir(mine.join("queue"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains(",sync:main,src:"))
+        .collect();
+    assert!(!kept.is_empty() && kept.len() as u64 == stats["imported_kept"].as_u64().unwrap(), "{kept:?} {stats}");
+    assert!(stats["units_analysed"].as_u64().unwrap() > 0, "nothing imported was explored: {stats}");
+    assert_eq!(std::fs::read_to_string(mine.join(".synced/main")).unwrap().trim(), main_queue.to_string());
+
+    // An AFL++ instance that sees only the bridge imports from its queue.
+    let other = dir.path().join("other");
+    std::fs::create_dir_all(&other).unwrap();
+    std::os::unix::fs::symlink(&mine, other.join("bridge")).unwrap();
+    afl_fuzz(&prog, &seeds, &other, "judge", 2);
+    let imported = std::fs::read_dir(other.join("judge/queue"))
+        .unwrap()
+        .filter(|e| e.as_ref().unwrap().file_name().to_string_lossy().contains(",sync:bridge,"))
+        .count();
+    assert!(imported > 0, "AFL++ imported nothing from the bridge's queue");
 }

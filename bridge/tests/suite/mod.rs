@@ -14,3 +14,4 @@ mod libc_models;
 mod modules;
 mod review;
 mod symbolic;
+mod timeouts;

@@ -1,0 +1,49 @@
+//! Calibrated time limits in `bridge run`: a short limit from the seeds'
+//! run times, every run past it re-run under the full limit, and `-t`
+//! taking the calibration away.
+
+use crate::util::*;
+use std::path::Path;
+
+fn campaign(prog: &Path, dir: &Path, name: &str, extra: &[&str]) -> (serde_json::Value, std::path::PathBuf) {
+    let seeds = dir.join("seeds");
+    std::fs::create_dir_all(&seeds).unwrap();
+    std::fs::write(seeds.join("a"), b"hello world\n").unwrap();
+    let out = dir.join(name);
+    let (s, o, p) = (seeds.to_str().unwrap(), out.to_str().unwrap(), prog.to_str().unwrap());
+    let mut args = vec!["run", "--unit", "none", "-i", s, "-o", o, "--seed", "3"];
+    args.extend_from_slice(extra);
+    args.extend_from_slice(&["--", p]);
+    let r = bridge(&args, b"");
+    assert!(r.status.success(), "{}", stderr(&r));
+    assert!(stdout(&r).contains("lost to timeouts"), "the time report is missing: {}", stdout(&r));
+    let json: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("campaign.json")).unwrap()).unwrap();
+    (json["stats"].clone(), out)
+}
+
+#[test]
+fn runs_past_the_calibrated_limit_are_rechecked_and_only_real_hangs_are_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let slow = fixture("slow", dir.path());
+    let (stats, out) = campaign(&slow, dir.path(), "calibrated", &["--time", "6s"]);
+    let limit = stats["timeout_calibrated_ms"].as_u64().unwrap();
+    assert!((20..50).contains(&limit), "the seed takes well under 10 ms: {stats}");
+    let (rechecked, slow_runs, hangs) = (
+        stats["timeouts_rechecked"].as_u64().unwrap(),
+        stats["slow_runs"].as_u64().unwrap(),
+        stats["hangs"].as_u64().unwrap(),
+    );
+    assert!(slow_runs > 0, "no 50 ms run was seen to finish under the full limit: {stats}");
+    assert!(hangs > 0, "no input long enough to hang: {stats}");
+    assert_eq!(rechecked, slow_runs + hangs, "every run past the short limit is run again: {stats}");
+    // A hang costs the short limit and the full one.
+    assert!(stats["timeout_lost_s"].as_f64().unwrap() >= hangs as f64 * 1.0, "{stats}");
+    for h in std::fs::read_dir(out.join("hangs")).unwrap() {
+        let len = std::fs::metadata(h.unwrap().path()).unwrap().len();
+        assert!(len > 64, "a kept hang of {len} bytes finishes in 50 ms");
+    }
+
+    let (given, _) = campaign(&slow, dir.path(), "given", &["--time", "2s", "-t", "400"]);
+    assert_eq!(given["timeout_calibrated_ms"], 0, "-t takes the calibration away: {given}");
+    assert_eq!(given["timeouts_rechecked"], 0, "{given}");
+}
