@@ -73,9 +73,17 @@ impl ForkServer {
     /// Runs `input` once; under a calibrated limit, a timeout is re-run
     /// under the full limit and only a second timeout counts.
     pub fn run(&mut self, input: &[u8]) -> Result<Outcome, Error> {
-        let outcome = self.run_limited(input)?;
-        let (Some(short), Outcome::Timeout) = (self.timeouts.calibrated, outcome) else {
-            return Ok(outcome);
+        match self.run_limited(input)? {
+            Outcome::Timeout => self.recheck(input),
+            outcome => Ok(outcome),
+        }
+    }
+
+    /// Runs `input` under the full limit when runs are calibrated (after
+    /// it exceeded the short one); the outcome of the last run otherwise.
+    pub fn recheck(&mut self, input: &[u8]) -> Result<Outcome, Error> {
+        let Some(short) = self.timeouts.calibrated else {
+            return Ok(Outcome::Timeout);
         };
         self.timeouts.rechecked += 1;
         self.set_run_timeout(self.target().timeout);
@@ -88,9 +96,9 @@ impl ForkServer {
         Ok(again)
     }
 
-    /// One run under the current limit; the time of a run it stops counts
-    /// as lost.
-    fn run_limited(&mut self, input: &[u8]) -> Result<Outcome, Error> {
+    /// One run under the current limit, calibrated or not, with no
+    /// recheck; the time of a run it stops counts as lost.
+    pub fn run_limited(&mut self, input: &[u8]) -> Result<Outcome, Error> {
         let started = Instant::now();
         let outcome = self.run_restarting(input)?;
         if outcome == Outcome::Timeout {

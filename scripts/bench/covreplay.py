@@ -14,6 +14,10 @@ nothing: the number of such runs is printed ("killed").
 
   scripts/bench/covreplay.py BIN OUT [OUT...]      one row per OUT
   scripts/bench/covreplay.py --union BIN OUT...    also the union of all
+
+`--argv 'WORDS'` (first) gives one fixed command line instead (tests are
+the input alone, as AFL++ and `bridge run` without --args-in-input keep
+them). An output directory may be an AFL++ sync directory's instance.
 """
 import json
 import os
@@ -31,7 +35,8 @@ def tests_of(out):
         if os.path.isdir(d):
             for f in sorted(os.listdir(d)):
                 p = os.path.join(d, f)
-                if os.path.isfile(p) and not f.startswith("."):
+                # Entries are named `id:...` (AFL++'s README.txt is not one).
+                if os.path.isfile(p) and f.startswith("id:"):
                     yield p
     alarms = os.path.join(out, "alarms")
     if os.path.isdir(alarms):
@@ -41,13 +46,16 @@ def tests_of(out):
                 yield p
 
 
-def run_one(binary, test, scratch, profdir):
+def run_one(binary, test, scratch, profdir, fixed=None):
     data = open(test, "rb").read()
-    line, _, rest = data.partition(b"\n")
-    try:
-        words = shlex.split(line.decode("latin-1"))
-    except ValueError:
-        words = line.decode("latin-1").split()
+    if fixed is not None:
+        words, rest = fixed, data
+    else:
+        line, _, rest = data.partition(b"\n")
+        try:
+            words = shlex.split(line.decode("latin-1"))
+        except ValueError:
+            words = line.decode("latin-1").split()
     infile = os.path.join(scratch, "input")
     with open(infile, "wb") as f:
         f.write(rest)
@@ -92,20 +100,23 @@ def branches(binary, profdir):
     return t["covered"], t["count"]
 
 
-def measure(binary, outs, profdir):
+def measure(binary, outs, profdir, fixed=None):
     n = lost = 0
     with tempfile.TemporaryDirectory() as scratch:
         os.chmod(scratch, 0o755)
         for out in outs:
             for t in tests_of(out):
                 n += 1
-                lost += run_one(binary, t, scratch, profdir)
+                lost += run_one(binary, t, scratch, profdir, fixed)
     covered, total = branches(binary, profdir)
     return n, lost, covered, total
 
 
 def main():
     args = sys.argv[1:]
+    fixed = None
+    if args[:1] == ["--argv"] and len(args) > 1:
+        fixed, args = shlex.split(args[1]), args[2:]
     union = bool(args) and args[0] == "--union"
     if union:
         args = args[1:]
@@ -115,11 +126,11 @@ def main():
     print(f"{'output':<40} {'tests':>6} {'killed':>6} {'branches':>9} {'of':>6}")
     for out in outs:
         with tempfile.TemporaryDirectory() as prof:
-            n, lost, c, t = measure(binary, [out], prof)
+            n, lost, c, t = measure(binary, [out], prof, fixed)
         print(f"{out:<40} {n:6d} {lost:6d} {c:9d} {t:6d}")
     if union:
         with tempfile.TemporaryDirectory() as prof:
-            n, lost, c, t = measure(binary, outs, prof)
+            n, lost, c, t = measure(binary, outs, prof, fixed)
         print(f"{'(union)':<40} {n:6d} {lost:6d} {c:9d} {t:6d}")
 
 

@@ -69,6 +69,13 @@ pub trait UnitGenerator {
     fn system_coverage(&mut self, _covered: &[u8]) {}
     /// Blocks until more candidates may be ready, or `limit` passed.
     fn wait(&self, _limit: std::time::Duration) {}
+    /// The share of a core its own thread may take (a campaign on one
+    /// core sets it, so that system runs are not starved): from 0.05 to 1.
+    fn set_cpu_share(&self, _share: f64) {}
+    /// CPU seconds its own thread has used (0 when it has none).
+    fn own_cpu_seconds(&self) -> f64 {
+        0.0
+    }
     /// Counters worth reporting.
     fn stats_json(&self) -> serde_json::Value {
         serde_json::Value::Null

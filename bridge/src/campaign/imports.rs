@@ -29,7 +29,9 @@ impl Campaign {
         let outcome = self.fs.run(&imp.data)?;
         self.file.stats.execs += 1;
         self.file.stats.imported += 1;
+        let edges_before = self.cov.edges();
         let newness = self.cov.add(self.fs.map());
+        self.file.stats.edges_by_system += (self.cov.edges() - edges_before) as u64;
         let instance = sanitize(&imp.instance);
         let src = format!("{instance}:{:06}", imp.id);
         let record = || Record {

@@ -299,9 +299,11 @@ impl Campaign {
     }
 
     fn run_case(&mut self, mut case: TestCase) -> anyhow::Result<()> {
-        let outcome = self.fs.run(&case.data)?;
+        let outcome = self.run_system(&case.data)?;
         self.file.stats.execs += 1;
+        let edges_before = self.cov.edges();
         let newness = self.cov.add(self.fs.map());
+        self.file.stats.edges_by_system += (self.cov.edges() - edges_before) as u64;
         let src = outdir::src_field(case.parent, &case.donors);
         let generator = self.generator.name();
         let record = || trails::system(generator, case.parent, &case.donors, &case.op, case.labels.clone());
@@ -329,6 +331,28 @@ impl Campaign {
             self.generator.feedback(&case, interesting);
         }
         Ok(())
+    }
+
+    /// Runs a system test. Under a calibrated limit, a run past it is run
+    /// again under the full limit only when it would be kept as a hang
+    /// (its signature is new, or it shows a new edge among hangs); the
+    /// others count against the hang kept for their signature at the cost
+    /// of the short limit, as AFL++ counts its timeouts.
+    fn run_system(&mut self, data: &[u8]) -> anyhow::Result<Outcome> {
+        let outcome = self.fs.run_limited(data)?;
+        if outcome != Outcome::Timeout || self.fs.timeouts().calibrated.is_none() {
+            return Ok(outcome);
+        }
+        let key = signatures::peek_key(self.out.root(), self.file.config.signature_depth);
+        let known = match &key {
+            Some(k) => self.hang_keys.contains_key(k),
+            None => self.hang_cov.new_edges(self.fs.map()).is_empty(),
+        };
+        if known {
+            return Ok(outcome);
+        }
+        let _ = signatures::take_key(self.out.root(), self.file.config.signature_depth);
+        Ok(self.fs.recheck(data)?)
     }
 
     /// Keeps a crash (hang) when its signature is new (see

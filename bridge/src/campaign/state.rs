@@ -194,6 +194,15 @@ pub struct Stats {
     /// Seconds spent waiting, with nothing to import, generate or explore.
     #[serde(default)]
     pub idle_s: f64,
+    /// Edges system runs (generated or imported) and lifts added to the
+    /// campaign's coverage, and the unit level's current share of the
+    /// time (see `units/levels.rs`).
+    #[serde(default)]
+    pub edges_by_system: u64,
+    #[serde(default)]
+    pub edges_by_units: u64,
+    #[serde(default)]
+    pub unit_share: f64,
 }
 
 impl Stats {

@@ -92,7 +92,12 @@ pub fn pinned_summary(stats: &serde_json::Value, n: usize) -> Option<String> {
 /// Where a campaign's time went: system runs, unit tries, the solver, and
 /// runs stopped by a time limit.
 pub fn time_spent(s: &Stats) -> String {
-    let solver_s = s.unit_generator["solver"]["solver_ms"].as_f64().unwrap_or(0.0) / 1000.0;
+    let g = &s.unit_generator;
+    let solver_s = g["solver_cpu_s"].as_f64().unwrap_or(0.0);
+    let paused = match g["solver_waited_s"].as_f64() {
+        Some(w) if w > 0.5 => format!(", paused {w:.0} s to leave the core to system runs"),
+        _ => String::new(),
+    };
     let limit = match s.timeout_calibrated_ms {
         0 => "runs under the full time limit".to_string(),
         ms => format!(
@@ -104,7 +109,7 @@ pub fn time_spent(s: &Stats) -> String {
     let waited =
         if s.idle_s > 0.0 { format!("; {:.0} s waiting for other instances", s.idle_s) } else { String::new() };
     format!(
-        "{} system execs, {} unit tries, {:.0} s in unit rounds ({solver_s:.0} s solving); {limit}; {:.1} s lost to timeouts{waited}",
+        "{} system execs, {} unit tries, {:.0} s in unit rounds, {solver_s:.0} s of solver CPU{paused}; {limit}; {:.1} s lost to timeouts{waited}",
         thousands(s.execs),
         thousands(s.unit_tries),
         s.unit_seconds,

@@ -17,6 +17,7 @@
 //! queue, false alarms are counted; a function whose lifts keep
 //! reproducing nothing is dropped.
 
+mod levels;
 mod main_rounds;
 mod schedule;
 mod shares;
@@ -45,8 +46,6 @@ const QUICK: Duration = Duration::from_millis(100);
 const ROUND: Duration = Duration::from_secs(1);
 /// Units of one carved entry kept for the rounds to come.
 const POOL: usize = 8;
-/// The most of a campaign's time that unit rounds take.
-const MAX_SHARE: f64 = 0.5;
 /// Values tried per unit, over the rounds that explore it.
 const TRIES: usize = 300;
 /// The columns of `units.csv`: one row per unit round.
@@ -95,6 +94,8 @@ pub struct UnitWork {
     shares: shares::Shares,
     /// System coverage (edges) the generator was last given.
     coverage_given: usize,
+    /// The unit level's share against system runs (`units/levels.rs`).
+    levels: levels::Levels,
 }
 
 impl UnitWork {
@@ -112,6 +113,7 @@ impl UnitWork {
             main_grown: BTreeSet::new(),
             main_turns: 0,
             shares: shares::Shares::default(),
+            levels: levels::Levels::new(std::thread::available_parallelism().map_or(1, |n| n.get())),
             coverage_given: 0,
         })
     }
@@ -136,10 +138,8 @@ impl Campaign {
             }
             uw.generator.system_coverage(&covered);
         }
-        if uw.last.elapsed() < QUICK
-            || uw.generator.pending() == Pending::Working
-            || self.file.stats.unit_seconds > self.unit_share() * self.elapsed()
-        {
+        let over_share = self.over_share(&mut uw);
+        if uw.last.elapsed() < QUICK || uw.generator.pending() == Pending::Working || over_share {
             self.units = Some(uw);
             return Ok(());
         }
@@ -227,14 +227,23 @@ impl Campaign {
         Ok(Some(uw.pool.swap_remove(best)))
     }
 
-    /// The most of the campaign's time unit rounds take: all of it when
-    /// the system tests come from other instances (`--system afl++`).
-    fn unit_share(&self) -> f64 {
-        if self.generator.name() == systemgen::EXTERNAL {
-            1.0
-        } else {
-            MAX_SHARE
+    /// Whether the unit level has taken its share of the campaign's time
+    /// (`units/levels.rs`): all of it when the system tests come from
+    /// other instances (`--system afl++`). On one core the solver thread
+    /// is paced to what the rounds leave of the share.
+    fn over_share(&mut self, uw: &mut UnitWork) -> bool {
+        let elapsed = self.elapsed();
+        let s = &mut self.file.stats;
+        let one_core = uw.levels.one_core();
+        let solver_s = if one_core { uw.generator.own_cpu_seconds() } else { 0.0 };
+        let unit_s = s.unit_seconds + solver_s;
+        uw.levels.update(elapsed, unit_s, s.edges_by_system, s.edges_by_units);
+        let share = if self.generator.name() == systemgen::EXTERNAL { 1.0 } else { uw.levels.unit_share() };
+        s.unit_share = share;
+        if one_core {
+            uw.generator.set_cpu_share((share - s.unit_seconds / elapsed.max(1.0)).max(0.05));
         }
+        unit_s > share * elapsed
     }
 
     /// Coverage lifts and true alarms so far.
@@ -444,7 +453,9 @@ impl Campaign {
             }
             _ => true,
         };
+        let edges_before = self.cov.edges();
         let (class, sys) = lifter::check(&mut self.fs, &mut self.cov, &lifted)?;
+        self.file.stats.edges_by_units += (self.cov.edges() - edges_before) as u64;
         if c.values.iter().any(|(k, _)| matches!(params[*k].encoding, model::unit::Encoding::Digits { .. })) {
             self.file.stats.digit_lifts += 1;
             self.file.stats.digit_lifts_effective += u64::from(class != Class::FalseAlarm);

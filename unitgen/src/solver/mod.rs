@@ -6,6 +6,7 @@
 
 pub mod cache;
 pub mod local;
+pub mod paced;
 pub mod slice;
 pub mod text;
 pub mod z3;

@@ -142,6 +142,8 @@ struct Out {
 
 pub struct Symbolic {
     link: Arc<Link>,
+    /// The solver thread's share of a core.
+    pace: Arc<crate::solver::paced::Pace>,
     jobs: Sender<Job>,
     slots: Vec<Slot>,
     inputs: Vec<SymInput>,
@@ -159,10 +161,12 @@ pub struct Symbolic {
 impl Symbolic {
     pub fn new(timeout_ms: u32, smt_log: Option<std::path::PathBuf>) -> Symbolic {
         let link = Arc::new(Link::default());
+        let pace = Arc::new(crate::solver::paced::Pace::default());
         let (jobs, rx) = std::sync::mpsc::channel();
-        worker::spawn(link.clone(), rx, timeout_ms, smt_log);
+        worker::spawn(link.clone(), rx, timeout_ms, smt_log, pace.clone());
         Symbolic {
             link,
+            pace,
             jobs,
             slots: Vec::new(),
             inputs: Vec::new(),
@@ -428,8 +432,21 @@ impl UnitGenerator for Symbolic {
         }
     }
 
+    fn set_cpu_share(&self, share: f64) {
+        self.pace.set_share(share);
+    }
+
+    fn own_cpu_seconds(&self) -> f64 {
+        self.pace.cpu_seconds()
+    }
+
     fn stats_json(&self) -> serde_json::Value {
-        serde_json::to_value(self.explore_stats()).unwrap_or_default()
+        let mut v = serde_json::to_value(self.explore_stats()).unwrap_or_default();
+        if let Some(o) = v.as_object_mut() {
+            o.insert("solver_cpu_s".into(), self.pace.cpu_seconds().into());
+            o.insert("solver_waited_s".into(), self.pace.waited_seconds().into());
+        }
+        v
     }
 }
 

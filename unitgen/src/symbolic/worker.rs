@@ -183,9 +183,18 @@ impl Link {
     }
 }
 
-/// Starts the solver thread; it ends when the job channel closes.
-pub(super) fn spawn(link: Arc<Link>, jobs: Receiver<Job>, timeout_ms: u32, smt_log: Option<std::path::PathBuf>) {
-    spawn_with(link, jobs, retry::escalated(timeout_ms), move || solver::chain(timeout_ms, smt_log));
+/// Starts the solver thread; it ends when the job channel closes. Its
+/// queries keep to `pace`'s share of a core.
+pub(super) fn spawn(
+    link: Arc<Link>,
+    jobs: Receiver<Job>,
+    timeout_ms: u32,
+    smt_log: Option<std::path::PathBuf>,
+    pace: Arc<solver::paced::Pace>,
+) {
+    spawn_with(link, jobs, retry::escalated(timeout_ms), move || {
+        solver::paced::Paced::new(solver::chain(timeout_ms, smt_log), pace)
+    });
 }
 
 /// Starts the solver thread with the solver `make` gives (made on the

@@ -1,0 +1,162 @@
+#!/usr/bin/env bash
+# The bridge beside AFL++ (Debian's afl++ 4.04c), measured outside both
+# tools: every test of every output is replayed on the subject's llvm-cov
+# build (scripts/bench/covreplay.py).
+#
+#   speed  AFL++ on the carve-clang build against AFL++ on the
+#          afl-clang-fast build, side by side, one core each: execs/s.
+#   alone  `bridge run --unit symbolic` against AFL++ alone, side by side,
+#          one core each (taskset): system execs and branch coverage.
+#   pair   two cores, one configuration after the other: AFL++ -M + AFL++ -S
+#          against AFL++ -M + `bridge run --system afl++ --sync`: branch
+#          coverage of the union of the two instances' outputs, the bridge's
+#          entries AFL++ imported (`sync:bridge` in its queue), and the
+#          failure signatures only the bridge found.
+#
+# Command lines are fixed (AFL++ cannot vary them), one per subject below;
+# the seeds are the inputs of the benchmark seeds (for sed, their scripts,
+# run by `sed -f` on the seeds' data). AFL++ syncs every minute
+# (AFL_SYNC_TIME=1) in both pair configurations. Needs the plain-free
+# variants carve, afl and cov: scripts/subjects.sh --variant carve,afl,cov.
+#
+#   scripts/bench/afl.sh [--cache DIR] [--subjects sed,dc,cut] [--time 5m]
+#                        [--seeds N] [--modes speed,alone,pair] [--out DIR]
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+cache=${CARVE_CACHE:-$HOME/.cache/carve-bridge}/subjects
+subjects=sed,dc,cut
+budget=5m
+seeds=1
+modes=speed,alone,pair
+out=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --cache) cache=$2/subjects; shift 2 ;;
+    --subjects) subjects=$2; shift 2 ;;
+    --time) budget=$2; shift 2 ;;
+    --seeds) seeds=$2; shift 2 ;;
+    --modes) modes=$2; shift 2 ;;
+    --out) out=$2; shift 2 ;;
+    *) echo "afl.sh: unknown option $1" >&2; exit 2 ;;
+  esac
+done
+bridge="$repo/target/release/bridge"
+[ -x "$bridge" ] || "$repo/scripts/build.sh"
+command -v afl-fuzz >/dev/null || { echo "afl.sh: afl-fuzz missing: scripts/install-deps.sh --bench" >&2; exit 1; }
+[ -n "$out" ] || out=$(mktemp -d /tmp/carve-bench-afl.XXXXXX)
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+echo "results in $out" >&2
+secs=$(python3 -c "import sys; t=sys.argv[1]; m={'s':1,'m':60,'h':3600}; print(int(float(t[:-1])*m[t[-1]]) if t[-1] in m else int(float(t)))" "$budget")
+
+# shellcheck source=scripts/bench/seeds.sh
+. "$repo/scripts/bench/seeds.sh"
+
+export AFL_NO_UI=1 AFL_SKIP_CPUFREQ=1 AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 AFL_NO_AFFINITY=1 AFL_SYNC_TIME=1
+
+# The subject's fixed arguments (`@@` the test; DATA a file of the seeds' data).
+args_of() {
+  case "$1" in
+    cut) echo "-d , -f 1,3- @@" ;;
+    paste) echo "-s -d , @@" ;;
+    sed) echo "-f @@ $2" ;;
+    *) echo "@@" ;;
+  esac
+}
+
+# Seeds without their command lines: OUT/fixed-SUBJECT (and OUT/data-SUBJECT).
+fixed_seeds() { # subject -> directory
+  local s=$1 src d="$out/fixed-$1"
+  src=$(seed_dir "$s" "$out")
+  rm -rf "$d"; mkdir -p "$d"
+  python3 - "$s" "$src" "$d" "$out/data-$s" <<'PY'
+import os, shlex, sys
+s, src, dst, data = sys.argv[1:]
+lines = []
+for f in sorted(os.listdir(src)):
+    raw = open(os.path.join(src, f), "rb").read()
+    first, _, rest = raw.partition(b"\n")
+    if s == "sed":
+        words = shlex.split(first.decode("latin-1"))
+        script = [words[i + 1] for i, w in enumerate(words[:-1]) if w == "-e"]
+        open(os.path.join(dst, f), "w").write("\n".join(script) + "\n")
+        lines.append(rest)
+    else:
+        open(os.path.join(dst, f), "wb").write(rest)
+open(data, "wb").write(b"".join(lines))
+PY
+  echo "$d"
+}
+
+json() { python3 -c "import json,sys; d=json.load(open(sys.argv[1]))['stats']; print($2)" "$1"; }
+afl_stat() { awk -F: -v k="$2" '$1 ~ "^"k" *$" {gsub(/ /, "", $2); print $2}' "$1/fuzzer_stats"; }
+branches() { # argv out... -> covered branches of the union
+  python3 "$repo/scripts/bench/covreplay.py" --argv "$1" --union "$cov" "${@:2}" | tail -1 | awk '{print $4}'
+}
+# Failure signatures (kind and innermost frames) of every crash and alarm in the outputs.
+signatures() { # argv out... -> one key a line
+  local a=$1 f; shift
+  for o in "$@"; do
+    for f in "$o"/crashes/id:* "$o"/alarms/*/input; do
+      [ -f "$f" ] || continue
+      # shellcheck disable=SC2086
+      "$bridge" signature --json "$f" -- "$carve" $a 2>/dev/null | python3 -c "import json,sys; d=json.load(sys.stdin) or {}; print(d.get('key') or '')" || true
+    done
+  done | grep -v '^$' | sort -u
+}
+
+IFS=, read -r -a list <<< "$subjects"
+for s in "${list[@]}"; do
+  carve="$cache/bin-carve/$s" afl="$cache/bin-afl/$s" cov="$cache/bin-cov/$s"
+  for b in "$carve" "$afl" "$cov"; do
+    [ -x "$b" ] || { echo "afl.sh: $b missing: scripts/subjects.sh --variant carve,afl,cov --subjects $s" >&2; exit 1; }
+  done
+  d=$(fixed_seeds "$s")
+  a=$(args_of "$s" "$out/data-$s")
+  for seed in $(seq 1 "$seeds"); do
+    o="$out/$s/$seed"
+    rm -rf "$o"; mkdir -p "$o"
+    if [[ ",$modes," == *,speed,* ]]; then
+      # shellcheck disable=SC2086
+      taskset -c 0 afl-fuzz -V 60 -s "$seed" -i "$d" -o "$o/speed-carve" -- "$carve" $a > "$o/speed-carve.log" 2>&1 &
+      # shellcheck disable=SC2086
+      taskset -c 1 afl-fuzz -V 60 -s "$seed" -i "$d" -o "$o/speed-afl" -- "$afl" $a > "$o/speed-afl.log" 2>&1 &
+      wait
+      ec=$(afl_stat "$o/speed-carve/default" execs_done) ea=$(afl_stat "$o/speed-afl/default" execs_done)
+      printf 'speed %-6s %s  AFL++ execs in 60 s: carve-clang %s, afl-clang-fast %s, ratio %s\n' "$s" "$seed" "$ec" "$ea" \
+        "$(python3 -c "print(f'{$ec/$ea:.2f}')")"
+    fi
+    if [[ ",$modes," == *,alone,* ]]; then
+      # shellcheck disable=SC2086
+      taskset -c 0 "$bridge" run --unit symbolic --seed "$seed" -i "$d" -o "$o/bridge" --time "$secs" -- "$carve" $a > "$o/bridge.log" 2>&1 &
+      # shellcheck disable=SC2086
+      taskset -c 1 afl-fuzz -V "$secs" -s "$seed" -i "$d" -o "$o/afl" -- "$afl" $a > "$o/afl.log" 2>&1 &
+      wait
+      eb=$(json "$o/bridge/campaign.json" "d['execs']") ea=$(afl_stat "$o/afl/default" execs_done)
+      cb=$(branches "$a" "$o/bridge") ca=$(branches "$a" "$o/afl/default")
+      printf 'alone %-6s %s  execs bridge %s, AFL++ %s, ratio %s | branches bridge %s, AFL++ %s, ratio %s | %s\n' "$s" "$seed" \
+        "$eb" "$ea" "$(python3 -c "print(f'{$eb/$ea:.2f}')")" "$cb" "$ca" "$(python3 -c "print(f'{$cb/max($ca,1):.3f}')")" \
+        "$(grep -h '^bridge run: .*system execs' "$o/bridge.log" | sed 's/^bridge run: //')"
+    fi
+    if [[ ",$modes," == *,pair,* ]]; then
+      # shellcheck disable=SC2086
+      taskset -c 0 afl-fuzz -M main -V "$secs" -s "$seed" -i "$d" -o "$o/aa" -- "$afl" $a > "$o/aa-main.log" 2>&1 &
+      # shellcheck disable=SC2086
+      taskset -c 1 afl-fuzz -S second -V "$secs" -s "$((seed + 100))" -i "$d" -o "$o/aa" -- "$afl" $a > "$o/aa-second.log" 2>&1 &
+      wait
+      # shellcheck disable=SC2086
+      taskset -c 0 afl-fuzz -M main -V "$secs" -s "$seed" -i "$d" -o "$o/ab" -- "$afl" $a > "$o/ab-main.log" 2>&1 &
+      sleep 2
+      # shellcheck disable=SC2086
+      taskset -c 1 "$bridge" run --system afl++ --sync "$o/ab" --seed "$seed" -i "$d" --time "$((secs - 2))" -- "$carve" $a > "$o/ab-bridge.log" 2>&1 &
+      wait
+      caa=$(branches "$a" "$o/aa/main" "$o/aa/second") cab=$(branches "$a" "$o/ab/main" "$o/ab/bridge")
+      imported=$(find "$o/ab/main/queue" -maxdepth 1 -name '*,sync:bridge,*' | wc -l)
+      signatures "$a" "$o/aa/main" "$o/aa/second" "$o/ab/main" > "$o/sig-afl"
+      signatures "$a" "$o/ab/bridge" > "$o/sig-bridge"
+      only=$(comm -13 "$o/sig-afl" "$o/sig-bridge" | wc -l)
+      printf 'pair  %-6s %s  branches AFL++ + AFL++ %s, AFL++ + bridge %s, ratio %s | AFL++ imported %s bridge entries | signatures only the bridge found: %s of %s\n' \
+        "$s" "$seed" "$caa" "$cab" "$(python3 -c "print(f'{$cab/max($caa,1):.3f}')")" "$imported" "$only" "$(wc -l < "$o/sig-bridge")"
+    fi
+  done
+done
