@@ -19,8 +19,12 @@
 # (AFL_SYNC_TIME=1) in both pair configurations. Needs the plain-free
 # variants carve, afl and cov: scripts/subjects.sh --variant carve,afl,cov.
 #
+# `--bridge PATH` runs another build of bridge (an older commit's, for a
+# before/after comparison of `alone`).
+#
 #   scripts/bench/afl.sh [--cache DIR] [--subjects sed,dc,cut] [--time 5m]
 #                        [--seeds N] [--modes speed,alone,pair] [--out DIR]
+#                        [--bridge PATH]
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 cache=${CARVE_CACHE:-$HOME/.cache/carve-bridge}/subjects
@@ -29,6 +33,7 @@ budget=5m
 seeds=1
 modes=speed,alone,pair
 out=""
+bridge_bin=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --cache) cache=$2/subjects; shift 2 ;;
@@ -37,10 +42,11 @@ while [ $# -gt 0 ]; do
     --seeds) seeds=$2; shift 2 ;;
     --modes) modes=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
+    --bridge) bridge_bin=$2; shift 2 ;;
     *) echo "afl.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
-bridge="$repo/target/release/bridge"
+bridge=${bridge_bin:-$repo/target/release/bridge}
 [ -x "$bridge" ] || "$repo/scripts/build.sh"
 command -v afl-fuzz >/dev/null || { echo "afl.sh: afl-fuzz missing: scripts/install-deps.sh --bench" >&2; exit 1; }
 [ -n "$out" ] || out=$(mktemp -d /tmp/carve-bench-afl.XXXXXX)
@@ -102,7 +108,7 @@ signatures() { # argv out... -> one key a line
       # shellcheck disable=SC2086
       "$bridge" signature --json "$f" -- "$carve" $a 2>/dev/null | python3 -c "import json,sys; d=json.load(sys.stdin) or {}; print(d.get('key') or '')" || true
     done
-  done | grep -v '^$' | sort -u
+  done | { grep -v '^$' || true; } | sort -u
 }
 
 IFS=, read -r -a list <<< "$subjects"

@@ -334,24 +334,20 @@ impl Campaign {
     }
 
     /// Runs a system test. Under a calibrated limit, a run past it is run
-    /// again under the full limit only when it would be kept as a hang
-    /// (its signature is new, or it shows a new edge among hangs); the
-    /// others count against the hang kept for their signature at the cost
-    /// of the short limit, as AFL++ counts its timeouts.
+    /// again under the full limit only when it shows an edge no timeout
+    /// showed before, as AFL++ decides; the others count as hangs at the
+    /// cost of the short limit (a hang is kept only after a recheck).
     fn run_system(&mut self, data: &[u8]) -> anyhow::Result<Outcome> {
         let outcome = self.fs.run_limited(data)?;
         if outcome != Outcome::Timeout || self.fs.timeouts().calibrated.is_none() {
             return Ok(outcome);
         }
-        let key = signatures::peek_key(self.out.root(), self.file.config.signature_depth);
-        let known = match &key {
-            Some(k) => self.hang_keys.contains_key(k),
-            None => self.hang_cov.new_edges(self.fs.map()).is_empty(),
-        };
-        if known {
+        // Its stack says where it was, not that it hangs: a hang is kept
+        // by the stack of a run past the full limit.
+        let _ = signatures::take_key(self.out.root(), self.file.config.signature_depth);
+        if self.hang_cov.new_edges(self.fs.map()).is_empty() {
             return Ok(outcome);
         }
-        let _ = signatures::take_key(self.out.root(), self.file.config.signature_depth);
         Ok(self.fs.recheck(data)?)
     }
 

@@ -18,14 +18,9 @@ pub fn stack_file(root: &Path) -> PathBuf {
 /// run left no stack. The file is emptied, so that a later crash that
 /// leaves none is not given this one's.
 pub fn take_key(root: &Path, depth: usize) -> Option<String> {
-    let key = peek_key(root, depth);
-    let _ = std::fs::OpenOptions::new().write(true).open(stack_file(root)).and_then(|f| f.set_len(0));
-    key
-}
-
-/// The key [`take_key`] would give, the file left as it is.
-pub fn peek_key(root: &Path, depth: usize) -> Option<String> {
-    let bytes = std::fs::read(stack_file(root)).ok().filter(|b| !b.is_empty())?;
+    let path = stack_file(root);
+    let bytes = std::fs::read(&path).ok().filter(|b| !b.is_empty())?;
+    let _ = std::fs::OpenOptions::new().write(true).open(&path).and_then(|f| f.set_len(0));
     let dump = review::stack::Dump::parse(&String::from_utf8_lossy(&bytes));
     let signal = dump.signal?;
     // A hang (the fork server's SIGUSR2) by the function it was in.
@@ -47,7 +42,6 @@ mod tests {
         let stack =
             "signal 6\npc /lib/libc.so.6 8aeec\nframe /lib/libc.so.6 26472\nframe - 6482\nframe - 5601\nframe - 10\n";
         std::fs::write(stack_file(dir.path()), stack).unwrap();
-        assert_eq!(peek_key(dir.path(), 2).as_deref(), Some("signal 6 at 0x6482 0x5601"));
         assert_eq!(take_key(dir.path(), 2).as_deref(), Some("signal 6 at 0x6482 0x5601"));
         assert_eq!(take_key(dir.path(), 2), None, "emptied");
         std::fs::write(stack_file(dir.path()), "signal 12\npc - 5c\nfunc - 40\nframe - 90\n").unwrap();
