@@ -147,3 +147,20 @@ fn a_bridge_instance_imports_afl_queues_and_afl_imports_its_queue() {
         .count();
     assert!(imported > 0, "AFL++ imported nothing from the bridge's queue");
 }
+
+#[test]
+fn sync_campaigns_refuse_what_afl_would_misread() {
+    let dir = tempfile::tempdir().unwrap();
+    let seeds = seeds_of("interp", dir.path());
+    let (s, sync) = (seeds.to_str().unwrap(), dir.path().join("sync"));
+    let sync = sync.to_str().unwrap();
+    let refused = |args: &[&str], why: &str| {
+        let o = bridge(args, b"");
+        assert!(!o.status.success(), "{args:?} was accepted");
+        assert!(stderr(&o).contains(why), "{args:?}: {}", stderr(&o));
+    };
+    refused(&["run", "--system", "afl++", "-i", s, "-o", "out", "--", "./prog", "@@"], "give --sync DIR");
+    refused(&["run", "--sync", sync, "--args-in-input", "-i", s, "--", "./prog", "@@"], "not with --sync");
+    refused(&["run", "--sync", sync, "--name", "../x", "-i", s, "--", "./prog", "@@"], "plain directory name");
+    refused(&["run", "--sync", sync, "-o", "elsewhere", "-i", s, "--", "./prog", "@@"], "leave out -o");
+}
