@@ -68,19 +68,9 @@ impl<S: Solver> Paced<S> {
     fn wait(&mut self) {
         loop {
             let cpu = self.note_cpu();
-            let share = self.pace.share();
-            if share >= 1.0 {
-                return;
-            }
-            let over = cpu - share * (self.started.elapsed().as_secs_f64() - self.forgiven);
-            if over <= 0.0 {
-                return;
-            }
-            if over > MOST_OWED_S {
-                self.forgiven += (over - MOST_OWED_S) / share;
-                continue;
-            }
-            let nap = Duration::from_secs_f64(over / share).min(LONGEST_NAP);
+            let (nap, forgiven) = nap(cpu, self.started.elapsed().as_secs_f64(), self.pace.share(), self.forgiven);
+            self.forgiven = forgiven;
+            let Some(nap) = nap else { return };
             std::thread::sleep(nap);
             self.pace.waited_us.fetch_add(nap.as_micros() as u64, Ordering::Relaxed);
         }
@@ -118,6 +108,26 @@ impl<S: Solver> Solver for Paced<S> {
     fn stats(&self) -> Stats {
         self.inner.stats()
     }
+}
+
+/// How long a thread that used `cpu` seconds in `elapsed` should sleep at
+/// `share` (`None`: not at all), and the seconds forgiven so far after
+/// this call: a thread further ahead than [`MOST_OWED_S`] is forgiven the
+/// rest, as if it had started later.
+fn nap(cpu: f64, elapsed: f64, share: f64, forgiven: f64) -> (Option<Duration>, f64) {
+    if share >= 1.0 {
+        return (None, forgiven);
+    }
+    let mut forgiven = forgiven;
+    let mut over = cpu - share * (elapsed + forgiven);
+    if over > MOST_OWED_S {
+        forgiven += (over - MOST_OWED_S) / share;
+        over = MOST_OWED_S;
+    }
+    if over <= 0.0 {
+        return (None, forgiven);
+    }
+    (Some(Duration::from_secs_f64(over / share).min(LONGEST_NAP)), forgiven)
 }
 
 /// CPU time of the calling thread.
@@ -175,6 +185,20 @@ mod tests {
         .join()
         .unwrap();
         (pace.cpu_seconds(), wall, pace.waited_seconds())
+    }
+
+    #[test]
+    fn a_thread_far_ahead_of_a_lowered_share_owes_at_most_two_seconds() {
+        // 30 s of CPU in 40 s, then the share drops to a tenth.
+        let (first, forgiven) = nap(30.0, 40.0, 0.1, 0.0);
+        assert_eq!(first, Some(LONGEST_NAP));
+        assert!((forgiven - 240.0).abs() < 1e-9, "{forgiven}");
+        // Having slept its debt of 2 s of CPU (20 s at a tenth), it runs.
+        let (later, kept) = nap(30.0, 60.0, 0.1, forgiven);
+        assert_eq!((later, kept), (None, forgiven));
+        // Within its share it never sleeps; a whole share never does.
+        assert_eq!(nap(1.0, 10.0, 0.5, 0.0).0, None);
+        assert_eq!(nap(100.0, 1.0, 1.0, 0.0).0, None);
     }
 
     #[test]
