@@ -53,6 +53,10 @@ command -v afl-fuzz >/dev/null || { echo "afl.sh: afl-fuzz missing: scripts/inst
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 echo "results in $out" >&2
+# AFL++ runs the target in its own working directory, and programs write
+# files there (sed's `w`): everything runs from a scratch directory.
+mkdir -p "$out/cwd"
+cd "$out/cwd"
 secs=$(python3 -c "import sys; t=sys.argv[1]; m={'s':1,'m':60,'h':3600}; print(int(float(t[:-1])*m[t[-1]]) if t[-1] in m else int(float(t)))" "$budget")
 
 # shellcheck source=scripts/bench/seeds.sh
