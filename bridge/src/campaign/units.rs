@@ -238,9 +238,12 @@ impl Campaign {
         let solver_s = if one_core { uw.generator.own_cpu_seconds() } else { 0.0 };
         let unit_s = s.unit_seconds + solver_s;
         uw.levels.update(elapsed, unit_s, s.edges_by_system, s.edges_by_units);
-        let share = if self.generator.name() == systemgen::EXTERNAL { 1.0 } else { uw.levels.unit_share() };
+        let external = self.generator.name() == systemgen::EXTERNAL;
+        let share = if external { 1.0 } else { uw.levels.unit_share() };
         s.unit_share = share;
-        if one_core {
+        // With no system tests of its own, the unit level has the core:
+        // the rounds wait for the solver, so it is not held back.
+        if one_core && !external {
             uw.generator.set_cpu_share((share - s.unit_seconds / elapsed.max(1.0)).max(0.05));
         }
         unit_s > share * elapsed
