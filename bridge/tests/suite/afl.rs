@@ -124,7 +124,7 @@ fn a_bridge_instance_imports_afl_queues_and_afl_imports_its_queue() {
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(listing(&sync.join("main")), before, "the bridge wrote into AFL++'s directory");
     let mine = sync.join("bridge");
-    let json: serde_json::Value = serde_json::from_slice(&std::fs::read(mine.join("campaign.json")).unwrap()).unwrap();
+    let json = campaign_json(&mine);
     let stats = &json["stats"];
     assert_eq!(stats["imported"].as_u64(), Some(main_queue as u64), "every entry of main's queue once: {stats}");
     let kept: Vec<String> = std::fs::read_dir(mine.join("queue"))

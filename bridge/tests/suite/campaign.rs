@@ -12,10 +12,6 @@ fn names(dir: &Path) -> Vec<String> {
     v
 }
 
-fn campaign_json(out: &Path) -> serde_json::Value {
-    serde_json::from_slice(&std::fs::read(out.join("campaign.json")).unwrap()).unwrap()
-}
-
 #[test]
 fn a_campaign_finds_the_crash_and_it_reproduces() {
     let dir = tempfile::tempdir().unwrap();

@@ -17,8 +17,7 @@ fn campaign(prog: &Path, dir: &Path, name: &str, extra: &[&str]) -> (serde_json:
     let r = bridge(&args, b"");
     assert!(r.status.success(), "{}", stderr(&r));
     assert!(stdout(&r).contains("lost to timeouts"), "the time report is missing: {}", stdout(&r));
-    let json: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("campaign.json")).unwrap()).unwrap();
-    (json["stats"].clone(), out)
+    (campaign_json(&out)["stats"].clone(), out)
 }
 
 #[test]

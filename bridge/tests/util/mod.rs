@@ -102,6 +102,11 @@ pub fn fixture(name: &str, dir: &Path) -> PathBuf {
     carve_compile(&repo().join("bridge/tests/fixtures").join(format!("{name}.c")), dir)
 }
 
+/// A campaign's `campaign.json`, parsed.
+pub fn campaign_json(out: &Path) -> serde_json::Value {
+    serde_json::from_slice(&std::fs::read(out.join("campaign.json")).unwrap()).unwrap()
+}
+
 /// Runs bridge with `args`, feeding `stdin`.
 pub fn bridge(args: &[&str], stdin: &[u8]) -> Output {
     use std::io::Write;
