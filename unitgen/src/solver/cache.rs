@@ -67,7 +67,7 @@ impl<S: Solver> Solver for Caching<S> {
         self.answer(q, |s| s.solve_within(q, timeout_ms, stop))
     }
 
-    fn extremes(&mut self, q: &Query<'_>) -> Option<Vec<(u32, u8)>> {
+    fn extremes(&mut self, q: &Query<'_>) -> Vec<Vec<(u32, u8)>> {
         self.inner.extremes(q)
     }
 

@@ -98,10 +98,12 @@ pub trait Solver {
     }
     /// Bytes that keep every condition of `q` holding, as they hold on
     /// its parent input, with a number the last one compares pushed to
-    /// the ends of its type (see [`text`]); `None` when the chain has no
-    /// such stage or found none.
-    fn extremes(&mut self, _q: &Query<'_>) -> Option<Vec<(u32, u8)>> {
-        None
+    /// the ends of its type (see [`text`]): one answer per number it
+    /// reads (`addr + len`: a wrapped `addr` and a wrapped `len` fail in
+    /// different ways); none when the chain has no such stage or found
+    /// none.
+    fn extremes(&mut self, _q: &Query<'_>) -> Vec<Vec<(u32, u8)>> {
+        Vec::new()
     }
     fn stats(&self) -> Stats;
 }

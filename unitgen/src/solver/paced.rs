@@ -98,7 +98,7 @@ impl<S: Solver> Solver for Paced<S> {
         a
     }
 
-    fn extremes(&mut self, q: &Query<'_>) -> Option<Vec<(u32, u8)>> {
+    fn extremes(&mut self, q: &Query<'_>) -> Vec<Vec<(u32, u8)>> {
         self.wait();
         let e = self.inner.extremes(q);
         self.note_cpu();

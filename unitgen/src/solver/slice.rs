@@ -62,7 +62,7 @@ impl<S: Solver> Solver for Slicing<S> {
         self.inner.solve_within(&sliced, timeout_ms, stop)
     }
 
-    fn extremes(&mut self, q: &Query<'_>) -> Option<Vec<(u32, u8)>> {
+    fn extremes(&mut self, q: &Query<'_>) -> Vec<Vec<(u32, u8)>> {
         let sliced = self.sliced(q);
         self.inner.extremes(&sliced)
     }

@@ -228,13 +228,51 @@ impl Attempt<'_, '_> {
         Some(self.plan.value(&self.vals, x))
     }
 
-    /// Makes `leaf` hold by a number in one of the runs its value reads:
-    /// the value it wants written there, or, where the value is `s * n +
-    /// c` of that run's number `n` (a sum of two numbers, a negation, an
-    /// index scaled to an offset; `s` and `c` found by writing 0 and 1),
-    /// the number that gives it, and for an order the number at the ends
-    /// of the usual types.
+    /// Makes `leaf` hold by a number in one of the runs its value reads
+    /// (see [`Attempt::solve_runs`]); when none does it alone, by one of
+    /// them with the others written 0 first: a sum that must be
+    /// `INT_MIN`, each number parsed in `int`'s range, is reached by no
+    /// one number while the other adds 5, and by either once it adds 0.
     fn solve_leaf(&mut self, leaf: &Leaf, runs: &[Range<usize>], width: u32, ends: bool) -> bool {
+        if self.solve_runs(leaf, runs, width, ends) {
+            return true;
+        }
+        if ends || runs.len() < 2 {
+            return false;
+        }
+        for (k, run) in runs.iter().enumerate() {
+            let saved = (self.input.clone(), self.held.clone());
+            let mut next = self.input.clone();
+            for (j, other) in runs.iter().enumerate() {
+                if j != k {
+                    next = written(&next, other, 0);
+                }
+            }
+            if self.keeps(next) && self.solve_runs(leaf, std::slice::from_ref(run), width, ends) {
+                return true;
+            }
+            (self.input, self.held) = saved;
+        }
+        false
+    }
+
+    /// Takes `next` when every condition that held still holds.
+    fn keeps(&mut self, next: Vec<u8>) -> bool {
+        let Some(now) = self.eval(&next) else { return false };
+        if self.held.iter().zip(&now).all(|(was, is)| !was || *is) {
+            (self.input, self.held) = (next, now);
+            return true;
+        }
+        false
+    }
+
+    /// Makes `leaf` hold by a number in one of `runs`: the value it wants
+    /// written there, or, where the value is `s * n + c` of that run's
+    /// number `n` (a sum of two numbers, a negation, an index scaled to
+    /// an offset; `s` and `c` found by writing 0 and 1), the number that
+    /// gives it, and for an order the number at the ends of the usual
+    /// types.
+    fn solve_runs(&mut self, leaf: &Leaf, runs: &[Range<usize>], width: u32, ends: bool) -> bool {
         let m = mask(width);
         for run in runs {
             // At the ends, only numbers that are at one (below) are tried.
@@ -333,38 +371,47 @@ impl<S: Solver> Textual<S> {
     /// input, as all do) is an order with a constant; its number is moved
     /// to the ends of the usual types while every condition still holds.
     /// Wraps hide there: a count of `UINT_MAX` passes `depth + count <=
-    /// 16`, a length of `2^64 - 16` passes `addr + len <= 256`.
-    fn ends(&mut self, q: &Query<'_>) -> Option<Vec<(u32, u8)>> {
-        let Some(Cond::Bit(n, want)) = q.conds.last() else { return None };
+    /// 16`, a length of `2^64 - 16` passes `addr + len <= 256`. Each
+    /// number the comparison reads is tried on its own, and each that
+    /// keeps the path gives an answer: a wrapped `addr` may write below
+    /// an array where a wrapped `len` runs off the end of memory.
+    fn ends(&mut self, q: &Query<'_>) -> Vec<Vec<(u32, u8)>> {
+        let mut out = Vec::new();
+        let Some(Cond::Bit(n, want)) = q.conds.last() else { return out };
         if q.near.is_empty() {
-            return None;
+            return out;
         }
         let t = q.trace;
         let mut found = Vec::new();
         leaves(t, *n, *want, 0, &mut found);
         found.retain(|l| !l.eq);
         if found.is_empty() {
-            return None;
+            return out;
         }
         self.dag.for_trace(q.id);
         let plan = Plan::new(t, &q.conds);
         let mut a = Attempt { q, plan: &plan, vals: Vec::new(), input: q.near.to_vec(), held: Vec::new(), tries: 0 };
-        a.held = a.eval(q.near)?;
-        if !a.held.iter().all(|&h| h) {
-            return None;
+        let Some(held) = a.eval(q.near) else { return out };
+        if !held.iter().all(|&h| h) {
+            return out;
         }
         for leaf in found {
             let width = t.nodes.get(leaf.x as usize).map_or(0, |n| u32::from(n.width));
             if !(16..=64).contains(&width) {
                 continue;
             }
-            let runs = runs_of(&self.dag.inputs(t, leaf.x), q.near.len());
-            if a.solve_leaf(&leaf, &runs, width, true) {
-                let changed = (0..a.input.len()).filter(|&k| a.input[k] != q.near[k]);
-                return Some(changed.map(|k| (k as u32, a.input[k])).collect());
+            for run in runs_of(&self.dag.inputs(t, leaf.x), q.near.len()) {
+                (a.input, a.held) = (q.near.to_vec(), held.clone());
+                if a.solve_leaf(&leaf, std::slice::from_ref(&run), width, true) {
+                    let changed = (0..a.input.len()).filter(|&k| a.input[k] != q.near[k]);
+                    let answer: Vec<(u32, u8)> = changed.map(|k| (k as u32, a.input[k])).collect();
+                    if !out.contains(&answer) {
+                        out.push(answer);
+                    }
+                }
             }
         }
-        None
+        out
     }
 }
 
@@ -385,7 +432,7 @@ impl<S: Solver> Solver for Textual<S> {
         self.inner.solve_within(q, timeout_ms, stop)
     }
 
-    fn extremes(&mut self, q: &Query<'_>) -> Option<Vec<(u32, u8)>> {
+    fn extremes(&mut self, q: &Query<'_>) -> Vec<Vec<(u32, u8)>> {
         self.ends(q)
     }
 

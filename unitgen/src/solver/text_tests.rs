@@ -150,13 +150,70 @@ fn a_number_on_the_path_is_pushed_to_where_its_check_wraps() {
     conds.push(Cond::Bit(room, true));
     let t = d.trace();
     let mut s = Textual::new(Nothing::default());
-    let got = s.extremes(&Query { id: 1, trace: &t, conds: conds.clone(), near }).expect("no wrap found");
-    let a = apply(near, &Answer::Sat(got));
+    let got = s.extremes(&Query { id: 1, trace: &t, conds: conds.clone(), near });
+    assert_eq!(got.len(), 1, "one number, one answer: {got:?}");
+    let a = apply(near, &Answer::Sat(got[0].clone()));
     let v: u64 = std::str::from_utf8(&a).unwrap().parse().unwrap();
     assert!(v > 16 && (v + 2) as u32 <= 16, "{v}");
     // A path the parent input does not hold gives nothing.
     conds.push(Cond::Bit(room, false));
-    assert_eq!(s.extremes(&Query { id: 2, trace: &t, conds, near }), None);
+    assert_eq!(s.extremes(&Query { id: 2, trace: &t, conds, near }), Vec::<Vec<(u32, u8)>>::new());
+}
+
+#[test]
+fn a_sum_no_one_number_reaches_is_reached_with_the_others_at_zero() {
+    // a + b == 3 with a = 12 and b = 5, every byte a digit: neither
+    // number alone gives 3 (it would be negative), either does once the
+    // other is 0.
+    let near = b"000000000012 000000000005";
+    let mut d = Dag(vec![Node::default()]);
+    let a = d.number(0, 12);
+    let b = d.number(13, 12);
+    let sum = d.add(OP_ADD, 64, a, b, 0);
+    let three = d.konst(3, 64);
+    let is = d.add(OP_EQ, 1, sum, three, 0);
+    let mut conds = d.digits(0, 12);
+    conds.extend(d.digits(13, 12));
+    conds.push(Cond::Bit(is, true));
+    let t = d.trace();
+    let (answer, asked) = solve(&t, conds, near);
+    assert_eq!(asked, 0, "solved before the solver");
+    let got = apply(near, &answer);
+    let text = std::str::from_utf8(&got).unwrap();
+    let (x, y) = text.split_once(' ').unwrap();
+    assert_eq!(x.parse::<u64>().unwrap() + y.parse::<u64>().unwrap(), 3, "{text}");
+}
+
+#[test]
+fn each_number_a_wrapping_check_reads_is_pushed_to_its_end_on_its_own() {
+    // addr + len <= 256 on 64 bits, each read from twenty digits: a
+    // wrapped addr and a wrapped len are two answers, each changing one
+    // number only.
+    let near = b"00000000000000000016 00000000000000000016";
+    let mut d = Dag(vec![Node::default()]);
+    let addr = d.number(0, 20);
+    let len = d.number(21, 20);
+    let sum = d.add(OP_ADD, 64, addr, len, 0);
+    let limit = d.konst(256, 64);
+    let fits = d.add(OP_ULE, 1, sum, limit, 0);
+    let mut conds = d.digits(0, 20);
+    conds.extend(d.digits(21, 20));
+    conds.push(Cond::Bit(fits, true));
+    let t = d.trace();
+    let mut s = Textual::new(Nothing::default());
+    let got = s.extremes(&Query { id: 1, trace: &t, conds, near });
+    assert_eq!(got.len(), 2, "{got:?}");
+    let mut changed = Vec::new();
+    for answer in got {
+        let a = apply(near, &Answer::Sat(answer));
+        let text = std::str::from_utf8(&a).unwrap();
+        let (x, y) = text.split_once(' ').unwrap();
+        let (x, y): (u64, u64) = (x.parse().unwrap(), y.parse().unwrap());
+        assert!(x.wrapping_add(y) <= 256 && x.max(y) > 256, "{text}");
+        changed.push(x > 256);
+    }
+    changed.sort();
+    assert_eq!(changed, [false, true], "one answer moves addr, the other len");
 }
 
 #[test]

@@ -4,7 +4,8 @@
 //! a room check `depth + count > 16` passes for a count of `UINT_MAX` (it
 //! wraps), and the loop after it runs off the stack; `addr + len > 256`
 //! passes for a length of `2^64 - 16`. For each order comparison with a
-//! constant on the path (each site a few times per unit), the
+//! constant on the path (each site a few times per unit and number
+//! compared: a patch file's records each have their length), the
 //! numbers it compares are written at the ends of the usual types while
 //! the path up to it still holds (the solver chain's text stage,
 //! [`crate::solver::Solver::extremes`]); what keeps the path is queued
@@ -16,7 +17,8 @@ use crate::solver::{Cond, Query, Solver};
 use model::trace::{OP_CONST, OP_SGE, OP_ULT, PATH_BRANCH};
 use std::time::Instant;
 
-/// Times a site is tried per unit.
+/// Times a site is tried per unit, for each first input byte its
+/// comparison reads.
 const PER_SITE: u8 = 2;
 
 /// Whether node `n` of the trace is an order comparison with a constant
@@ -47,12 +49,13 @@ pub(super) fn ends(solver: &mut dyn Solver, link: &Link, job: &Job, budget: &mut
         if i < job.bound || !ok || e.kind != PATH_BRANCH || !compares_a_number(job, e.node) {
             continue;
         }
+        let Some(&first) = budget.inputs(job, e.node).first() else { continue };
         {
             let mut s = link.lock();
             if s.closed || s.generation != job.generation {
                 return;
             }
-            let n = s.ends_tried.entry(e.site).or_default();
+            let n = s.ends_tried.entry((e.site, first)).or_default();
             if *n >= PER_SITE {
                 continue;
             }
@@ -60,7 +63,7 @@ pub(super) fn ends(solver: &mut dyn Solver, link: &Link, job: &Job, budget: &mut
             s.stats.ends_asked += 1;
         }
         let q = Query { id: job.id, trace: t, conds: prefix.clone(), near: &job.input };
-        if let Some(assign) = solver.extremes(&q) {
+        for assign in solver.extremes(&q) {
             link.lock().stats.ends_found += 1;
             let item = Item {
                 input: child(&job.input, assign),

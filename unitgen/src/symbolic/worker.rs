@@ -6,6 +6,7 @@
 
 use super::closest::{closest, hold};
 use super::context::InContext;
+use super::dag::Dag;
 use super::retry::{self, Kept, Retries, Retry};
 use super::unsolvable::Unsolvable;
 use super::ExploreStats;
@@ -146,9 +147,10 @@ pub(super) struct Shared {
     /// Directions whose path had no solution (across units).
     pub unsolvable: Unsolvable,
     /// Order comparisons whose numbers were tried at the ends of their
-    /// types ([`super::ends`]), by site, and how many times (the current
-    /// unit's: another unit may hold the number with room to grow).
-    pub ends_tried: HashMap<u32, u8>,
+    /// types ([`super::ends`]), by site and first input byte read, and how
+    /// many times (the current unit's: another unit may hold the number
+    /// with room to grow).
+    pub ends_tried: HashMap<(u32, u32), u8>,
     /// Queries that timed out, to ask again with a longer limit when the
     /// solver thread is idle (the current unit's).
     pub retries: Retries,
@@ -359,6 +361,16 @@ pub(super) struct Budget {
     /// The path's conditions, each with whether the trace's own input
     /// meets it (see [`path_conds`]); made at the trace's first pass.
     pub(super) path: Option<Vec<(Cond, bool)>>,
+    /// The input bytes the trace's nodes read, filled as asked.
+    dag: Dag,
+}
+
+impl Budget {
+    /// The input bytes node `node` of job `job`'s trace reads.
+    pub(super) fn inputs(&mut self, job: &Job, node: u32) -> std::rc::Rc<[u32]> {
+        self.dag.for_trace(job.id);
+        self.dag.inputs(&job.trace, node)
+    }
 }
 
 /// The condition each path entry's direction puts on the path, and
