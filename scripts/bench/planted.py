@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The planted bugs of the examples written as users write them, at -O2.
 
-  scripts/bench/planted.py [--time 60] [--seeds 3] [--out DIR]
+  scripts/bench/planted.py [--time 60] [--seeds 3] [--out DIR] [--examples interp,hexdump]
 
 For `interp`, `hexdump` and `inlined` (no annotations, built with
 `carve-clang -O2`): `bridge run --unit symbolic` for each seed, two
@@ -91,11 +91,16 @@ def main():
     ap.add_argument("--time", type=int, default=60)
     ap.add_argument("--seeds", type=int, default=3)
     ap.add_argument("--out")
+    ap.add_argument("--examples", default=",".join(BUGS), help="comma-separated, of: " + ", ".join(BUGS))
     a = ap.parse_args()
+    examples = a.examples.split(",")
+    unknown = [e for e in examples if e not in BUGS]
+    if unknown:
+        ap.error(f"no planted bugs known for {', '.join(unknown)}")
     work = a.out or tempfile.mkdtemp(prefix="planted-")
     os.makedirs(work, exist_ok=True)
-    builds = {n: build(work, n) for n in BUGS}
-    jobs = [(n, s) for n in BUGS for s in range(1, a.seeds + 1)]
+    builds = {n: build(work, n) for n in examples}
+    jobs = [(n, s) for n in examples for s in range(1, a.seeds + 1)]
     with ThreadPoolExecutor(2) as pool:
         results = list(pool.map(lambda j: (j, campaign(work, j[0], builds[j[0]][0], j[1], a.time)), jobs))
     rows = {}
@@ -119,8 +124,8 @@ def main():
     print(f"{a.time} s campaigns, seeds 1..{n}, outputs in {work}\n")
     print("| example | planted bug | found | lifted by the unit level | first lift (median s) | kept inputs failing on plain -O2 |")
     print("|---|---|---|---|---|---|")
-    for name, bugs in BUGS.items():
-        for fn, what in bugs.items():
+    for name in examples:
+        for fn, what in BUGS[name].items():
             r = rows.pop((name, fn), {"found": 0, "lifted": 0, "times": [], "plain": [0, 0]})
             t = f"{statistics.median(r['times']):.1f}" if r["times"] else "-"
             print(f"| {name} | {what} (`{fn[0]}`, {fn[1]}) | {r['found']}/{n} | {r['lifted']}/{n} | {t} | {r['plain'][0]}/{r['plain'][1]} |")

@@ -8,6 +8,10 @@
 
 use std::path::{Path, PathBuf};
 
+/// Innermost frames of the program in a key, unless told otherwise
+/// (`bridge run --signature-depth`).
+pub const DEFAULT_DEPTH: usize = 3;
+
 /// Where the runtime writes the stack of a crashing run.
 pub fn stack_file(root: &Path) -> PathBuf {
     root.join(".stack")

@@ -268,7 +268,7 @@ mod tests {
             input_dir: "seeds".into(),
             batch: 64,
             parents: Parents::All,
-            signature_depth: 3,
+            signature_depth: crate::campaign::signatures::DEFAULT_DEPTH,
             grammar: None,
             grammar_mode: None,
         };

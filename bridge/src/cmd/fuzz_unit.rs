@@ -97,9 +97,16 @@ fn run_with(
 ) -> anyhow::Result<i32> {
     let files = unit_files(&args.unit)?;
     anyhow::ensure!(!files.is_empty(), "no unit in {}", args.unit.display());
-    let mut system = ForkServer::start(super::target(&args.target)?)?;
+    // The runtime writes the stack of a crashing system run here: alarms
+    // are told apart by where they fail, as a campaign's are.
+    let stacks = tempfile::tempdir()?;
+    let mut target = super::target(&args.target)?;
+    let stack_file = crate::campaign::signatures::stack_file(stacks.path());
+    target.env.push((model::env::STACK_OUT.into(), stack_file.to_string_lossy().into_owned()));
+    let mut system = ForkServer::start(target)?;
     let mut sys_cov = Coverage::default();
-    // One alarm per function, parameter and way of failing.
+    // One alarm per function, parameter and place of failing (the way of
+    // failing, when the run left no stack).
     let mut seen = std::collections::BTreeSet::<(String, usize, String)>::new();
     let mut sum = Summary { units: files.len(), ..Summary::default() };
     let restore = if args.restore_each_try { Restore::EachTry } else { Restore::Once };
@@ -144,6 +151,7 @@ fn run_with(
             let subs: Vec<_> = t.candidate.values.iter().map(|(k, v)| (&params[*k], v)).collect();
             let lifted = lifter::lift_all(&input, &subs, args_in_input);
             let (class, sys_outcome) = lifter::check(&mut system, &mut sys_cov, &lifted)?;
+            let key = crate::campaign::signatures::take_key(stacks.path(), crate::campaign::signatures::DEFAULT_DEPTH);
             sum.lifted += 1;
             if t.candidate.values.iter().any(|(k, _)| matches!(params[*k].encoding, Encoding::Digits { .. })) {
                 sum.digit_lifts += 1;
@@ -153,7 +161,8 @@ fn run_with(
                 (Class::TrueAlarm, None) => sum.true_alarms += 1,
                 (Class::TrueAlarm, Some((k, v))) => {
                     sum.true_alarms += 1;
-                    if seen.insert((unit.meta.function.clone(), *k, sys_outcome.to_string())) {
+                    let place = key.clone().unwrap_or_else(|| sys_outcome.to_string());
+                    if seen.insert((unit.meta.function.clone(), *k, place)) {
                         let alarm = model::alarm::Alarm {
                             version: model::alarm::ALARM_VERSION,
                             found_by: found_by.into(),

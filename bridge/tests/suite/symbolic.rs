@@ -443,3 +443,32 @@ fn a_digit_array_is_mapped_solved_and_lifted_as_its_digits() {
     let st = std::process::Command::new(&prog).arg(&file).output().unwrap().status;
     assert_eq!(st.signal(), Some(6));
 }
+
+#[test]
+fn a_length_that_wraps_its_range_check_is_found_and_kept_apart_from_another_crash_of_main() {
+    // `addr + len > 256` holds for a `len` of nearly 2^64 (a wrapped
+    // `addr` writes below the image and fails nothing): the ends of the
+    // comparison's numbers are tried each on its own. The record before
+    // it crashes `main` with SIGSEGV too, elsewhere (an empty data list):
+    // both are kept, told apart by where they fail.
+    let dir = tempfile::tempdir().unwrap();
+    let prog = example("hexdump", dir.path());
+    let seed = b"addr=0x0000000000000000 data=7f:45:4c:46:02:01:01\n\
+                 addr=0x0000000000000010 len=0x0000000000000010 fill=0x00000000000000aa\n";
+    let (p, units) = (prog.to_str().unwrap(), carve_main_on(&prog, seed, dir.path()));
+    let o = dir.path().join("out");
+    let sum =
+        bridge_json(&["explore", &units, "--tries", "120", "--json", "-o", o.to_str().unwrap(), "--", p, "@@"], b"");
+    let segv: Vec<&str> = (sum["alarms"].as_array().unwrap().iter())
+        .filter(|a| a["function"] == "main" && a["outcome"].as_str().unwrap().contains("SIGSEGV"))
+        .map(|a| a["new_value"].as_str().unwrap())
+        .collect();
+    assert!(segv.len() >= 2, "two places of failing, one alarm each: {sum}");
+    let wrapped = segv.iter().any(|v| v.lines().nth(1).is_some_and(|l| l.contains("len=0xfffffffffff")));
+    assert!(wrapped, "no wrapped len: {segv:?}");
+    for a in std::fs::read_dir(o.join("alarms")).unwrap() {
+        let a = a.unwrap().path();
+        let st = std::process::Command::new(&prog).arg(a.join("input")).output().unwrap().status;
+        assert!(st.signal().is_some(), "{} does not reproduce", a.display());
+    }
+}
