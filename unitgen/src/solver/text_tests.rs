@@ -160,28 +160,39 @@ fn a_number_on_the_path_is_pushed_to_where_its_check_wraps() {
     assert_eq!(s.extremes(&Query { id: 2, trace: &t, conds, near }), Vec::<Vec<(u32, u8)>>::new());
 }
 
+/// Two numbers of `digits` digits each, a blank between, every byte of
+/// them a digit, and their 64-bit sum compared (`op`) with `k` (held).
+fn sum_of_two(digits: u64, op: u8, k: u64) -> (Trace, Vec<Cond>) {
+    let mut d = Dag(vec![Node::default()]);
+    let a = d.number(0, digits);
+    let b = d.number(digits + 1, digits);
+    let sum = d.add(OP_ADD, 64, a, b, 0);
+    let k = d.konst(k, 64);
+    let cmp = d.add(op, 1, sum, k, 0);
+    let mut conds = d.digits(0, digits);
+    conds.extend(d.digits(digits + 1, digits));
+    conds.push(Cond::Bit(cmp, true));
+    (d.trace(), conds)
+}
+
+/// The two numbers of an input `sum_of_two` reads.
+fn two_numbers(input: &[u8]) -> (u64, u64) {
+    let text = std::str::from_utf8(input).unwrap();
+    let (x, y) = text.split_once(' ').unwrap();
+    (x.parse().unwrap(), y.parse().unwrap())
+}
+
 #[test]
 fn a_sum_no_one_number_reaches_is_reached_with_the_others_at_zero() {
     // a + b == 3 with a = 12 and b = 5, every byte a digit: neither
     // number alone gives 3 (it would be negative), either does once the
     // other is 0.
     let near = b"000000000012 000000000005";
-    let mut d = Dag(vec![Node::default()]);
-    let a = d.number(0, 12);
-    let b = d.number(13, 12);
-    let sum = d.add(OP_ADD, 64, a, b, 0);
-    let three = d.konst(3, 64);
-    let is = d.add(OP_EQ, 1, sum, three, 0);
-    let mut conds = d.digits(0, 12);
-    conds.extend(d.digits(13, 12));
-    conds.push(Cond::Bit(is, true));
-    let t = d.trace();
+    let (t, conds) = sum_of_two(12, OP_EQ, 3);
     let (answer, asked) = solve(&t, conds, near);
     assert_eq!(asked, 0, "solved before the solver");
-    let got = apply(near, &answer);
-    let text = std::str::from_utf8(&got).unwrap();
-    let (x, y) = text.split_once(' ').unwrap();
-    assert_eq!(x.parse::<u64>().unwrap() + y.parse::<u64>().unwrap(), 3, "{text}");
+    let (x, y) = two_numbers(&apply(near, &answer));
+    assert_eq!(x + y, 3);
 }
 
 #[test]
@@ -190,26 +201,14 @@ fn each_number_a_wrapping_check_reads_is_pushed_to_its_end_on_its_own() {
     // wrapped addr and a wrapped len are two answers, each changing one
     // number only.
     let near = b"00000000000000000016 00000000000000000016";
-    let mut d = Dag(vec![Node::default()]);
-    let addr = d.number(0, 20);
-    let len = d.number(21, 20);
-    let sum = d.add(OP_ADD, 64, addr, len, 0);
-    let limit = d.konst(256, 64);
-    let fits = d.add(OP_ULE, 1, sum, limit, 0);
-    let mut conds = d.digits(0, 20);
-    conds.extend(d.digits(21, 20));
-    conds.push(Cond::Bit(fits, true));
-    let t = d.trace();
+    let (t, conds) = sum_of_two(20, OP_ULE, 256);
     let mut s = Textual::new(Nothing::default());
     let got = s.extremes(&Query { id: 1, trace: &t, conds, near });
     assert_eq!(got.len(), 2, "{got:?}");
     let mut changed = Vec::new();
     for answer in got {
-        let a = apply(near, &Answer::Sat(answer));
-        let text = std::str::from_utf8(&a).unwrap();
-        let (x, y) = text.split_once(' ').unwrap();
-        let (x, y): (u64, u64) = (x.parse().unwrap(), y.parse().unwrap());
-        assert!(x.wrapping_add(y) <= 256 && x.max(y) > 256, "{text}");
+        let (x, y) = two_numbers(&apply(near, &Answer::Sat(answer)));
+        assert!(x.wrapping_add(y) <= 256 && x.max(y) > 256, "{x} {y}");
         changed.push(x > 256);
     }
     changed.sort();
