@@ -65,8 +65,12 @@ mod tests {
                 let n = rng.below(len + 1 - at).min(6);
                 params.push(Param {
                     site: Site::Stream { object: rng.below(3) as u32 },
-                    encoding: [Encoding::Raw, Encoding::Decimal, Encoding::Digits { reversed: rng.below(2) == 0 }]
-                        [rng.below(3)],
+                    encoding: [
+                        Encoding::Raw,
+                        Encoding::Decimal,
+                        Encoding::Digits { reversed: rng.below(2) == 0 },
+                        Encoding::Length,
+                    ][rng.below(4)],
                     occurrences: vec![(at as u64, n as u64)],
                     original: input[at..at + n].to_vec(),
                     excluded: Vec::new(),
@@ -77,6 +81,7 @@ mod tests {
                 .iter()
                 .map(|p| match p.encoding {
                     Encoding::Decimal => Value::Int(rng.word() as i32 as i64),
+                    Encoding::Length => Value::Int(rng.below(9) as i64),
                     Encoding::Digits { .. } => {
                         Value::Bytes((0..1 + rng.below(5)).map(|_| rng.below(10) as u8).collect())
                     }

@@ -5,7 +5,7 @@
 
 use exec::{Coverage, ForkServer, Newness, Outcome};
 use model::shell::{self, Quote};
-use model::unit::{Param, Site, Value};
+use model::unit::{Encoding, Param, Site, Value, MAX_LENGTH};
 
 mod labels;
 pub use labels::lift_labelled;
@@ -30,7 +30,11 @@ pub fn lift(input: &[u8], param: &Param, value: &Value, command_line: bool) -> V
 }
 
 /// `input` with several parameters replaced at once (their occurrences,
-/// from the last to the first; one that overlaps a later one is left).
+/// from the last to the first; one that overlaps a later one is left). A
+/// length ([`Encoding::Length`]) resizes the text at its occurrence: the
+/// new value of another parameter there when it has one too.
+///
+/// [`Encoding::Length`]: model::unit::Encoding::Length
 /// With `command_line`, a value that lands in the first line is written
 /// for the quoting in force there (`a b` becomes `'a b'`, an empty word
 /// `''`, `it's` inside single quotes `it'\''s`), so the line splits into
@@ -60,6 +64,18 @@ pub(crate) fn lift_spliced(input: &[u8], values: &[(&Param, &Value)], command_li
         .enumerate()
         .flat_map(|(k, &(p, _))| p.occurrences.iter().map(move |&(at, len)| (at as usize, (at + len) as usize, k)))
         .collect();
+    // Lengths of what another value replaces: applied to that value.
+    let mut lengths = std::collections::HashMap::new();
+    subs.retain(|&(at, end, k)| {
+        let (p, v) = values[k];
+        let Value::Int(n) = v else { return true };
+        let shared = subs_other(values, k, at, end);
+        if p.encoding == Encoding::Length && shared {
+            lengths.insert((at, end), (*n).clamp(0, MAX_LENGTH) as usize);
+            return false;
+        }
+        true
+    });
     subs.sort_by_key(|s| std::cmp::Reverse(s.0));
     let mut out = input.to_vec();
     let mut done = Vec::new();
@@ -70,8 +86,14 @@ pub(crate) fn lift_spliced(input: &[u8], values: &[(&Param, &Value)], command_li
             // (An empty occurrence at the line's end is a new last word.)
             let in_the_line = at < line || at == line && end == at;
             // A value the parameter already has stays as it is written.
-            if !(in_the_line && p.text(v) == p.original) {
-                let text = if shell && in_the_line { in_line(&out, at, p, v) } else { p.text(v) };
+            if !(in_the_line && p.text(v) == p.original && p.encoding != Encoding::Length) {
+                let mut text = p.text_over(v, &out[at..end]);
+                if let Some(&n) = lengths.get(&(at, end)) {
+                    text = model::unit::resized(&text, n);
+                }
+                if shell && in_the_line {
+                    text = in_line(&out, at, p, v, text);
+                }
                 done.push(Splice { at, end, len: text.len(), value: k });
                 out.splice(at..end, text);
             }
@@ -82,17 +104,24 @@ pub(crate) fn lift_spliced(input: &[u8], values: &[(&Param, &Value)], command_li
     (out, done)
 }
 
-/// `value` of `param` written at `at` of the command line `out` starts
-/// with.
-fn in_line(out: &[u8], at: usize, param: &Param, value: &Value) -> Vec<u8> {
+/// `value` of `param` (its `text` in the input) written at `at` of the
+/// command line `out` starts with.
+fn in_line(out: &[u8], at: usize, param: &Param, value: &Value, text: Vec<u8>) -> Vec<u8> {
     let quote = shell::quoting_at(&out[..at]);
     if let Site::NewWord { .. } = param.site {
         // A new word after a blank; an empty one is no word.
         let word = value.text();
         return if word.is_empty() { word } else { [&b" "[..], &shell::escape(&word, Quote::None)].concat() };
     }
-    let text = param.text(value);
     shell::escape(&text, quote)
+}
+
+/// Whether a parameter of `values` other than `k` has occurrence
+/// `at..end`.
+fn subs_other(values: &[(&Param, &Value)], k: usize, at: usize, end: usize) -> bool {
+    values.iter().enumerate().any(|(j, (p, _))| {
+        j != k && p.occurrences.iter().any(|&(a, len)| a as usize == at && (a + len) as usize == end)
+    })
 }
 
 /// The bytes a new value of `param` cannot hold and be lifted, when the
@@ -231,5 +260,26 @@ mod tests {
         assert_eq!(both, b"-s @@ -c\nz");
         assert_eq!(lift(input, &p, &Value::Bytes(vec![0; 4]), true), input, "an empty word is no word");
         assert_eq!(lift(input, &p, &Value::Bytes(b"a b".to_vec()), true), b"-s @@ 'a b'\na\nb\n\n");
+    }
+
+    #[test]
+    fn a_length_resizes_its_node_and_the_new_text_of_a_string_there() {
+        let input = b"name abc; next";
+        let at = (5, 3);
+        let len = Param {
+            site: Site::Arg { index: 1, size: 4 },
+            encoding: Encoding::Length,
+            occurrences: vec![at],
+            original: b"3".to_vec(),
+            excluded: Vec::new(),
+            room: 0,
+        };
+        assert_eq!(lift(input, &len, &Value::Int(5), false), b"name abcab; next");
+        assert_eq!(lift(input, &len, &Value::Int(1), false), b"name a; next");
+        assert!(!len.liftable(&Value::Int(-1)) && !len.liftable(&Value::Int(MAX_LENGTH + 1)));
+        // With the string it is the length of: the new string, resized.
+        let word = Param { site: Site::Arg { index: 0, size: 8 }, encoding: Encoding::Raw, ..len.clone() };
+        let both = lift_all(input, &[(&len, &Value::Int(4)), (&word, &Value::Bytes(b"xy".to_vec()))], false);
+        assert_eq!(both, b"name xyxy; next");
     }
 }

@@ -106,7 +106,15 @@ pub enum Encoding {
     /// significant first, or least significant first when `reversed`.
     /// Written into the input as the digits' text.
     Digits { reversed: bool },
+    /// The length of the text at its occurrence (a derivation node's:
+    /// `strlen` of a token, the count passed beside a pointer; only with a
+    /// grammar, see `carver::align`). Written by resizing that text: cut,
+    /// or repeated from its start (`ab` of length 5 is `ababa`).
+    Length,
 }
+
+/// Longest text a [`Encoding::Length`] value may resize its occurrence to.
+pub const MAX_LENGTH: i64 = 4096;
 
 /// A parameter: a site of the unit and every place of the system input
 /// where its value occurs (byte offset, length).
@@ -150,12 +158,25 @@ impl Param {
     }
 
     /// Whether `value` can stand in the system input as this parameter's
-    /// encoding says: a digit array holds digits (0 to 9) only. A value
-    /// that cannot is counted as unliftable, never run.
+    /// encoding says: a digit array holds digits (0 to 9) only, a length
+    /// is 0 to [`MAX_LENGTH`]. A value that cannot is counted as
+    /// unliftable, never run.
     pub fn liftable(&self, value: &Value) -> bool {
         match (self.encoding, value) {
             (Encoding::Digits { .. }, Value::Bytes(b)) => b.iter().all(|&d| d <= 9),
+            (Encoding::Length, Value::Int(n)) => (0..=MAX_LENGTH).contains(n),
+            (Encoding::Length, _) => false,
             _ => true,
+        }
+    }
+
+    /// How `value` stands in the system input in place of `current`, the
+    /// bytes of one of its occurrences there: a length resizes them (see
+    /// [`Encoding::Length`]), anything else is [`Param::text`].
+    pub fn text_over(&self, value: &Value, current: &[u8]) -> Vec<u8> {
+        match (self.encoding, value) {
+            (Encoding::Length, Value::Int(n)) => resized(current, (*n).clamp(0, MAX_LENGTH) as usize),
+            _ => self.text(value),
         }
     }
 
@@ -163,6 +184,15 @@ impl Param {
     pub fn not_digits() -> Vec<u8> {
         (10..=255).collect()
     }
+}
+
+/// `text` cut to `len` bytes, or repeated from its start up to them (an
+/// empty text grows by `0`s).
+pub fn resized(text: &[u8], len: usize) -> Vec<u8> {
+    if text.is_empty() {
+        return vec![b'0'; len];
+    }
+    text.iter().copied().cycle().take(len).collect()
 }
 
 /// The text of digit array `b` (see [`Encoding::Digits`]; a byte that is

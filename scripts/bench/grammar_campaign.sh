@@ -34,7 +34,7 @@ echo "results in $out" >&2
 # shellcheck source=scripts/bench/seeds.sh
 . "$repo/scripts/bench/seeds.sh"
 
-printf '| subject | seed | radamsa-like + symbolic | grammar (%s) + symbolic | ratio | params on nodes | node lifts (not derived) | leaf values parsing as their nonterminal | values offered |\n|---|---|---|---|---|---|---|---|---|\n' "$mode"
+printf '| subject | seed | radamsa-like + symbolic | grammar (%s) + symbolic | ratio | params on nodes | node lifts (not derived) | leaf values parsing as their nonterminal | lifts of such values derived again | values offered |\n|---|---|---|---|---|---|---|---|---|---|\n' "$mode"
 IFS=, read -r -a list <<< "$subjects"
 for s in "${list[@]}"; do
   bin="$cache/bin-carve/$s"
@@ -57,7 +57,8 @@ st = json.load(open(c))["stats"]
 ratio = int(gb) / int(rb) if int(rb) else float("nan")
 print(f"| {s} | {seed} | {rb} | {gb} | {ratio:.2f} | {st.get('params_on_nodes', 0)} | "
       f"{st.get('node_lifts', 0)} ({st.get('node_lifts_unparsed', 0)}) | "
-      f"{st.get('leaf_lifts_parsed', 0)}/{st.get('leaf_lifts', 0)} | {st.get('values_offered', 0)} |")
+      f"{st.get('leaf_lifts_parsed', 0)}/{st.get('leaf_lifts', 0)} | "
+      f"{st.get('node_lifts_valid_reparsed', 0)}/{st.get('node_lifts_valid', 0)} | {st.get('values_offered', 0)} |")
 PY
   done
 done

@@ -131,6 +131,10 @@ pub struct Stats {
     pub params_on_nodes: u64,
     #[serde(default)]
     pub occurrences_off_nodes: u64,
+    /// Integer arguments mapped as the length of a node another parameter
+    /// maps to (`carver::align`).
+    #[serde(default)]
+    pub params_as_lengths: u64,
     #[serde(default)]
     pub values_offered: u64,
     /// Lifts that put a value in place of a derivation node, and those
@@ -145,6 +149,13 @@ pub struct Stats {
     pub leaf_lifts: u64,
     #[serde(default)]
     pub leaf_lifts_parsed: u64,
+    /// Node lifts whose every value parses as its node's nonterminal, and
+    /// those of them whose test the grammar derives again (the rest: a
+    /// value that parses differently in its context).
+    #[serde(default)]
+    pub node_lifts_valid: u64,
+    #[serde(default)]
+    pub node_lifts_valid_reparsed: u64,
     /// Units carved from queue entries, and of those the ones with at
     /// least one parameter mapped to the system input (the paper's
     /// Table 3).

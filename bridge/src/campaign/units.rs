@@ -322,10 +322,11 @@ impl Campaign {
             let mut params = crate::unit_loop::parameters(&mut unit, &input, args_in_input);
             let nonterminals = match &tree {
                 Some((g, t)) => {
-                    let a = carver::align::align(g, t, &mut params);
+                    let a = carver::align::align(g, t, &unit, &mut params);
                     let s = &mut self.file.stats;
                     s.params_on_nodes += a.nonterminals.iter().filter(|n| n.is_some()).count() as u64;
                     s.occurrences_off_nodes += a.dropped as u64;
+                    s.params_as_lengths += a.lengths as u64;
                     a.nonterminals
                 }
                 None => Vec::new(),
@@ -445,13 +446,20 @@ impl Campaign {
         let derived = match (&self.grammar, on_nodes.is_empty()) {
             (Some(g), false) => {
                 // Each value on its own, as its nonterminal.
+                let mut valid = true;
                 for (nt, p, v) in &on_nodes {
+                    let parses = grammar::parse(&g.with_start(*nt), &node_text(p, v, input)).is_ok();
+                    valid &= parses;
                     self.file.stats.leaf_lifts += 1;
-                    self.file.stats.leaf_lifts_parsed +=
-                        u64::from(grammar::parse(&g.with_start(*nt), &p.text(v)).is_ok());
+                    self.file.stats.leaf_lifts_parsed += u64::from(parses);
                 }
-                self.file.stats.node_lifts += 1;
-                self.file.stats.node_lifts_unparsed += u64::from(lifted_tree.is_none());
+                let s = &mut self.file.stats;
+                s.node_lifts += 1;
+                s.node_lifts_unparsed += u64::from(lifted_tree.is_none());
+                // Lifts whose every value is a sentence of its node's
+                // nonterminal: the test should parse again.
+                s.node_lifts_valid += u64::from(valid);
+                s.node_lifts_valid_reparsed += u64::from(valid && lifted_tree.is_some());
                 lifted_tree.is_some()
             }
             _ => true,
@@ -467,7 +475,7 @@ impl Campaign {
             // Values that lift well: the grammar generator may use them.
             for (nt, p, v) in &on_nodes {
                 let name = self.grammar.as_ref().map(|g| g.rules[*nt].name.clone()).unwrap_or_default();
-                self.generator.offer(&name, &p.text(v));
+                self.generator.offer(&name, &node_text(p, v, input));
                 self.file.stats.values_offered += 1;
             }
         }
@@ -542,6 +550,13 @@ impl Campaign {
             None => provenance::Labels::inserted("grow", input.len()),
         }
     }
+}
+
+/// The text `value` of `p` puts in place of its first occurrence in
+/// `input` (a length resizes what is there).
+fn node_text(p: &model::unit::Param, value: &model::unit::Value, input: &[u8]) -> Vec<u8> {
+    let current = p.occurrences.first().and_then(|&(at, len)| input.get(at as usize..(at + len) as usize));
+    p.text_over(value, current.unwrap_or_default())
 }
 
 /// What a caught panic said.

@@ -16,7 +16,10 @@
 //!   four of a nonterminal that has some;
 //! - `gen`: a whole new derivation of the start symbol, one test in 16, or
 //!   every test when no entry parses (its parent is then the entry the
-//!   generator was asked about first, its bytes all written by `gen`).
+//!   generator was asked about first, its bytes all written by `gen`);
+//!   `gen.pool` when some of its nodes took pooled values (one node in
+//!   four of a nonterminal that has some; their bytes written by
+//!   `pool.NT`).
 //!
 //! Each test carries its derivation tree ([`TestCase::tree`]) and labels:
 //! the bytes kept from the parent keep the parent's labels, the new ones
@@ -153,13 +156,48 @@ impl GrammarGen {
         self.whole(corpus[0].id)
     }
 
-    /// A whole new derivation, made for `parent`.
+    /// A whole new derivation, made for `parent`, with pooled values in
+    /// some of its nodes (see the module's text).
     fn whole(&mut self, parent: u64) -> TestCase {
-        let tree = self.pick_generator().generate(MAX_NODES);
+        let mut tree = self.pick_generator().generate(MAX_NODES);
+        // The nodes that take a pooled value, outermost first (none inside
+        // another), chosen on the tree as generated: replacing one leaves
+        // the paths of the others as they were.
+        let mut chosen: Vec<(Vec<usize>, usize)> = Vec::new();
+        if self.pool.iter().any(|p| !p.is_empty()) {
+            for (k, nt) in tree.nonterminal_list().into_iter().enumerate() {
+                if self.pool[nt].is_empty() || !self.rng.random_ratio(1, 4) {
+                    continue;
+                }
+                let Some(path) = tree.path_of(k) else { continue };
+                if !chosen.iter().any(|(p, _)| path.starts_with(p)) {
+                    chosen.push((path, nt));
+                }
+            }
+        }
+        let mut pooled = Vec::new();
+        for (path, nt) in chosen {
+            let value = &self.pool[nt][self.rng.random_range(0..self.pool[nt].len())];
+            if let Some(t) = tree.replaced(&path, value) {
+                tree = t;
+                pooled.push((path, nt));
+            }
+        }
         let data = tree.text();
-        let labels = Labels::inserted("gen", data.len());
+        let mut spans: Vec<(usize, usize, usize)> =
+            (pooled.iter()).filter_map(|(p, nt)| tree.at_path(p).map(|n| (n.span().0, n.span().1, *nt))).collect();
+        spans.sort_unstable();
+        let mut labels = Labels::default();
+        let mut at = 0;
+        for (s, e, nt) in spans {
+            labels.extend(&Labels::inserted("gen", s - at));
+            labels.extend(&Labels::inserted(&format!("pool.{}", op_name(&self.grammar.rules[nt].name)), e - s));
+            at = e;
+        }
+        labels.extend(&Labels::inserted("gen", data.len() - at));
+        let op = if pooled.is_empty() { "gen" } else { "gen.pool" };
         let tree = Some(Tree { node: tree, grammar: self.grammar.clone() });
-        TestCase { data, parent, donors: Vec::new(), op: "gen".into(), labels, tree }
+        TestCase { data, parent, donors: Vec::new(), op: op.into(), labels, tree }
     }
 
     /// A node of a parsed entry replaced (`regen`, `splice`), or a whole

@@ -138,10 +138,20 @@ fn offered_values_join_their_nonterminals_pool() {
     let tests = gen.generate(&c, 3000);
     let pooled: Vec<_> = tests.iter().filter(|t| t.op == "pool.cmd").collect();
     assert!(pooled.len() > 50, "{}", pooled.len());
-    for t in pooled {
+    // Whole derivations take them too.
+    let whole: Vec<_> = tests.iter().filter(|t| t.op == "gen.pool").collect();
+    assert!(whole.len() > 10, "{}", whole.len());
+    for t in pooled.into_iter().chain(whole) {
         assert!(t.data.windows(9).any(|w| w == b"s/cab/b/9"), "{:?}", String::from_utf8_lossy(&t.data));
         t.labels.check(&t.data, |id| s.iter().find(|(i, _)| *i == id).map(|(_, d)| &d[..])).unwrap();
+        let tree = &t.tree.as_ref().unwrap().node;
+        assert_eq!(tree.text(), t.data);
+        assert_eq!(grammar::parse(&grammar(), &t.data).unwrap().text(), t.data);
     }
+    // The pooled bytes are labelled as such.
+    let t = tests.iter().find(|t| t.op == "gen.pool").unwrap();
+    let at = t.data.windows(9).position(|w| w == b"s/cab/b/9").unwrap();
+    assert_eq!(t.labels.slice(at, at + 9), Labels::inserted("pool.cmd", 9));
 }
 
 #[test]
