@@ -4,8 +4,9 @@
 //! a room check `depth + count > 16` passes for a count of `UINT_MAX` (it
 //! wraps), and the loop after it runs off the stack; `addr + len > 256`
 //! passes for a length of `2^64 - 16`. For each order comparison with a
-//! constant on the path (each site a few times per unit and number
-//! compared: a patch file's records each have their length), the
+//! constant on the path (each site twice per unit and number compared,
+//! for up to four numbers: a patch file's records each have their
+//! length), the
 //! numbers it compares are written at the ends of the usual types while
 //! the path up to it still holds (the solver chain's text stage,
 //! [`crate::solver::Solver::extremes`]); what keeps the path is queued
@@ -20,6 +21,9 @@ use std::time::Instant;
 /// Times a site is tried per unit, for each first input byte its
 /// comparison reads.
 const PER_SITE: u8 = 2;
+/// Numbers (first input bytes) a site is tried for per unit: a patch
+/// file's few records each, not every number of a long dc program.
+const NUMBERS_PER_SITE: usize = 4;
 
 /// Whether node `n` of the trace is an order comparison with a constant
 /// on a value of 16 bits or more.
@@ -54,6 +58,10 @@ pub(super) fn ends(solver: &mut dyn Solver, link: &Link, job: &Job, budget: &mut
             let mut s = link.lock();
             if s.closed || s.generation != job.generation {
                 return;
+            }
+            let known = s.ends_tried.contains_key(&(e.site, first));
+            if !known && s.ends_tried.keys().filter(|k| k.0 == e.site).count() >= NUMBERS_PER_SITE {
+                continue;
             }
             let n = s.ends_tried.entry((e.site, first)).or_default();
             if *n >= PER_SITE {
