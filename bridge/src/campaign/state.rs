@@ -149,9 +149,9 @@ pub struct Stats {
     pub leaf_lifts: u64,
     #[serde(default)]
     pub leaf_lifts_parsed: u64,
-    /// Node lifts whose every value parses as its node's nonterminal, and
-    /// those of them whose test the grammar derives again (the rest: a
-    /// value that parses differently in its context).
+    /// Node lifts whose every value that changes the test is on a node and
+    /// parses as its node's nonterminal, and those of them whose test the grammar derives again
+    /// (the rest: a value that parses differently in its context).
     #[serde(default)]
     pub node_lifts_valid: u64,
     #[serde(default)]

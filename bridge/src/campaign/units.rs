@@ -445,8 +445,13 @@ impl Campaign {
         let lifted_tree = self.grammar.as_ref().and_then(|g| grammar::parse(g, &lifted).ok());
         let derived = match (&self.grammar, on_nodes.is_empty()) {
             (Some(g), false) => {
-                // Each value on its own, as its nonterminal.
-                let mut valid = true;
+                // Each value on its own, as its nonterminal. A lift is
+                // valid when every value it changes is on a node and parses
+                // as its nonterminal (not a new word, not the whole file;
+                // an argv word with room is among the values unchanged).
+                let on_node = |k: &usize| cur.nonterminals.get(*k).copied().flatten().is_some();
+                let changes = |k: &usize, v: &model::unit::Value| params[*k].text(v) != params[*k].original;
+                let mut valid = c.values.iter().all(|(k, v)| on_node(k) || !changes(k, v));
                 for (nt, p, v) in &on_nodes {
                     let parses = grammar::parse(&g.with_start(*nt), &node_text(p, v, input)).is_ok();
                     valid &= parses;
@@ -456,8 +461,7 @@ impl Campaign {
                 let s = &mut self.file.stats;
                 s.node_lifts += 1;
                 s.node_lifts_unparsed += u64::from(lifted_tree.is_none());
-                // Lifts whose every value is a sentence of its node's
-                // nonterminal: the test should parse again.
+                // Valid lifts: the test should parse again.
                 s.node_lifts_valid += u64::from(valid);
                 s.node_lifts_valid_reparsed += u64::from(valid && lifted_tree.is_some());
                 lifted_tree.is_some()
