@@ -284,9 +284,10 @@ impl Campaign {
                 self.unit_round()?;
                 if idle && self.file.stats.unit_tries == units_before {
                     // Nothing to import, generate or explore: wait for
-                    // the other instances.
-                    std::thread::sleep(Duration::from_millis(100));
-                    self.file.stats.idle_s += 0.1;
+                    // the other instances, or for the solver when it works.
+                    let t = Instant::now();
+                    self.wait_for_units(Duration::from_millis(100));
+                    self.file.stats.idle_s += t.elapsed().as_secs_f64();
                     status.tick(&self.file.stats, budget - self.elapsed());
                 }
             }

@@ -202,7 +202,8 @@ pub struct Stats {
     pub imported: u64,
     #[serde(default)]
     pub imported_kept: u64,
-    /// Seconds spent waiting, with nothing to import, generate or explore.
+    /// Seconds spent waiting, with nothing to import, generate or explore
+    /// (for other instances, or for the solver thread's next solutions).
     #[serde(default)]
     pub idle_s: f64,
     /// Edges system runs (generated or imported) and lifts added to the

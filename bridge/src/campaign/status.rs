@@ -106,8 +106,11 @@ pub fn time_spent(s: &Stats) -> String {
             thousands(s.slow_runs)
         ),
     };
-    let waited =
-        if s.idle_s > 0.0 { format!("; {:.0} s waiting for other instances", s.idle_s) } else { String::new() };
+    let waited = if s.idle_s > 0.0 {
+        format!("; {:.0} s waiting for other instances or the solver", s.idle_s)
+    } else {
+        String::new()
+    };
     format!(
         "{} system execs, {} unit tries, {:.0} s in unit rounds, {solver_s:.0} s of solver CPU{paused}; {limit}; {:.1} s lost to timeouts{waited}",
         thousands(s.execs),

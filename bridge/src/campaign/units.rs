@@ -139,7 +139,10 @@ impl Campaign {
             uw.generator.system_coverage(&covered);
         }
         let over_share = self.over_share(&mut uw);
-        if uw.last.elapsed() < QUICK || uw.generator.pending() == Pending::Working || over_share {
+        // Without system tests of its own (`--system afl++`) there is no
+        // system fuzzing to leave time for between rounds.
+        let quick = if self.generator.name() == systemgen::EXTERNAL { Duration::ZERO } else { QUICK };
+        if uw.last.elapsed() < quick || uw.generator.pending() == Pending::Working || over_share {
             self.units = Some(uw);
             return Ok(());
         }
@@ -566,6 +569,17 @@ fn node_text(p: &model::unit::Param, value: &model::unit::Value, input: &[u8]) -
 /// What a caught panic said.
 fn panic_text(p: &Box<dyn std::any::Any + Send>) -> &str {
     p.downcast_ref::<String>().map(String::as_str).or_else(|| p.downcast_ref::<&str>().copied()).unwrap_or("a panic")
+}
+
+impl Campaign {
+    /// Waits up to `limit` for the unit level: until its generator has
+    /// candidates again when it is solving, else for the whole limit.
+    pub(super) fn wait_for_units(&self, limit: Duration) {
+        match &self.units {
+            Some(uw) if uw.generator.pending() == Pending::Working => uw.generator.wait(limit),
+            _ => std::thread::sleep(limit),
+        }
+    }
 }
 
 impl UnitWork {
