@@ -68,13 +68,13 @@ pub(crate) fn lift_spliced(input: &[u8], values: &[(&Param, &Value)], command_li
     let mut lengths = std::collections::HashMap::new();
     subs.retain(|&(at, end, k)| {
         let (p, v) = values[k];
-        let Value::Int(n) = v else { return true };
-        let shared = subs_other(values, k, at, end);
-        if p.encoding == Encoding::Length && shared {
-            lengths.insert((at, end), (*n).clamp(0, MAX_LENGTH) as usize);
-            return false;
+        match v {
+            Value::Int(n) if p.encoding == Encoding::Length && subs_other(values, k, at, end) => {
+                lengths.insert((at, end), (*n).clamp(0, MAX_LENGTH) as usize);
+                false
+            }
+            _ => true,
         }
-        true
     });
     subs.sort_by_key(|s| std::cmp::Reverse(s.0));
     let mut out = input.to_vec();
@@ -85,8 +85,10 @@ pub(crate) fn lift_spliced(input: &[u8], values: &[(&Param, &Value)], command_li
         if end <= out.len() && end <= limit {
             // (An empty occurrence at the line's end is a new last word.)
             let in_the_line = at < line || at == line && end == at;
-            // A value the parameter already has stays as it is written.
-            if !(in_the_line && p.text(v) == p.original && p.encoding != Encoding::Length) {
+            // A value the parameter already has stays as it is written
+            // (unless a length resizes it).
+            let resized = p.encoding == Encoding::Length || lengths.contains_key(&(at, end));
+            if !(in_the_line && p.text(v) == p.original && !resized) {
                 let mut text = p.text_over(v, &out[at..end]);
                 if let Some(&n) = lengths.get(&(at, end)) {
                     text = model::unit::resized(&text, n);

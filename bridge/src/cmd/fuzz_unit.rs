@@ -161,7 +161,7 @@ fn run_with(
                 (Class::TrueAlarm, None) => sum.true_alarms += 1,
                 (Class::TrueAlarm, Some((k, v))) => {
                     sum.true_alarms += 1;
-                    let place = key.clone().unwrap_or_else(|| sys_outcome.to_string());
+                    let place = key.unwrap_or_else(|| sys_outcome.to_string());
                     if seen.insert((unit.meta.function.clone(), *k, place)) {
                         let alarm = model::alarm::Alarm {
                             version: model::alarm::ALARM_VERSION,

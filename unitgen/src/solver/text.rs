@@ -209,12 +209,15 @@ impl Attempt<'_, '_> {
     /// Takes `next` when it makes `leaf` hold and keeps every condition
     /// that held.
     fn offer(&mut self, leaf: &Leaf, next: Vec<u8>) -> bool {
-        if next == self.input {
-            return false;
-        }
+        next != self.input && self.take(next, Some(leaf))
+    }
+
+    /// Takes `next` when every condition that held still holds (and
+    /// `leaf`, when given, holds).
+    fn take(&mut self, next: Vec<u8>, leaf: Option<&Leaf>) -> bool {
         let Some(now) = self.eval(&next) else { return false };
         let keeps = self.held.iter().zip(&now).all(|(was, is)| !was || *is);
-        if keeps && self.plan.value(&self.vals, leaf.node) == leaf.want {
+        if keeps && leaf.is_none_or(|l| self.plan.value(&self.vals, l.node) == l.want) {
             (self.input, self.held) = (next, now);
             return true;
         }
@@ -248,20 +251,10 @@ impl Attempt<'_, '_> {
                     next = written(&next, other, 0);
                 }
             }
-            if self.keeps(next) && self.solve_runs(leaf, std::slice::from_ref(run), width, ends) {
+            if self.take(next, None) && self.solve_runs(leaf, std::slice::from_ref(run), width, ends) {
                 return true;
             }
             (self.input, self.held) = saved;
-        }
-        false
-    }
-
-    /// Takes `next` when every condition that held still holds.
-    fn keeps(&mut self, next: Vec<u8>) -> bool {
-        let Some(now) = self.eval(&next) else { return false };
-        if self.held.iter().zip(&now).all(|(was, is)| !was || *is) {
-            (self.input, self.held) = (next, now);
-            return true;
         }
         false
     }
