@@ -79,11 +79,15 @@ enum CSym {
     N(u32),
 }
 
-/// An alternative, compiled: its symbols, the cheapest cost of its
-/// nonterminals together, and its cumulative probability threshold
-/// (out of 2^32) among its nonterminal's alternatives.
+/// An alternative, compiled: its index among its nonterminal's
+/// alternatives in the grammar, its symbols, the cheapest cost of its
+/// nonterminals together, and its cumulative probability threshold (out
+/// of 2^32). A nonterminal's alternatives are held cheapest first, so
+/// that those which fit a budget are a prefix, and their thresholds
+/// accumulate in that order.
 #[derive(Clone, Copy)]
 struct CAlt {
+    orig: u32,
     syms: (u32, u32),
     kids: u64,
     cum: u64,
@@ -106,6 +110,9 @@ pub struct Generator {
     nts: Vec<(u32, u32)>,
     min: Vec<u64>,
     alts: Vec<CAlt>,
+    /// Where each alternative, by its index in the grammar (offset by its
+    /// nonterminal's first), is in `alts`.
+    place: Vec<u32>,
     syms: Vec<CSym>,
     pool: Vec<u8>,
     rng: ChaCha8Rng,
@@ -141,16 +148,17 @@ impl Generator {
         if min[grammar.start] == u64::MAX {
             return bad("derives no finite string");
         }
-        let (mut nts, mut alts, mut syms, mut pool) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let (mut nts, mut alts, mut place, mut syms, mut pool) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
         for (i, r) in grammar.rules.iter().enumerate() {
             let probs = grammar.probabilities(i);
-            let total: f64 = probs.iter().filter(|p| p.is_finite() && **p > 0.0).sum();
+            let weight = |p: f64| if p.is_finite() && p > 0.0 { p } else { 0.0 };
+            let total: f64 = probs.iter().map(|&p| weight(p)).sum();
             let first = alts.len() as u32;
-            let mut acc = 0.0;
-            for (a, p) in r.alts.iter().zip(&probs) {
+            for (a, alt) in r.alts.iter().enumerate() {
                 let s0 = syms.len() as u32;
                 let mut kids = 0u64;
-                for s in &a.symbols {
+                for s in &alt.symbols {
                     syms.push(match s {
                         Sym::T(t) => {
                             pool.extend_from_slice(t);
@@ -162,21 +170,24 @@ impl Generator {
                         }
                     });
                 }
-                acc += if total > 0.0 {
-                    if p.is_finite() && *p > 0.0 {
-                        p / total
-                    } else {
-                        0.0
-                    }
-                } else {
-                    1.0
-                };
-                let share = if total > 0.0 { acc } else { acc / r.alts.len() as f64 };
-                let cum = ((share * ONE as f64).round() as u64).min(ONE);
-                alts.push(CAlt { syms: (s0, syms.len() as u32), kids, cum });
+                alts.push(CAlt { orig: a as u32, syms: (s0, syms.len() as u32), kids, cum: 0 });
             }
-            if let Some(last) = alts.last_mut().filter(|_| !r.alts.is_empty()) {
+            let mine = &mut alts[first as usize..];
+            mine.sort_by_key(|a| a.kids);
+            // Without weights, every alternative alike.
+            let share =
+                |a: &CAlt| if total > 0.0 { weight(probs[a.orig as usize]) / total } else { 1.0 / r.alts.len() as f64 };
+            let mut acc = 0.0;
+            for a in mine.iter_mut() {
+                acc += share(a);
+                a.cum = ((acc * ONE as f64).round() as u64).min(ONE);
+            }
+            if let Some(last) = mine.last_mut() {
                 last.cum = ONE;
+            }
+            place.resize(alts.len(), 0);
+            for (at, a) in alts.iter().enumerate().skip(first as usize) {
+                place[(first + a.orig) as usize] = at as u32;
             }
             nts.push((first, alts.len() as u32));
         }
@@ -186,6 +197,7 @@ impl Generator {
             nts,
             min,
             alts,
+            place,
             syms,
             pool,
             rng,
@@ -260,12 +272,7 @@ impl Generator {
         let alt = self.alts[a];
         *used += 1;
         *reserved += alt.kids;
-        out.nodes.push(Expansion {
-            nt: k,
-            alt: a as u32 - self.nts[k as usize].0,
-            start: out.text.len(),
-            end: out.text.len(),
-        });
+        out.nodes.push(Expansion { nt: k, alt: alt.orig, start: out.text.len(), end: out.text.len() });
         self.stack.push(Frame { node: out.nodes.len() as u32 - 1, pos: alt.syms.0, end: alt.syms.1 });
     }
 
@@ -276,27 +283,20 @@ impl Generator {
         if hi - lo == 1 {
             return lo;
         }
-        let fits = |a: &CAlt| a.kids < avail;
         let alts = &self.alts[lo..hi];
         let r = u64::from(self.rng.next_u32());
         let a = alts.partition_point(|a| a.cum <= r).min(alts.len() - 1);
-        if fits(&alts[a]) {
+        if alts[a].kids < avail {
             return lo + a;
         }
-        // Near the bound: draw among the alternatives that fit.
-        let weight = |i: usize| if i == 0 { alts[0].cum } else { alts[i].cum - alts[i - 1].cum };
-        let total: u64 = (0..alts.len()).filter(|&i| fits(&alts[i])).map(weight).sum();
-        let count = alts.iter().filter(|a| fits(a)).count() as u64;
-        let mut r = self.rng.random_range(0..if total > 0 { total } else { count });
-        for i in (0..alts.len()).filter(|&i| fits(&alts[i])) {
-            let w = if total > 0 { weight(i) } else { 1 };
-            if r < w {
-                return lo + i;
-            }
-            r -= w;
+        // Near the bound: draw among the alternatives that fit, a prefix.
+        let fit = alts.partition_point(|a| a.kids < avail).max(1);
+        let total = alts[fit - 1].cum;
+        if total == 0 {
+            return lo + self.rng.random_range(0..fit);
         }
-        // Unreachable for a generator's own grammar: the cheapest fits.
-        lo + (0..alts.len()).min_by_key(|&i| alts[i].kids).unwrap_or(0)
+        let r = self.rng.random_range(0..total);
+        lo + alts[..fit].partition_point(|a| a.cum <= r).min(fit - 1)
     }
 
     /// The derivation tree of a derivation this generator made.
@@ -308,7 +308,7 @@ impl Generator {
             children: Vec<Node>,
         }
         let open = |e: Expansion| {
-            let (s0, s1) = self.alts[(self.nts[e.nt as usize].0 + e.alt) as usize].syms;
+            let (s0, s1) = self.alts[self.place[(self.nts[e.nt as usize].0 + e.alt) as usize] as usize].syms;
             Open { e, pos: s0, end: s1, children: Vec::with_capacity((s1 - s0) as usize) }
         };
         let mut stack = vec![open(d.nodes[0])];
@@ -329,7 +329,7 @@ impl Generator {
             top.pos += 1;
             match s {
                 CSym::T(off, len) => {
-                    let bytes = self.pool[off as usize..(off + len) as usize].to_vec();
+                    let bytes = crate::Bytes::from_slice(&self.pool[off as usize..(off + len) as usize]);
                     top.children.push(Node::T { bytes, start: at });
                     at += len as usize;
                 }

@@ -16,7 +16,7 @@ pub use generate::{Derivation, Expansion, Generator};
 pub use grammar::{Alt, Grammar, NonTerminal, Sym};
 pub use learn::{counts, inverted, learned, rank_swap, Counts};
 pub use parse::{parse, Parser};
-pub use tree::Node;
+pub use tree::{Bytes, Node};
 
 /// What can go wrong with a grammar or a sample.
 #[derive(Debug, thiserror::Error)]

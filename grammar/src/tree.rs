@@ -3,6 +3,11 @@
 //! node knows the span of bytes it covers in the string it derives.
 
 use serde::{Deserialize, Serialize};
+use smallvec::SmallVec;
+
+/// A terminal's bytes: held in the node up to 16 bytes (most terminals
+/// are a byte or a keyword), so that a tree costs no allocation per leaf.
+pub type Bytes = SmallVec<[u8; 16]>;
 
 /// A node of a derivation tree.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -11,7 +16,7 @@ pub enum Node {
     /// alternative `alt`; `children` match that alternative's symbols.
     N { nt: usize, alt: usize, children: Vec<Node>, start: usize, end: usize },
     /// Terminal bytes at `start`.
-    T { bytes: Vec<u8>, start: usize },
+    T { bytes: Bytes, start: usize },
 }
 
 impl Node {

@@ -27,7 +27,7 @@ fn check_tree(g: &Grammar, root: &Node) {
             let mut at = s;
             for (sym, c) in syms.iter().zip(children) {
                 match (sym, c) {
-                    (Sym::T(t), Node::T { bytes, .. }) => assert_eq!(t, bytes),
+                    (Sym::T(t), Node::T { bytes, .. }) => assert_eq!(t[..], bytes[..]),
                     (Sym::N(k), Node::N { nt, .. }) => assert_eq!(k, nt),
                     _ => panic!("child does not match its symbol"),
                 }
@@ -145,6 +145,23 @@ fn a_zero_probability_way_out_is_still_taken_at_the_bound() {
     let g = load(r#"{"<start>": ["<a>"], "<a>": [["x<a>", {"prob": 1}], ["y", {"prob": 0}]]}"#);
     let mut gen = Generator::new(&g, 5).unwrap();
     assert_eq!(gen.generate(6).text(), b"xxxxy");
+}
+
+#[test]
+fn at_the_bound_the_alternatives_that_fit_keep_their_weights() {
+    // Listed dearest first: at two nodes only `a` and `b` fit, 3 to 1,
+    // and `c`, which fits but has no weight, is never drawn.
+    let g = load(
+        r#"{"<start>": ["<x>"], "<x>": [["(<x>)", {"prob": 0.6}], ["a", {"prob": 0.3}], ["c", {"prob": 0}], ["b", {"prob": 0.1}]]}"#,
+    );
+    let mut gen = Generator::new(&g, 9).unwrap();
+    let mut n = std::collections::HashMap::new();
+    for _ in 0..8000 {
+        *n.entry(gen.generate(2).text()).or_insert(0usize) += 1;
+    }
+    assert_eq!(n.len(), 2, "{n:?}");
+    let (a, b) = (n[&b"a"[..].to_vec()], n[&b"b"[..].to_vec()]);
+    assert!((5700..6300).contains(&a) && a + b == 8000, "{n:?}");
 }
 
 #[test]

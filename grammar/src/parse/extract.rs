@@ -60,7 +60,7 @@ pub(super) fn tree(p: &Parser, sets: &[Set], input: &[u8], end: usize, root: u32
                     unreachable!("scanned over a nonterminal")
                 };
                 debug_assert_eq!(&input[at..at + t.len()], t.as_slice());
-                values.push(Node::T { bytes: t.clone(), start: at });
+                values.push(Node::T { bytes: crate::Bytes::from_slice(t), start: at });
             }
             Task::Build(Spec::Empty { nt, at }) => values.push(x.p.empty_tree(nt, at)),
             Task::Build(Spec::Item { set, idx }) => {
@@ -153,7 +153,7 @@ impl Parser<'_> {
             .symbols
             .iter()
             .map(|s| match s {
-                Sym::T(t) => Node::T { bytes: t.clone(), start: at },
+                Sym::T(t) => Node::T { bytes: crate::Bytes::from_slice(t), start: at },
                 Sym::N(m) => self.empty_tree(*m, at),
             })
             .collect();

@@ -23,7 +23,7 @@ fn check(g: &Grammar, t: &Node, input: &[u8]) -> usize {
                 let mut at = *start;
                 for (c, s) in children.iter().zip(syms) {
                     match (c, s) {
-                        (Node::T { bytes, .. }, Sym::T(t)) => assert_eq!(bytes, t),
+                        (Node::T { bytes, .. }, Sym::T(t)) => assert_eq!(bytes[..], t[..]),
                         (Node::N { nt, .. }, Sym::N(m)) => assert_eq!(nt, m),
                         _ => panic!("child {c:?} does not match symbol {s:?}"),
                     }
@@ -235,7 +235,7 @@ fn expand(g: &Grammar, rng: &mut ChaCha8Rng, nt: usize, at: usize, budget: usize
     let mut end = at;
     for s in &alts[alt].symbols {
         let c = match s {
-            Sym::T(t) => Node::T { bytes: t.clone(), start: end },
+            Sym::T(t) => Node::T { bytes: crate::Bytes::from_slice(t), start: end },
             Sym::N(m) => expand(g, rng, *m, end, budget.saturating_sub(1), depth),
         };
         end = c.span().1;
