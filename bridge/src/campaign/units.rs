@@ -9,7 +9,10 @@
 //! side with more effective lifts per second starts three units in four
 //! (`shares.rs`). A generator that works on its
 //! own (the symbolic explorer's solver thread) has its unit picked up
-//! again while it has candidates coming; a new unit is taken when it is
+//! again while it has candidates coming, but `main` gives way to a unit of
+//! the pool when the pool has had less than a quarter of the rounds' time
+//! (dc's long programs kept the solver busy on `main` for whole
+//! campaigns, and its number functions were never explored); a new unit is taken when it is
 //! idle, and a round goes on to the next unit while the generator stays
 //! idle (a unit that gives nothing more costs no wait). Values that fail
 //! or reach edges no system run covered are lifted and re-run through the
@@ -188,8 +191,16 @@ impl Campaign {
     fn round(&mut self, uw: &mut UnitWork) -> anyhow::Result<()> {
         // A unit whose generator still works on it (its solver runs while
         // the system fuzzer does) is picked up again.
+        // But `main`, whose solver can keep a round busy for the whole
+        // campaign (dc's long programs), gives way to a unit of the pool
+        // when the pool has had less than its share of the rounds' time.
         if let Some(mut cur) = uw.current.take() {
             if uw.generator.pending() != Pending::Nothing && cur.tries < TRIES {
+                if cur.unit.meta.function == main_rounds::MAIN && uw.shares.pool_behind() {
+                    if let Some(next) = self.pool_unit(uw)? {
+                        return self.start_unit(uw, next);
+                    }
+                }
                 let r = self.explore_unit(uw, &mut cur, Explore::Resume);
                 uw.current = Some(cur);
                 return r;

@@ -56,6 +56,14 @@ impl Shares {
         self.main.started as f64 <= self.main_share() * (self.main.started + self.pool.started) as f64
     }
 
+    /// Whether the pool has had less of the rounds' time than the side
+    /// that lifts less is due (a quarter), past the first seconds: `main`
+    /// then gives way to the pool even while its solver has more for it.
+    pub fn pool_behind(&self) -> bool {
+        let total = self.main.seconds + self.pool.seconds;
+        total > PRIOR_SECONDS && self.pool.seconds < (1.0 - BETTER) * total
+    }
+
     /// A unit of `main` (or of the pool) starts.
     pub fn start(&mut self, main: bool) {
         self.side(main).started += 1;
@@ -105,5 +113,18 @@ mod tests {
         assert!((90..=110).contains(&p), "main took {p} of 400");
         let even = turns(400, 0, 0);
         assert!((190..=210).contains(&even), "main took {even} of 400");
+    }
+
+    #[test]
+    fn the_pool_is_behind_when_main_held_more_than_three_quarters_of_the_time() {
+        let mut s = Shares::default();
+        s.add(true, 4.0, 0);
+        assert!(!s.pool_behind(), "not in the first seconds");
+        s.add(true, 20.0, 3);
+        assert!(s.pool_behind());
+        s.add(false, 7.0, 0);
+        assert!(s.pool_behind(), "7 of 31 s");
+        s.add(false, 2.0, 0);
+        assert!(!s.pool_behind(), "9 of 33 s");
     }
 }
