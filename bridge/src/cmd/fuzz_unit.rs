@@ -41,8 +41,10 @@ struct Summary {
     /// Values that cannot stand in the system input (a digit array given
     /// a byte that is no digit): not run.
     unliftable: u64,
-    /// Lifts of a digit array's values (dc's numbers), and those that were
-    /// true alarms or coverage lifts.
+    /// Units with a digit-array parameter (dc's numbers); lifts of a
+    /// digit array's values, and those that were true alarms or coverage
+    /// lifts.
+    units_with_digit_arrays: usize,
     digit_lifts: u64,
     digit_lifts_effective: u64,
     alarms: Vec<Kept>,
@@ -132,6 +134,8 @@ fn run_with(
             continue;
         }
         sum.units_with_params += 1;
+        sum.units_with_digit_arrays +=
+            usize::from(params.iter().any(|p| matches!(p.encoding, Encoding::Digits { .. })));
         let mut gen = make(args.seed ^ k as u64);
         gen.system_coverage(sys_cov.as_bytes());
         let limits = Limits { tries: args.tries, until: None, timeout: system.target().timeout, restore, wait: true };
