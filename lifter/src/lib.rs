@@ -43,6 +43,18 @@ pub fn lift_all(input: &[u8], values: &[(&Param, &Value)], command_line: bool) -
     lift_spliced(input, values, command_line).0
 }
 
+/// The text [`lift`] writes for `value` at the first occurrence of
+/// `param` (as its place in the command line needs it); the occurrence's
+/// own text when the value leaves it as it is.
+pub fn written(input: &[u8], param: &Param, value: &Value, command_line: bool) -> Vec<u8> {
+    let Some(&(at, len)) = param.occurrences.iter().min() else { return Vec::new() };
+    let (out, splices) = lift_spliced(input, &[(param, value)], command_line);
+    match splices.first() {
+        Some(s) if s.at == at as usize => out[s.at..s.at + s.len].to_vec(),
+        _ => input.get(at as usize..(at + len) as usize).unwrap_or_default().to_vec(),
+    }
+}
+
 /// What [`lift_all`] replaced: bytes `at..end` of the input, by `len`
 /// bytes of the value of parameter `value` (an index into `values`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -94,7 +106,7 @@ pub(crate) fn lift_spliced(input: &[u8], values: &[(&Param, &Value)], command_li
                     text = model::unit::resized(&text, n);
                 }
                 if shell && in_the_line {
-                    text = in_line(&out, at, p, v, text);
+                    text = in_line(&out, at, end, p, v, text);
                 }
                 done.push(Splice { at, end, len: text.len(), value: k });
                 out.splice(at..end, text);
@@ -106,16 +118,40 @@ pub(crate) fn lift_spliced(input: &[u8], values: &[(&Param, &Value)], command_li
     (out, done)
 }
 
-/// `value` of `param` (its `text` in the input) written at `at` of the
-/// command line `out` starts with.
-fn in_line(out: &[u8], at: usize, param: &Param, value: &Value, text: Vec<u8>) -> Vec<u8> {
+/// `value` of `param` (its `text` in the input) written in place of
+/// `at..end` of the command line `out` starts with.
+fn in_line(out: &[u8], at: usize, end: usize, param: &Param, value: &Value, text: Vec<u8>) -> Vec<u8> {
     let quote = shell::quoting_at(&out[..at]);
     if let Site::NewWord { .. } = param.site {
         // A new word after a blank; an empty one is no word.
         let word = value.text();
         return if word.is_empty() { word } else { [&b" "[..], &shell::escape(&word, Quote::None)].concat() };
     }
+    // Outside quotes, text that a POSIX shell, interactive or not, and
+    // the split of the command line both read as it is, stays as it is
+    // (`shell::escape` quotes `^ = % ~` too, for safety, where a word's
+    // grammar may hold them bare: sed's `-e 7~5z`, `/^a/p`).
+    let blank = |i: usize| matches!(out.get(i), Some(b' ' | b'\t' | b'\n') | None);
+    let word_start = at == 0 || blank(at - 1);
+    if quote == Quote::None && bare_here(&text, word_start) {
+        return text;
+    }
+    // Nothing in the middle of a word is nothing (a whole word is `''`).
+    if quote == Quote::None && text.is_empty() && !(word_start && blank(end)) {
+        return text;
+    }
     shell::escape(&text, quote)
+}
+
+/// Whether `text` can be written bare inside (or at the start of) a word
+/// of a command line: letters, digits, `+ - . / : @ ] _`, and `^ = %`,
+/// which no shell expands there, and `~` but where it would start a word
+/// (a tilde expansion).
+fn bare_here(text: &[u8], word_start: bool) -> bool {
+    !text.is_empty()
+        && text.iter().enumerate().all(|(i, &c)| {
+            c.is_ascii_alphanumeric() || b"+-./:@]_^=%".contains(&c) || c == b'~' && !(i == 0 && word_start)
+        })
 }
 
 /// Whether a parameter of `values` other than `k` has occurrence
@@ -226,6 +262,34 @@ mod tests {
         // Nothing is escaped without a command line.
         let raw = lift(input, &p(vec![(at(b"x "), 1)]), &Value::Bytes(b"a b".to_vec()), false);
         assert_eq!(args(&raw), [&b"-e"[..], b"s/a/b/", b"-n", b"a", b"b", b"y\"z"]);
+    }
+
+    #[test]
+    fn characters_no_shell_expands_inside_a_word_stay_bare() {
+        let input = b"-e 7z @@\nbody";
+        let p = Param {
+            site: Site::Stream { object: 0 },
+            encoding: Encoding::Raw,
+            occurrences: vec![(3, 1)],
+            original: b"7".to_vec(),
+            excluded: Vec::new(),
+            room: 0,
+        };
+        let lifted = |v: &[u8]| lift(input, &p, &Value::Bytes(v.to_vec()), true);
+        assert_eq!(lifted(b"1~5"), b"-e 1~5z @@\nbody");
+        assert_eq!(lifted(b"/^a=%/"), b"-e /^a=%/z @@\nbody");
+        // A tilde that would start the word, a blank or a `*` are quoted.
+        assert_eq!(lifted(b"~5"), b"-e '~5'z @@\nbody");
+        assert_eq!(lifted(b"a b*"), b"-e 'a b*'z @@\nbody");
+        // Nothing before the rest of a word is nothing; a whole word, ''.
+        assert_eq!(lifted(b""), b"-e z @@\nbody");
+        let whole = Param { occurrences: vec![(3, 2)], original: b"7z".to_vec(), ..p.clone() };
+        assert_eq!(lift(input, &whole, &Value::Bytes(Vec::new()), true), b"-e '' @@\nbody");
+        assert_eq!(written(input, &whole, &Value::Bytes(b"a b".to_vec()), true), b"'a b'");
+        assert_eq!(written(input, &whole, &Value::Bytes(b"7z".to_vec()), true), b"7z");
+        for v in [&b"1~5"[..], b"/^a=%/", b"~5", b"a b*", b""] {
+            assert_eq!(exec::split_test(&lifted(v)).0[1], [v, b"z"].concat());
+        }
     }
 
     #[test]

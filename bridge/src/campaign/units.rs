@@ -447,7 +447,8 @@ impl Campaign {
         let subs: Vec<_> = c.values.iter().map(|(k, v)| (&params[*k], v)).collect();
         let unit_name = format!("{}#{}", unit.meta.function, unit.meta.call_index);
         let labels = self.input_labels(entry, input);
-        let (lifted, labels) = lifter::lift_labelled(input, &labels, &subs, self.fs.target().args_in_input, &unit_name);
+        let args_in_input = self.fs.target().args_in_input;
+        let (lifted, labels) = lifter::lift_labelled(input, &labels, &subs, args_in_input, &unit_name);
         let on_nodes: Vec<(usize, &model::unit::Param, &model::unit::Value)> = (c.values.iter())
             .filter_map(|(k, v)| cur.nonterminals.get(*k).copied().flatten().map(|nt| (nt, &params[*k], v)))
             .collect();
@@ -467,7 +468,8 @@ impl Campaign {
                 let changes = |k: &usize, v: &model::unit::Value| params[*k].text(v) != params[*k].original;
                 let mut valid = c.values.iter().all(|(k, v)| on_node(k) || !changes(k, v));
                 for (nt, p, v) in &on_nodes {
-                    let parses = grammar::parse(&g.with_start(*nt), &node_text(p, v, input)).is_ok();
+                    let parses =
+                        grammar::parse(&g.with_start(*nt), &lifter::written(input, p, v, args_in_input)).is_ok();
                     valid &= parses;
                     self.file.stats.leaf_lifts += 1;
                     self.file.stats.leaf_lifts_parsed += u64::from(parses);
@@ -493,7 +495,7 @@ impl Campaign {
             // Values that lift well: the grammar generator may use them.
             for (nt, p, v) in &on_nodes {
                 let name = self.grammar.as_ref().map(|g| g.rules[*nt].name.clone()).unwrap_or_default();
-                self.generator.offer(&name, &node_text(p, v, input));
+                self.generator.offer(&name, &lifter::written(input, p, v, args_in_input));
                 self.file.stats.values_offered += 1;
             }
         }
@@ -572,11 +574,6 @@ impl Campaign {
 
 /// The text `value` of `p` puts in place of its first occurrence in
 /// `input` (a length resizes what is there).
-fn node_text(p: &model::unit::Param, value: &model::unit::Value, input: &[u8]) -> Vec<u8> {
-    let current = p.occurrences.first().and_then(|&(at, len)| input.get(at as usize..(at + len) as usize));
-    p.text_over(value, current.unwrap_or_default())
-}
-
 /// What a caught panic said.
 fn panic_text(p: &Box<dyn std::any::Any + Send>) -> &str {
     p.downcast_ref::<String>().map(String::as_str).or_else(|| p.downcast_ref::<&str>().copied()).unwrap_or("a panic")
