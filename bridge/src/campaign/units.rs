@@ -572,8 +572,6 @@ impl Campaign {
     }
 }
 
-/// The text `value` of `p` puts in place of its first occurrence in
-/// `input` (a length resizes what is there).
 /// What a caught panic said.
 fn panic_text(p: &Box<dyn std::any::Any + Send>) -> &str {
     p.downcast_ref::<String>().map(String::as_str).or_else(|| p.downcast_ref::<&str>().copied()).unwrap_or("a panic")
