@@ -127,30 +127,35 @@ fn in_line(out: &[u8], at: usize, end: usize, param: &Param, value: &Value, text
         let word = value.text();
         return if word.is_empty() { word } else { [&b" "[..], &shell::escape(&word, Quote::None)].concat() };
     }
-    // Outside quotes, text that a POSIX shell, interactive or not, and
-    // the split of the command line both read as it is, stays as it is
-    // (`shell::escape` quotes `^ = % ~` too, for safety, where a word's
-    // grammar may hold them bare: sed's `-e 7~5z`, `/^a/p`).
+    if quote != Quote::None {
+        return shell::escape(&text, quote);
+    }
+    // Outside quotes, as the words of a command line are usually written
+    // (and a grammar of them says): text that a POSIX shell, interactive
+    // or not, and the split of the command line both read as it is, bare
+    // (`shell::escape` quotes `^ = % ~ ,` too, for safety: sed's `-e
+    // 7~5z`, `2,4d`); nothing in the middle of a word, nothing (a whole
+    // word is `''`); other text without a `'`, in single quotes, where
+    // every byte is itself (`'s/\(a\)/\1/'`).
     let blank = |i: usize| matches!(out.get(i), Some(b' ' | b'\t' | b'\n') | None);
     let word_start = at == 0 || blank(at - 1);
-    if quote == Quote::None && bare_here(&text, word_start) {
+    if bare_here(&text, word_start) || text.is_empty() && !(word_start && blank(end)) {
         return text;
     }
-    // Nothing in the middle of a word is nothing (a whole word is `''`).
-    if quote == Quote::None && text.is_empty() && !(word_start && blank(end)) {
-        return text;
+    if !text.is_empty() && !text.contains(&b'\'') {
+        return [&b"'"[..], &text, b"'"].concat();
     }
     shell::escape(&text, quote)
 }
 
 /// Whether `text` can be written bare inside (or at the start of) a word
-/// of a command line: letters, digits, `+ - . / : @ ] _`, and `^ = %`,
+/// of a command line: letters, digits, `+ - . / : @ ] _`, and `^ = % ,`,
 /// which no shell expands there, and `~` but where it would start a word
 /// (a tilde expansion).
 fn bare_here(text: &[u8], word_start: bool) -> bool {
     !text.is_empty()
         && text.iter().enumerate().all(|(i, &c)| {
-            c.is_ascii_alphanumeric() || b"+-./:@]_^=%".contains(&c) || c == b'~' && !(i == 0 && word_start)
+            c.is_ascii_alphanumeric() || b"+-./:@]_^=%,".contains(&c) || c == b'~' && !(i == 0 && word_start)
         })
 }
 
@@ -287,7 +292,11 @@ mod tests {
         assert_eq!(lift(input, &whole, &Value::Bytes(Vec::new()), true), b"-e '' @@\nbody");
         assert_eq!(written(input, &whole, &Value::Bytes(b"a b".to_vec()), true), b"'a b'");
         assert_eq!(written(input, &whole, &Value::Bytes(b"7z".to_vec()), true), b"7z");
-        for v in [&b"1~5"[..], b"/^a=%/", b"~5", b"a b*", b""] {
+        // Single quotes unless the text holds one.
+        assert_eq!(lifted(b"s/\\(a\\)/\\1/"), b"-e 's/\\(a\\)/\\1/'z @@\nbody");
+        assert_eq!(lifted(b"2,4d"), b"-e 2,4dz @@\nbody");
+        assert_eq!(lifted(b"it's"), b"-e \"it's\"z @@\nbody");
+        for v in [&b"1~5"[..], b"/^a=%/", b"~5", b"a b*", b"", b"s/\\(a\\)/\\1/", b"it's", b"a\\'b\"$"] {
             assert_eq!(exec::split_test(&lifted(v)).0[1], [v, b"z"].concat());
         }
     }
