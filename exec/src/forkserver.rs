@@ -391,8 +391,10 @@ fn move_fd(from: i32, to: i32) -> std::io::Result<()> {
     Ok(())
 }
 
-/// How long a hung run that writes its stack is given to write it.
-const STACK_GRACE: Duration = Duration::from_millis(50);
+/// How long a hung run that writes its stack is given to write it (the
+/// wait ends when it has: this is a bound for a loaded machine, where 50
+/// ms was sometimes too short and a hang was kept without its stack).
+const STACK_GRACE: Duration = Duration::from_millis(500);
 
 fn kill_group(pid: i32) {
     // SAFETY: signalling a process group we created.

@@ -12,6 +12,7 @@ mod inlining;
 mod input_file;
 mod libc_models;
 mod modules;
+mod node_lifts;
 mod review;
 mod symbolic;
 mod timeouts;
