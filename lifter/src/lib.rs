@@ -125,38 +125,14 @@ fn in_line(out: &[u8], at: usize, end: usize, param: &Param, value: &Value, text
     if let Site::NewWord { .. } = param.site {
         // A new word after a blank; an empty one is no word.
         let word = value.text();
-        return if word.is_empty() { word } else { [&b" "[..], &shell::escape(&word, Quote::None)].concat() };
+        return if word.is_empty() {
+            word
+        } else {
+            [&b" "[..], &shell::escape_in(&word, Quote::None, true, true)].concat()
+        };
     }
-    if quote != Quote::None {
-        return shell::escape(&text, quote);
-    }
-    // Outside quotes, as the words of a command line are usually written
-    // (and a grammar of them says): text that a POSIX shell, interactive
-    // or not, and the split of the command line both read as it is, bare
-    // (`shell::escape` quotes `^ = % ~ ,` too, for safety: sed's `-e
-    // 7~5z`, `2,4d`); nothing in the middle of a word, nothing (a whole
-    // word is `''`); other text without a `'`, in single quotes, where
-    // every byte is itself (`'s/\(a\)/\1/'`).
     let blank = |i: usize| matches!(out.get(i), Some(b' ' | b'\t' | b'\n') | None);
-    let word_start = at == 0 || blank(at - 1);
-    if bare_here(&text, word_start) || text.is_empty() && !(word_start && blank(end)) {
-        return text;
-    }
-    if !text.is_empty() && !text.contains(&b'\'') {
-        return [&b"'"[..], &text, b"'"].concat();
-    }
-    shell::escape(&text, quote)
-}
-
-/// Whether `text` can be written bare inside (or at the start of) a word
-/// of a command line: letters, digits, `+ - . / : @ ] _`, and `^ = % ,`,
-/// which no shell expands there, and `~` but where it would start a word
-/// (a tilde expansion).
-fn bare_here(text: &[u8], word_start: bool) -> bool {
-    !text.is_empty()
-        && text.iter().enumerate().all(|(i, &c)| {
-            c.is_ascii_alphanumeric() || b"+-./:@]_^=%,".contains(&c) || c == b'~' && !(i == 0 && word_start)
-        })
+    shell::escape_in(&text, quote, at == 0 || blank(at - 1), blank(end))
 }
 
 /// Whether a parameter of `values` other than `k` has occurrence

@@ -146,6 +146,32 @@ pub fn escape(text: &[u8], quote: Quote) -> Vec<u8> {
     out
 }
 
+/// [`escape`] for text written at a place of a word: `word_start`, the
+/// place starts a word; `word_end`, it ends one. Outside quotes, as the
+/// words of a command line are usually written: text that a POSIX shell,
+/// interactive or not, and the split of the line both read as it is stays
+/// bare (letters, digits, `+ - . / : @ ] _` and `^ = % ,`, which no shell
+/// expands there, and `~` but where it would start a word), empty text
+/// inside a word stays empty (a whole word is `''`), and other text
+/// without a `'` goes in single quotes, where every byte is itself
+/// (`'s/\(a\)/\1/'`, which [`escape`] would put in double quotes with
+/// its backslashes doubled).
+pub fn escape_in(text: &[u8], quote: Quote, word_start: bool, word_end: bool) -> Vec<u8> {
+    if quote != Quote::None {
+        return escape(text, quote);
+    }
+    let bare = text.iter().enumerate().all(|(i, &c)| {
+        c.is_ascii_alphanumeric() || b"+-./:@]_^=%,".contains(&c) || c == b'~' && !(i == 0 && word_start)
+    });
+    if text.is_empty() && !(word_start && word_end) || !text.is_empty() && bare {
+        return text.to_vec();
+    }
+    if !text.is_empty() && !text.contains(&b'\'') && !text.contains(&0) {
+        return [&b"'"[..], text, b"'"].concat();
+    }
+    escape(text, quote)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -178,6 +204,33 @@ mod tests {
                 .collect();
             let ours = words(&line).map(|w| w.into_iter().map(|w| w.text).collect::<Vec<_>>());
             assert_eq!(ours, shlex::bytes::split(&line), "{:?}", String::from_utf8_lossy(&line));
+        }
+    }
+
+    #[test]
+    fn text_escaped_for_its_place_in_a_word_splits_back_to_itself_here_and_in_a_shell() {
+        let cases: [(&[u8], &[u8], &[u8]); 8] = [
+            (b"1~5", b"1~5", b"x"),
+            (b"/^a=%,/", b"/^a=%,/", b"x"),
+            (b"~5", b"'~5'", b""),
+            (b"a b*", b"'a b*'", b"x"),
+            (b"", b"", b"x"),
+            (b"", b"''", b""),
+            (br"s/\(a\)/\1/", br"'s/\(a\)/\1/'", b"x"),
+            (b"it's", b"\"it's\"", b"x"),
+        ];
+        for (value, written, after) in cases {
+            let mine = escape_in(value, Quote::None, true, after.is_empty());
+            assert_eq!(mine, written, "{}", String::from_utf8_lossy(value));
+            let line = [b"-e ".as_slice(), &mine, after, b" z"].concat();
+            assert_eq!(words(&line).unwrap()[1].text, [value, after].concat());
+            let sh = std::process::Command::new("sh")
+                .arg("-c")
+                .arg(std::ffi::OsStr::from_bytes(&[b"printf '<%s>' ".as_slice(), &line].concat()))
+                .output()
+                .unwrap();
+            let want = [b"<-e><".as_slice(), value, after, b"><z>"].concat();
+            assert_eq!(sh.stdout, want, "{}", String::from_utf8_lossy(&line));
         }
     }
 

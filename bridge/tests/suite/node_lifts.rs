@@ -7,7 +7,7 @@
 //! program reads (no quote of the word's own inside them).
 
 use grammar::{parse, Generator, Grammar, Node};
-use model::shell::{escape, quoting_at, words};
+use model::shell::{escape_in, quoting_at, words};
 use model::unit::{Encoding, Param, Site, Value};
 use std::path::Path;
 
@@ -39,7 +39,9 @@ fn mappable(input: &[u8], at: usize, end: usize) -> bool {
         return false;
     }
     let in_a_word = words(&input[..line]).unwrap_or_default().iter().any(|w| w.start <= at && end <= w.end);
-    in_a_word && escape(&input[at..end], quoting_at(&input[..at])) == input[at..end]
+    let blank = |i: usize| matches!(input.get(i), Some(b' ' | b'\t' | b'\n') | None);
+    let start = at == 0 || blank(at - 1);
+    in_a_word && escape_in(&input[at..end], quoting_at(&input[..at]), start, blank(end)) == input[at..end]
 }
 
 /// A parameter mapped to bytes `at..end`, as `carver::align` maps one.
