@@ -13,7 +13,7 @@
 use rand::{Rng, RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use crate::{Error, Grammar, Node, Sym};
+use crate::{Derivation, Error, Expansion, Grammar, Node, Sym};
 
 /// The fewest expansions (nonterminal nodes) a derivation from each
 /// nonterminal needs; `u64::MAX` for one that derives no finite string.
@@ -36,40 +36,6 @@ pub(crate) fn min_costs(g: &Grammar) -> Vec<u64> {
         }
     }
     cost
-}
-
-/// One expansion of a generated derivation: nonterminal `nt` by its
-/// alternative `alt`, covering `text[start..end]`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Expansion {
-    pub nt: u32,
-    pub alt: u32,
-    pub start: usize,
-    pub end: usize,
-}
-
-/// A generated string and its derivation, flat: the expansions in pre-order
-/// (a node before its children, children left to right).
-#[derive(Debug, Clone, Default)]
-pub struct Derivation {
-    text: Vec<u8>,
-    nodes: Vec<Expansion>,
-}
-
-impl Derivation {
-    pub fn new() -> Derivation {
-        Derivation::default()
-    }
-
-    /// The generated string.
-    pub fn text(&self) -> &[u8] {
-        &self.text
-    }
-
-    /// The expansions in pre-order; the first is the start symbol's.
-    pub fn nodes(&self) -> &[Expansion] {
-        &self.nodes
-    }
 }
 
 /// A symbol, compiled: terminal bytes in the pool, or a nonterminal.
@@ -110,14 +76,13 @@ pub struct Generator {
     nts: Vec<(u32, u32)>,
     min: Vec<u64>,
     alts: Vec<CAlt>,
-    /// Where each alternative, by its index in the grammar (offset by its
-    /// nonterminal's first), is in `alts`.
-    place: Vec<u32>,
     syms: Vec<CSym>,
     pool: Vec<u8>,
     rng: ChaCha8Rng,
     stack: Vec<Frame>,
     scratch: Derivation,
+    /// The grammar, for the terminals of [`Generator::generate`]'s trees.
+    grammar: Grammar,
 }
 
 const ONE: u64 = 1 << 32;
@@ -148,8 +113,7 @@ impl Generator {
         if min[grammar.start] == u64::MAX {
             return bad("derives no finite string");
         }
-        let (mut nts, mut alts, mut place, mut syms, mut pool) =
-            (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let (mut nts, mut alts, mut syms, mut pool) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         for (i, r) in grammar.rules.iter().enumerate() {
             let probs = grammar.probabilities(i);
             let weight = |p: f64| if p.is_finite() && p > 0.0 { p } else { 0.0 };
@@ -185,10 +149,6 @@ impl Generator {
             if let Some(last) = mine.last_mut() {
                 last.cum = ONE;
             }
-            place.resize(alts.len(), 0);
-            for (at, a) in alts.iter().enumerate().skip(first as usize) {
-                place[(first + a.orig) as usize] = at as u32;
-            }
             nts.push((first, alts.len() as u32));
         }
         let rng = ChaCha8Rng::seed_from_u64(seed);
@@ -197,12 +157,12 @@ impl Generator {
             nts,
             min,
             alts,
-            place,
             syms,
             pool,
             rng,
             stack: Vec::new(),
             scratch: Derivation::new(),
+            grammar: grammar.clone(),
         })
     }
 
@@ -229,7 +189,7 @@ impl Generator {
     pub fn generate_from(&mut self, nt: usize, max_nodes: usize) -> Node {
         let mut d = std::mem::take(&mut self.scratch);
         self.generate_from_into(nt, max_nodes, &mut d);
-        let tree = self.tree(&d);
+        let tree = d.to_node(&self.grammar);
         self.scratch = d;
         tree
     }
@@ -252,7 +212,9 @@ impl Generator {
         self.expand(start as u32, limit, &mut used, &mut reserved, out);
         while let Some(f) = self.stack.last_mut() {
             if f.pos == f.end {
-                out.nodes[f.node as usize].end = out.text.len();
+                let (at, size) = (out.text.len(), (out.nodes.len() - f.node as usize) as u32);
+                let n = &mut out.nodes[f.node as usize];
+                (n.end, n.size) = (at, size);
                 self.stack.pop();
                 continue;
             }
@@ -272,7 +234,7 @@ impl Generator {
         let alt = self.alts[a];
         *used += 1;
         *reserved += alt.kids;
-        out.nodes.push(Expansion { nt: k, alt: alt.orig, start: out.text.len(), end: out.text.len() });
+        out.nodes.push(Expansion { nt: k, alt: alt.orig, start: out.text.len(), end: out.text.len(), size: 1 });
         self.stack.push(Frame { node: out.nodes.len() as u32 - 1, pos: alt.syms.0, end: alt.syms.1 });
     }
 
@@ -297,48 +259,6 @@ impl Generator {
         }
         let r = self.rng.random_range(0..total);
         lo + alts[..fit].partition_point(|a| a.cum <= r).min(fit - 1)
-    }
-
-    /// The derivation tree of a derivation this generator made.
-    fn tree(&self, d: &Derivation) -> Node {
-        struct Open {
-            e: Expansion,
-            pos: u32,
-            end: u32,
-            children: Vec<Node>,
-        }
-        let open = |e: Expansion| {
-            let (s0, s1) = self.alts[self.place[(self.nts[e.nt as usize].0 + e.alt) as usize] as usize].syms;
-            Open { e, pos: s0, end: s1, children: Vec::with_capacity((s1 - s0) as usize) }
-        };
-        let mut stack = vec![open(d.nodes[0])];
-        let (mut next, mut at) = (1, 0usize);
-        loop {
-            let top = stack.last_mut().expect("the root is open until it closes");
-            if top.pos == top.end {
-                let o = stack.pop().expect("non-empty");
-                let (nt, alt) = (o.e.nt as usize, o.e.alt as usize);
-                let node = Node::N { nt, alt, children: o.children, start: o.e.start, end: o.e.end };
-                match stack.last_mut() {
-                    Some(p) => p.children.push(node),
-                    None => return node,
-                }
-                continue;
-            }
-            let s = self.syms[top.pos as usize];
-            top.pos += 1;
-            match s {
-                CSym::T(off, len) => {
-                    let bytes = crate::Bytes::from_slice(&self.pool[off as usize..(off + len) as usize]);
-                    top.children.push(Node::T { bytes, start: at });
-                    at += len as usize;
-                }
-                CSym::N(_) => {
-                    stack.push(open(d.nodes[next]));
-                    next += 1;
-                }
-            }
-        }
     }
 }
 

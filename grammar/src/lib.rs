@@ -4,6 +4,7 @@
 //! probabilities learned from the samples and inverted; bounded generation
 //! that always terminates.
 
+mod derivation;
 mod edit;
 mod generate;
 mod grammar;
@@ -12,7 +13,8 @@ mod load;
 mod parse;
 mod tree;
 
-pub use generate::{Derivation, Expansion, Generator};
+pub use derivation::{Derivation, Expansion};
+pub use generate::Generator;
 pub use grammar::{Alt, Grammar, NonTerminal, Sym};
 pub use learn::{counts, inverted, learned, rank_swap, Counts};
 pub use parse::{parse, Parser};

@@ -1,12 +1,16 @@
 #!/usr/bin/env python3
 """Grammar generation speed, side by side on one grammar: the grammar
-crate's bounded generator (flat derivation, and the derivation tree),
-the Fuzzing Book's GrammarFuzzer and ProbabilisticGrammarFuzzer, and
+crate's bounded generator (its flat derivation tree, the form a campaign
+keeps beside each test, and the same tree spelled out as `Node`s), the
+Fuzzing Book's GrammarFuzzer and ProbabilisticGrammarFuzzer, and
 grammarinator (the grammar translated to ANTLR 4). One core each, one
-after the other; a table of inputs per second, mean bytes, and each
-tool's rate over ours (tree mode, the one a campaign uses).
+after the other; a table of inputs per second, mean bytes, and our flat
+derivation's rate over each. With --seeds DIR, a row more: the grammar
+system generator as a campaign runs it (mixed mode, tests derived from
+the files of DIR by node edits and whole new derivations, each with its
+derivation tree).
 
-    scripts/bench/grammar_speed.py [--seconds 5] [--max-nodes 200] GRAMMAR.json...
+    scripts/bench/grammar_speed.py [--seconds 5] [--max-nodes 200] [--seeds DIR] GRAMMAR.json...
 
 The outside tools are installed into a virtual environment under
 ~/.cache/carve-bridge/grammar-venv (pip: fuzzingbook, grammarinator).
@@ -42,6 +46,15 @@ def ours(grammar, max_nodes, seconds):
         mode, n, secs, rate, mean_bytes, _nodes = line.split("\t")
         rows[mode] = (float(rate), float(mean_bytes))
     return rows
+
+
+def campaign(grammar, seeds, seconds):
+    subprocess.run(["cargo", "build", "--release", "-q", "-p", "systemgen", "--example", "grammar_rate"], cwd=REPO, check=True)
+    exe = os.path.join(REPO, "target", "release", "examples", "grammar_rate")
+    out = subprocess.run([exe, grammar, seeds, str(seconds)], capture_output=True, text=True, check=True)
+    _n, _secs, rate, mean_bytes, whole = out.stdout.split("\t")
+    name = f"ours, campaign tests from {os.path.basename(seeds.rstrip('/'))} ({float(whole):.0%} whole derivations)"
+    return {name: (float(rate), float(mean_bytes))}
 
 
 FUZZINGBOOK = r"""
@@ -148,17 +161,20 @@ def main():
     ap.add_argument("--max-nodes", type=int, default=200, help="our bound on nonterminal nodes")
     ap.add_argument("--max-nonterminals", type=int, default=10, help="the Fuzzing Book's max_nonterminals")
     ap.add_argument("--max-depth", type=int, default=30, help="grammarinator's --max-depth")
+    ap.add_argument("--seeds", help="a directory of inputs the grammar parses: adds the campaign's row")
     a = ap.parse_args()
     py = venv_python()
     for grammar in a.grammars:
         rows = []
         o = ours(grammar, a.max_nodes, a.seconds)
-        base = o["tree"][0]
+        base = o["derivation"][0]
         rows += [(f"ours, {mode}", r, m) for mode, (r, m) in o.items()]
+        if a.seeds:
+            rows += [(k, r, m) for k, (r, m) in campaign(grammar, a.seeds, a.seconds).items()]
         rows += [(k, r, m) for k, (r, m) in fuzzingbook(py, grammar, a.seconds, a.max_nonterminals).items()]
         rows += [(k, r, m) for k, (r, m) in grammarinator(py, grammar, a.seconds, a.max_depth).items()]
         print(f"\n{grammar}")
-        print(f"| generator | inputs/s | mean bytes | ours (tree) / it |")
+        print(f"| generator | inputs/s | mean bytes | ours (derivation) / it |")
         print("|---|---|---|---|")
         for name, r, m in rows:
             print(f"| {name} | {r:,.0f} | {m:.1f} | {base / r:.1f} |")

@@ -35,15 +35,20 @@ pub struct TestCase {
 /// A test's derivation tree and the grammar it derives in.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Tree {
-    pub node: ::grammar::Node,
+    pub derivation: ::grammar::Derivation,
     pub grammar: Arc<::grammar::Grammar>,
 }
 
 impl Tree {
+    /// The tree with its terminals.
+    pub fn node(&self) -> ::grammar::Node {
+        self.derivation.to_node(&self.grammar)
+    }
+
     /// The tree as JSON with the nonterminals' names
     /// ([`::grammar::Node::to_json`]).
     pub fn to_json(&self) -> String {
-        self.node.to_json(&self.grammar).to_string()
+        self.derivation.to_json(&self.grammar).to_string()
     }
 }
 

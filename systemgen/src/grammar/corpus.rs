@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use grammar::{Counts, Grammar, Node, Parser};
+use grammar::{Counts, Derivation, Grammar, Parser};
 
 /// Entries longer than this are not parsed (they count as not parsing):
 /// a derivation tree is about as deep as its text is long.
@@ -13,9 +13,7 @@ pub const MAX_PARSE: usize = 16 << 10;
 /// A parsed corpus entry.
 pub struct Parsed {
     pub id: u64,
-    pub tree: Node,
-    /// How many nonterminal nodes it has.
-    pub nodes: usize,
+    pub tree: Derivation,
 }
 
 /// What the generator knows of the corpus.
@@ -55,11 +53,11 @@ impl Trees {
             };
             let k = self.parsed.len();
             self.counts.add(&tree);
-            let list = tree.nonterminal_list();
-            for (n, &nt) in list.iter().enumerate() {
-                self.sites[nt].push((k, n));
+            let tree = Derivation::from_node(&tree);
+            for (n, e) in tree.nodes().iter().enumerate() {
+                self.sites[e.nt as usize].push((k, n));
             }
-            self.parsed.push(Parsed { id, tree, nodes: list.len() });
+            self.parsed.push(Parsed { id, tree });
             self.seen.insert(id, Some(k));
             added += 1;
         }

@@ -30,7 +30,7 @@ mod corpus;
 use std::str::FromStr;
 use std::sync::Arc;
 
-use grammar::{Generator, Grammar, Node, Parser};
+use grammar::{Derivation, Generator, Grammar, Parser};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -99,7 +99,7 @@ pub struct GrammarGen {
     inverse: Generator,
     /// Per nonterminal, values lifted well in place of one of its nodes,
     /// parsed.
-    pool: Vec<Vec<Node>>,
+    pool: Vec<Vec<Derivation>>,
 }
 
 impl GrammarGen {
@@ -159,44 +159,42 @@ impl GrammarGen {
     /// A whole new derivation, made for `parent`, with pooled values in
     /// some of its nodes (see the module's text).
     fn whole(&mut self, parent: u64) -> TestCase {
-        let mut tree = self.pick_generator().generate(MAX_NODES);
-        // The nodes that take a pooled value, outermost first (none inside
-        // another), chosen on the tree as generated: replacing one leaves
-        // the paths of the others as they were.
-        let mut chosen: Vec<(Vec<usize>, usize)> = Vec::new();
+        let mut tree = Derivation::new();
+        self.pick_generator().generate_into(MAX_NODES, &mut tree);
+        // The nodes that take a pooled value, in pre-order, none inside
+        // another (a node inside a chosen one is passed over).
+        let mut chosen = Vec::new();
         if self.pool.iter().any(|p| !p.is_empty()) {
-            for (k, nt) in tree.nonterminal_list().into_iter().enumerate() {
-                if self.pool[nt].is_empty() || !self.rng.random_ratio(1, 4) {
-                    continue;
-                }
-                let Some(path) = tree.path_of(k) else { continue };
-                if !chosen.iter().any(|(p, _)| path.starts_with(p)) {
-                    chosen.push((path, nt));
+            let mut past = 0;
+            for (k, e) in tree.nodes().iter().enumerate() {
+                if k >= past && !self.pool[e.nt as usize].is_empty() && self.rng.random_ratio(1, 4) {
+                    chosen.push(k);
+                    past = k + e.size as usize;
                 }
             }
         }
-        let mut pooled = Vec::new();
-        for (path, nt) in chosen {
+        // Replaced first to last: a replacement moves the nodes after it
+        // by the change in their number, and leaves those before alone.
+        let (mut spans, mut moved) = (Vec::new(), 0i64);
+        for k in chosen {
+            let at = (k as i64 + moved) as usize;
+            let (nt, size) = (tree.nodes()[at].nt as usize, tree.nodes()[at].size);
             let value = &self.pool[nt][self.rng.random_range(0..self.pool[nt].len())];
-            if let Some(t) = tree.replaced(&path, value) {
-                tree = t;
-                pooled.push((path, nt));
-            }
+            tree = tree.replaced(at, value);
+            moved += value.nodes().len() as i64 - i64::from(size);
+            spans.push((tree.nodes()[at].start, tree.nodes()[at].end, nt));
         }
-        let data = tree.text();
-        let mut spans: Vec<(usize, usize, usize)> =
-            (pooled.iter()).filter_map(|(p, nt)| tree.at_path(p).map(|n| (n.span().0, n.span().1, *nt))).collect();
-        spans.sort_unstable();
+        let data = tree.text().to_vec();
         let mut labels = Labels::default();
         let mut at = 0;
-        for (s, e, nt) in spans {
+        for &(s, e, nt) in &spans {
             labels.extend(&Labels::inserted("gen", s - at));
             labels.extend(&Labels::inserted(&format!("pool.{}", op_name(&self.grammar.rules[nt].name)), e - s));
             at = e;
         }
         labels.extend(&Labels::inserted("gen", data.len() - at));
-        let op = if pooled.is_empty() { "gen" } else { "gen.pool" };
-        let tree = Some(Tree { node: tree, grammar: self.grammar.clone() });
+        let op = if spans.is_empty() { "gen" } else { "gen.pool" };
+        let tree = Some(Tree { derivation: tree, grammar: self.grammar.clone() });
         TestCase { data, parent, donors: Vec::new(), op: op.into(), labels, tree }
     }
 
@@ -210,35 +208,33 @@ impl GrammarGen {
         }
         let seed = *parsed[self.rng.random_range(0..parsed.len())];
         let entry = self.trees.get(seed.id).expect("filtered");
-        let path = entry.tree.path_of(self.rng.random_range(0..entry.nodes)).expect("a node of the tree");
-        let old = entry.tree.at_path(&path).expect("a path of the tree").clone();
-        let nt = old.nonterminal().expect("nonterminals only");
+        let k = self.rng.random_range(0..entry.tree.nodes().len());
+        let old = entry.tree.nodes()[k];
+        let nt = old.nt as usize;
         let name = op_name(&self.grammar.rules[nt].name);
         let pooled = !self.pool[nt].is_empty() && self.rng.random_ratio(1, 4);
         let spliced = if !pooled && self.rng.random_ratio(1, 3) { self.splice(nt) } else { None };
         let (new, donor) = match spliced {
-            Some((node, id)) => (node, Some(id)),
+            Some((sub, id, span)) => (sub, Some((id, span))),
             None if pooled => (self.pool[nt][self.rng.random_range(0..self.pool[nt].len())].clone(), None),
             None => {
-                let size = count(&old);
-                (self.pick_generator().generate_from(nt, (2 * size + 16).min(MAX_NODES)), None)
+                let mut sub = Derivation::new();
+                let max = (2 * old.size as usize + 16).min(MAX_NODES);
+                self.pick_generator().generate_from_into(nt, max, &mut sub);
+                (sub, None)
             }
         };
         let entry = self.trees.get(seed.id).expect("filtered");
-        if new.text() == old.text() {
+        let (s, e) = (old.start, old.end);
+        if new.text() == &entry.tree.text()[s..e] || entry.tree.text().len() - (e - s) + new.text().len() > MAX_LEN {
             return None;
         }
-        let tree = entry.tree.replaced(&path, &new)?;
-        let data = tree.text();
-        if data.len() > MAX_LEN {
-            return None;
-        }
-        let (s, e) = old.span();
+        let tree = entry.tree.replaced(k, &new);
+        let data = tree.text().to_vec();
         let parent = seed.labels();
         let mut labels = parent.slice(0, s);
         let op = match donor {
-            Some(d) => {
-                let (ds, de) = new.span();
+            Some((d, (ds, de))) => {
                 let l = corpus.iter().find(|c| c.id == d).map(|c| c.labels());
                 match l {
                     Some(l) if l.len() >= de => labels.extend(&l.slice(ds, de)),
@@ -253,26 +249,28 @@ impl GrammarGen {
             }
         };
         labels.extend(&parent.slice(e, parent.len()));
-        let donors = donor.filter(|&d| d != seed.id).into_iter().collect();
+        let donors = donor.map(|(d, _)| d).filter(|&d| d != seed.id).into_iter().collect();
         Some(TestCase {
             data,
             parent: seed.id,
             donors,
             op,
             labels,
-            tree: Some(Tree { node: tree, grammar: self.grammar.clone() }),
+            tree: Some(Tree { derivation: tree, grammar: self.grammar.clone() }),
         })
     }
 
-    /// Some parsed entry's subtree for `nt`, with that entry's id.
-    fn splice(&mut self, nt: usize) -> Option<(Node, u64)> {
+    /// Some parsed entry's subtree for `nt`, with that entry's id and the
+    /// subtree's span in it.
+    fn splice(&mut self, nt: usize) -> Option<(Derivation, u64, (usize, usize))> {
         let sites = &self.trees.sites[nt];
         if sites.is_empty() {
             return None;
         }
         let (k, n) = sites[self.rng.random_range(0..sites.len())];
         let entry = &self.trees.parsed[k];
-        Some((entry.tree.at_path(&entry.tree.path_of(n)?)?.clone(), entry.id))
+        let e = entry.tree.nodes().get(n)?;
+        Some((entry.tree.subtree(n), entry.id, (e.start, e.end)))
     }
 }
 
@@ -302,15 +300,8 @@ impl SystemGenerator for GrammarGen {
         if pool.len() >= POOL {
             pool.remove(0);
         }
-        pool.push(node);
+        pool.push(Derivation::from_node(&node));
     }
-}
-
-/// Nonterminal nodes in a tree.
-fn count(n: &Node) -> usize {
-    let mut k = 0;
-    n.each(&mut |x| k += x.nonterminal().is_some() as usize);
-    k
 }
 
 /// A nonterminal's name as an operator name: `<s-flag>` -> `s-flag`.

@@ -38,8 +38,10 @@ fn every_test_is_a_sentence_with_its_tree_and_exact_labels() {
         let mut ops = std::collections::BTreeSet::new();
         for t in &tests {
             let tree = t.tree.as_ref().expect("a tree");
-            assert_eq!(tree.node.text(), t.data, "{}", t.op);
-            assert_eq!(tree.node.span(), (0, t.data.len()));
+            let node = tree.node();
+            assert_eq!(node.text(), t.data, "{}", t.op);
+            assert_eq!(node.span(), (0, t.data.len()));
+            assert_eq!(grammar::Derivation::from_node(&node), tree.derivation, "{}", t.op);
             assert_eq!(grammar::parse(&g, &t.data).unwrap().text(), t.data, "{}", t.op);
             assert!(t.parent == 0 || t.parent == 1, "{} from {}", t.op, t.parent);
             assert_eq!(t.labels.len(), t.data.len());
@@ -144,8 +146,9 @@ fn offered_values_join_their_nonterminals_pool() {
     for t in pooled.into_iter().chain(whole) {
         assert!(t.data.windows(9).any(|w| w == b"s/cab/b/9"), "{:?}", String::from_utf8_lossy(&t.data));
         t.labels.check(&t.data, |id| s.iter().find(|(i, _)| *i == id).map(|(_, d)| &d[..])).unwrap();
-        let tree = &t.tree.as_ref().unwrap().node;
-        assert_eq!(tree.text(), t.data);
+        let tree = t.tree.as_ref().unwrap();
+        assert_eq!(tree.node().text(), t.data);
+        assert_eq!(grammar::Derivation::from_node(&tree.node()), tree.derivation);
         assert_eq!(grammar::parse(&grammar(), &t.data).unwrap().text(), t.data);
     }
     // The pooled bytes are labelled as such.
@@ -160,29 +163,4 @@ fn modes_by_name() {
         assert_eq!(m.parse::<Mode>().unwrap().name(), m);
     }
     assert!("hell".parse::<Mode>().unwrap_err().contains("known: uniform"));
-}
-
-/// Tests per second on interp's grammar and seeds (run with --ignored --nocapture).
-#[test]
-#[ignore]
-fn speed() {
-    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/interp");
-    let g = Grammar::load(format!("{root}/grammar.json").as_ref()).unwrap();
-    let s: Vec<(u64, Vec<u8>)> = ["stack", "vars"]
-        .iter()
-        .enumerate()
-        .map(|(i, n)| (i as u64, std::fs::read(format!("{root}/seeds/{n}")).unwrap()))
-        .collect();
-    let c = corpus(&s);
-    let mut gen = GrammarGen::new(g, Mode::Mixed, 1).unwrap();
-    let t0 = std::time::Instant::now();
-    let n = gen.generate(&c, 20000).len();
-    let dt = t0.elapsed().as_secs_f64();
-    let t1 = std::time::Instant::now();
-    let j: usize = gen.generate(&c, 2000).iter().map(|t| t.tree.as_ref().unwrap().to_json().len()).sum();
-    eprintln!(
-        "{:.0} tests/s; json {:.0} µs per test ({j} bytes)",
-        n as f64 / dt,
-        t1.elapsed().as_secs_f64() * 1e6 / 2000.0
-    );
 }
