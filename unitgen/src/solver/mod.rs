@@ -108,10 +108,15 @@ pub trait Solver {
     fn stats(&self) -> Stats;
 }
 
+/// Set once the solver's owner is done with it: a query under way gives
+/// up (unknown) within a few milliseconds, and later ones are not asked.
+pub type Halt = std::sync::Arc<std::sync::atomic::AtomicBool>;
+
 /// The chain: slicing, then the cache, then numbers as text, then z3 near
 /// the parent input, then z3.
-pub fn chain(timeout_ms: u32, smt_log: Option<std::path::PathBuf>) -> impl Solver {
-    slice::Slicing::new(cache::Caching::new(text::Textual::new(local::Local::new(z3::Z3::new(timeout_ms, smt_log)))))
+pub fn chain(timeout_ms: u32, smt_log: Option<std::path::PathBuf>, halt: Option<Halt>) -> impl Solver {
+    let z3 = z3::Z3::new(timeout_ms, smt_log, halt);
+    slice::Slicing::new(cache::Caching::new(text::Textual::new(local::Local::new(z3))))
 }
 
 #[cfg(test)]
@@ -146,7 +151,7 @@ mod tests {
     #[test]
     fn the_chain_solves_slices_and_caches() {
         let t = trace();
-        let mut s = chain(2000, None);
+        let mut s = chain(2000, None, None);
         let q = Query { id: 1, trace: &t, conds: vec![Cond::Bit(12, true), Cond::Bit(9, true)], near: &[] };
         let Answer::Sat(a) = s.solve(&q) else { panic!("satisfiable") };
         // Sliced: the byte constraint on in2 is independent, so only in0
@@ -197,7 +202,7 @@ mod tests {
     fn a_hard_query_times_out_and_is_not_cached() {
         // The 1 ms timeout holds however late the watchdog runs.
         let (t, eq) = hard();
-        let mut s = chain(1, None);
+        let mut s = chain(1, None, None);
         let conds = vec![Cond::Bit(eq, true)];
         let q = Query { id: 1, trace: &t, conds, near: &[] };
         assert_eq!(s.solve(&q), Answer::Unknown);
@@ -209,7 +214,7 @@ mod tests {
     #[test]
     fn a_query_with_its_own_limit_is_given_up_when_told_to() {
         let (t, eq) = hard();
-        let mut s = chain(1, None);
+        let mut s = chain(1, None, None);
         let q = Query { id: 1, trace: &t, conds: vec![Cond::Bit(eq, true)], near: &[] };
         let started = std::time::Instant::now();
         let stop = || started.elapsed() > std::time::Duration::from_millis(100);
@@ -217,5 +222,32 @@ mod tests {
         let took = started.elapsed();
         assert!(took < std::time::Duration::from_secs(2), "took {took:?}");
         assert!(took >= std::time::Duration::from_millis(100), "took {took:?}");
+    }
+    #[test]
+    fn a_halted_solver_gives_up_its_query_and_asks_no_more() {
+        let (t, eq) = hard();
+        let halt = Halt::default();
+        let mut s = chain(60_000, None, Some(halt.clone()));
+        let q = Query { id: 1, trace: &t, conds: vec![Cond::Bit(eq, true)], near: &[] };
+        let started = std::time::Instant::now();
+        let h = halt.clone();
+        let halter = std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(100));
+            h.store(true, std::sync::atomic::Ordering::Relaxed);
+        });
+        assert_eq!(s.solve(&q), Answer::Unknown);
+        let took = started.elapsed();
+        assert!(took < std::time::Duration::from_secs(2), "took {took:?}");
+        assert!(took >= std::time::Duration::from_millis(100), "took {took:?}");
+        halter.join().unwrap();
+        let asked = s.stats();
+        // z3 is not asked again (its time and counts stay).
+        let q = Query { id: 2, trace: &t, conds: vec![Cond::Bit(eq, false)], near: &[] };
+        let _ = s.solve(&q);
+        let now = s.stats();
+        assert_eq!(
+            (now.solver_ms, now.sat, now.unsat, now.timeouts),
+            (asked.solver_ms, asked.sat, asked.unsat, asked.timeouts)
+        );
     }
 }

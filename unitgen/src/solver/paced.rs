@@ -2,9 +2,11 @@
 //! campaign on one core): before each query, the thread waits while the
 //! CPU time it has used is more than its share of the time since it
 //! started. The share is set from outside ([`Pace`]); at 1 it never waits.
+//! Whoever owns the thread may also halt it ([`Pace::halt`]): it stops
+//! waiting, and the query under way gives up ([`super::Halt`]).
 
-use super::{Answer, Query, Solver, Stats, Stop};
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use super::{Answer, Halt, Query, Solver, Stats, Stop};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -21,11 +23,17 @@ pub struct Pace {
     share_permille: AtomicU32,
     cpu_us: AtomicU64,
     waited_us: AtomicU64,
+    halt: Halt,
 }
 
 impl Default for Pace {
     fn default() -> Pace {
-        Pace { share_permille: AtomicU32::new(1000), cpu_us: AtomicU64::new(0), waited_us: AtomicU64::new(0) }
+        Pace {
+            share_permille: AtomicU32::new(1000),
+            cpu_us: AtomicU64::new(0),
+            waited_us: AtomicU64::new(0),
+            halt: Arc::new(AtomicBool::new(false)),
+        }
     }
 }
 
@@ -49,6 +57,17 @@ impl Pace {
     pub fn waited_seconds(&self) -> f64 {
         self.waited_us.load(Ordering::Relaxed) as f64 / 1e6
     }
+
+    /// Stops the thread's waits and queries for good (its owner is done
+    /// with it).
+    pub fn halt(&self) {
+        self.halt.store(true, Ordering::Relaxed);
+    }
+
+    /// The flag [`Pace::halt`] sets, for the solvers of the thread.
+    pub fn halt_flag(&self) -> Halt {
+        self.halt.clone()
+    }
 }
 
 /// `inner`, asked at the pace's share.
@@ -71,6 +90,9 @@ impl<S: Solver> Paced<S> {
             let (nap, forgiven) = nap(cpu, self.started.elapsed().as_secs_f64(), self.pace.share(), self.forgiven);
             self.forgiven = forgiven;
             let Some(nap) = nap else { return };
+            if self.pace.halt.load(Ordering::Relaxed) {
+                return;
+            }
             std::thread::sleep(nap);
             self.pace.waited_us.fetch_add(nap.as_micros() as u64, Ordering::Relaxed);
         }

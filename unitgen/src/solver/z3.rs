@@ -2,7 +2,7 @@
 //! a timeout per query, and optionally every query appended to a file as
 //! SMT-LIB.
 
-use super::{Answer, Cond, Query, Solver, Stats, Stop};
+use super::{Answer, Cond, Halt, Query, Solver, Stats, Stop};
 use model::op::Op;
 use std::collections::HashMap;
 use std::io::Write;
@@ -16,12 +16,17 @@ use z3::SatResult;
 pub struct Z3 {
     timeout_ms: u32,
     log: Option<std::path::PathBuf>,
+    halt: Option<Halt>,
     stats: Stats,
 }
 
 impl Z3 {
-    pub fn new(timeout_ms: u32, log: Option<std::path::PathBuf>) -> Z3 {
-        Z3 { timeout_ms, log, stats: Stats::default() }
+    pub fn new(timeout_ms: u32, log: Option<std::path::PathBuf>, halt: Option<Halt>) -> Z3 {
+        Z3 { timeout_ms, log, halt, stats: Stats::default() }
+    }
+
+    fn halted(&self) -> bool {
+        self.halt.as_ref().is_some_and(|h| h.load(std::sync::atomic::Ordering::Relaxed))
     }
 }
 
@@ -150,22 +155,29 @@ const AGAIN: Duration = Duration::from_millis(10);
 const POLL: Duration = Duration::from_millis(10);
 
 impl Z3 {
-    /// Checks, interrupted after `limit` (or once `stop` says so, asked
-    /// every [`POLL`]) by a watchdog thread. (z3's own `timeout` parameter
-    /// starts timer threads that, in z3 4.8.12, race when the solver runs
-    /// off the main thread.) The watchdog interrupts only while the check
-    /// runs, under a lock the check's end takes too: an interrupt that
-    /// lands after it would stay set and break the next operation on the
-    /// context (z3 stops the process in its bignum code). It interrupts
-    /// again until the check returns: one that comes before z3 is
-    /// checking is lost.
+    /// Checks, interrupted after `limit` (or once `stop` says so or the
+    /// solver is halted, asked every [`POLL`]) by a watchdog thread. (z3's
+    /// own `timeout` parameter starts timer threads that, in z3 4.8.12,
+    /// race when the solver runs off the main thread.) The watchdog
+    /// interrupts only while the check runs, under a lock the check's end
+    /// takes too, and again until the check returns: one that comes
+    /// before z3 is checking is lost.
+    ///
+    /// z3 4.8.12 counts every interrupt on the context's limit, and only a
+    /// check's start and end clear that count: one that lands between the
+    /// end of z3's check and its return here would stay set and break the
+    /// next operation on the context (z3 stops the process in its bignum
+    /// code). So after a check that was interrupted, an empty check
+    /// clears it, with the watchdog gone.
     fn check_within(&self, solver: &z3::Solver, limit: Duration, stop: Option<Stop<'_>>) -> SatResult {
         let ctx = z3::Context::thread_local();
         let handle = &ctx.handle();
         let running = &Mutex::new(true);
+        let interrupted = &std::sync::atomic::AtomicBool::new(false);
         let (done, finished) = std::sync::mpsc::channel::<()>();
         let deadline = Instant::now() + limit;
-        std::thread::scope(|s| {
+        let polled = stop.is_some() || self.halt.is_some();
+        let result = std::thread::scope(|s| {
             s.spawn(move || {
                 let mut interrupting = false;
                 loop {
@@ -173,7 +185,7 @@ impl Z3 {
                         AGAIN
                     } else {
                         let left = deadline.saturating_duration_since(Instant::now());
-                        if stop.is_some() {
+                        if polled {
                             left.min(POLL)
                         } else {
                             left
@@ -182,7 +194,8 @@ impl Z3 {
                     if finished.recv_timeout(wait) != Err(RecvTimeoutError::Timeout) {
                         break;
                     }
-                    if !interrupting && Instant::now() < deadline && !stop.is_some_and(|f| f()) {
+                    let give_up = stop.is_some_and(|f| f()) || self.halted();
+                    if !interrupting && Instant::now() < deadline && !give_up {
                         continue;
                     }
                     interrupting = true;
@@ -190,6 +203,7 @@ impl Z3 {
                     if !*running {
                         break;
                     }
+                    interrupted.store(true, std::sync::atomic::Ordering::Relaxed);
                     handle.interrupt();
                 }
             });
@@ -197,10 +211,17 @@ impl Z3 {
             *running.lock().unwrap_or_else(|e| e.into_inner()) = false;
             drop(done);
             result
-        })
+        });
+        if interrupted.load(std::sync::atomic::Ordering::Relaxed) {
+            let _ = z3::Solver::new().check();
+        }
+        result
     }
 
     fn run(&mut self, q: &Query<'_>, timeout_ms: u32, stop: Option<Stop<'_>>) -> Answer {
+        if self.halted() {
+            return Answer::Unknown;
+        }
         let started = Instant::now();
         // Declared bit-vector logic: z3 then bit-blasts with its QF_BV
         // tactic, some 5x faster on these queries than its default solver.

@@ -156,14 +156,19 @@ pub struct Symbolic {
     out: HashMap<u64, Out>,
     next_tag: u64,
     seeded: bool,
+    /// The solver thread, joined when this is dropped.
+    thread: Option<std::thread::JoinHandle<()>>,
 }
+
+/// The longest a drop waits for the solver thread to end.
+const JOIN_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
 
 impl Symbolic {
     pub fn new(timeout_ms: u32, smt_log: Option<std::path::PathBuf>) -> Symbolic {
         let link = Arc::new(Link::default());
         let pace = Arc::new(crate::solver::paced::Pace::default());
         let (jobs, rx) = std::sync::mpsc::channel();
-        worker::spawn(link.clone(), rx, timeout_ms, smt_log, pace.clone());
+        let thread = Some(worker::spawn(link.clone(), rx, timeout_ms, smt_log, pace.clone()));
         Symbolic {
             link,
             pace,
@@ -176,6 +181,7 @@ impl Symbolic {
             out: HashMap::new(),
             next_tag: 1,
             seeded: false,
+            thread,
         }
     }
 
@@ -451,10 +457,23 @@ impl UnitGenerator for Symbolic {
 }
 
 impl Drop for Symbolic {
+    /// Stops the solver thread and waits for it (up to [`JOIN_WAIT`]): the
+    /// query under way gives up, and the thread ends as its job channel
+    /// closes. A thread still in z3 when the process exits would run on
+    /// while z3's globals are torn down (a floating-point exception or an
+    /// assertion of z3's bignum code, after everything was written).
     fn drop(&mut self) {
-        // The solver thread stops at its next query; the channel closes
-        // with `jobs`.
         self.link.lock().closed = true;
+        self.pace.halt();
+        drop(std::mem::replace(&mut self.jobs, std::sync::mpsc::channel().0));
+        let Some(thread) = self.thread.take() else { return };
+        let waited = std::time::Instant::now();
+        while !thread.is_finished() && waited.elapsed() < JOIN_WAIT {
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
+        if thread.is_finished() {
+            let _ = thread.join();
+        }
     }
 }
 
@@ -546,6 +565,19 @@ mod tests {
             }
         }
         found
+    }
+
+    /// Its solver thread ends with it (a thread left in z3 as the process
+    /// exits runs on while z3's globals are torn down).
+    #[test]
+    fn dropping_it_ends_its_solver_thread() {
+        let mut g = Symbolic::new(2000, None);
+        assert!(!drain(&mut g, switch_trace()).is_empty());
+        let link = g.link.clone();
+        let started = std::time::Instant::now();
+        drop(g);
+        assert_eq!(Arc::strong_count(&link), 1, "the thread still holds its link");
+        assert!(started.elapsed() < std::time::Duration::from_secs(2), "{:?}", started.elapsed());
     }
 
     #[test]

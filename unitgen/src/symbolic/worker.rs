@@ -17,6 +17,7 @@ use std::collections::{HashMap, HashSet, VecDeque};
 use std::panic::AssertUnwindSafe;
 use std::sync::mpsc::{Receiver, TryRecvError};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 /// Most queries asked per trace, and the most time spent solving for one.
@@ -186,17 +187,17 @@ impl Link {
 }
 
 /// Starts the solver thread; it ends when the job channel closes. Its
-/// queries keep to `pace`'s share of a core.
+/// queries keep to `pace`'s share of a core, and give up when it halts.
 pub(super) fn spawn(
     link: Arc<Link>,
     jobs: Receiver<Job>,
     timeout_ms: u32,
     smt_log: Option<std::path::PathBuf>,
     pace: Arc<solver::paced::Pace>,
-) {
+) -> JoinHandle<()> {
     spawn_with(link, jobs, retry::escalated(timeout_ms), move || {
-        solver::paced::Paced::new(solver::chain(timeout_ms, smt_log), pace)
-    });
+        solver::paced::Paced::new(solver::chain(timeout_ms, smt_log, Some(pace.halt_flag())), pace)
+    })
 }
 
 /// Starts the solver thread with the solver `make` gives (made on the
@@ -207,7 +208,7 @@ pub(super) fn spawn_with<S: Solver>(
     jobs: Receiver<Job>,
     retry_ms: Option<u32>,
     make: impl FnOnce() -> S + Send + 'static,
-) {
+) -> JoinHandle<()> {
     link.lock().retries.set_limit(retry_ms);
     std::thread::Builder::new()
         .name("carve-solver".into())
@@ -287,7 +288,7 @@ pub(super) fn spawn_with<S: Solver>(
                 }
             }
         })
-        .expect("cannot start the solver thread");
+        .expect("cannot start the solver thread")
 }
 
 /// The condition an entry's direction puts on the path.
