@@ -10,6 +10,7 @@ never call?
                           [--pick 5] [--sample-seed 1] [--jobs 2] [--timeout 2]
                           [--ks-draws 100] [--ks-reps 1000] [--work DIR] [--keep]
     scripts/bench/hell.py --from-results DIR/results.json
+    scripts/bench/hell.py --draws DIR1/results.json DIR2/results.json...
 
 Per subject (grammar grammars/SUBJECT.json):
 
@@ -403,6 +404,40 @@ def report(results, a):
             print(f"called by the samples, never by the {mode} suites ({len(m['lost'])}):")
             print(", ".join(m["lost"]) or "(none)")
 
+def draws(paths):
+    """Table 2 over several sample draws (runs with different
+    --sample-seed): each draw's row, and the mean, least and most of
+    (A), (B), (+%) and the two KS statistics per subject."""
+    rows = {}
+    for path in paths:
+        saved = json.load(open(path))
+        for r in saved["results"]:
+            m = r["modes"]
+            inv_new = len(m["inverse"]["new"])
+            not_s = r["functions"] - r["called_samples"]
+            rows.setdefault(r["subject"], []).append({
+                "seed": saved["args"]["sample_seed"], "samples": r["called_samples"],
+                "uniform": m["uniform"]["called"], "learned": m["learned"]["called"],
+                "inverse": m["inverse"]["called"], "A": inv_new,
+                "B": 100.0 * inv_new / max(not_s, 1), "plus": 100.0 * inv_new / max(r["called_samples"], 1),
+                "C": m["learned"]["ks"][0], "D": m["inverse"]["ks"][0]})
+    print(f"\n## Table 2 over {len(paths)} sample draws\n")
+    print("| subject | draw (sample seed) | called by samples | uniform | learned | inverse | (A) | (B) | (+%) "
+          "| (C) KS D, samples vs learned | (D) KS D, samples vs inverse |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for subject, rs in rows.items():
+        for x in rs:
+            print(f"| {subject} | {x['seed']} | {x['samples']} | {x['uniform']} | {x['learned']} | {x['inverse']} "
+                  f"| {x['A']} | {x['B']:.1f}% | +{x['plus']:.1f}% | {x['C']:.2f} | {x['D']:.2f} |")
+        def span(k, f):
+            v = [x[k] for x in rs]
+            return f"{f(sum(v) / len(v))} ({f(min(v))}-{f(max(v))})"
+        one, pc, ks = (lambda v: f"{v:.1f}"), (lambda v: f"{v:.1f}%"), (lambda v: f"{v:.2f}")
+        print(f"| {subject} | mean (least-most) | {span('samples', one)} | {span('uniform', one)} "
+              f"| {span('learned', one)} | {span('inverse', one)} | {span('A', one)} | {span('B', pc)} "
+              f"| +{span('plus', pc)} | {span('C', ks)} | {span('D', ks)} |")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--subjects", default="sed,dc")
@@ -418,7 +453,12 @@ def main():
     ap.add_argument("--keep", action="store_true", help="keep the work directory and the generated inputs")
     ap.add_argument("--from-results", metavar="JSON",
                     help="no runs: recompute the measures and tables from a results.json of an earlier run")
+    ap.add_argument("--draws", metavar="JSON", nargs="+",
+                    help="no runs: Table 2 over the results.json of several runs (sample draws)")
     a = ap.parse_args()
+    if a.draws:
+        draws(a.draws)
+        return
     ensure_venv()
     if a.from_results:
         saved = json.load(open(a.from_results))
