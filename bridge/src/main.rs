@@ -11,6 +11,10 @@ fn main() {
     quiet_on_closed_pipe();
     let cli = cli::Cli::parse();
     warn_unknown_env();
+    if let Err(e) = args_in_input_env(&cli.command) {
+        eprintln!("bridge: error: {e}");
+        std::process::exit(2);
+    }
     let result = match cli.command {
         cli::Command::Showmap(args) => cmd::showmap::run(args),
         cli::Command::Exec(args) => cmd::exec::run(args),
@@ -37,6 +41,27 @@ fn main() {
 }
 
 /// A `CARVE_` variable nobody reads is most likely a typo.
+/// `CARVE_ARGS_IN_INPUT=1` is for targets AFL++ runs; the bridge's own
+/// runs say where the command line is by `--args-in-input`, so the
+/// variable is taken out of the environment its targets inherit. A sync
+/// campaign beside AFL++ instances that read command lines from their
+/// tests must read them too.
+fn args_in_input_env(command: &cli::Command) -> Result<(), String> {
+    let Some(v) = std::env::var_os(model::env::ARGS_IN_INPUT) else { return Ok(()) };
+    if let cli::Command::Run(r) = command {
+        if r.sync.is_some() && !r.target.args_in_input && v == "1" {
+            return Err(format!(
+                "{}=1 is set: AFL++ instances that run with it read a test's first line as its command line; \
+                 give --args-in-input so that this instance reads it so too (or unset it)",
+                model::env::ARGS_IN_INPUT
+            ));
+        }
+    }
+    // Single-threaded still: nothing reads the environment meanwhile.
+    std::env::remove_var(model::env::ARGS_IN_INPUT);
+    Ok(())
+}
+
 fn warn_unknown_env() {
     let names: Vec<String> = std::env::vars_os().filter_map(|(k, _)| k.into_string().ok()).collect();
     for (name, best) in model::env::unknown_vars(names.iter().map(String::as_str)) {

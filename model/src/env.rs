@@ -26,6 +26,11 @@ pub const ALL: &[EnvVar] = &[
         help: "directory to keep each source's bitcode at every step in (debugging the pass)",
     },
     EnvVar {
+        name: ARGS_IN_INPUT,
+        reader: "runtime",
+        help: "1: a run's command line is its test file's first line, `@@` the rest (for afl-fuzz ... -- prog @@)",
+    },
+    EnvVar {
         name: RUN_AS,
         reader: "runtime",
         help: "UID:GID the fork server runs the target as (set by bridge as root)",

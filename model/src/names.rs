@@ -25,6 +25,11 @@ pub const RT_DEBUG: &str = "CARVE_RT_DEBUG";
 /// strings, `argv[1..]`): set by `bridge` with `--args-in-input`; each
 /// forked run reads it and replaces its command line.
 pub const ARGS_FILE: &str = "CARVE_ARGS_FILE";
+/// `1`: a run started as `prog TEST [ARGS...]` (as `afl-fuzz ... -- prog
+/// @@` starts it) takes its command line from TEST's first line, as tests
+/// of `bridge run --args-in-input` carry it; `@@` in it is a file holding
+/// the rest of TEST.
+pub const ARGS_IN_INPUT: &str = "CARVE_ARGS_IN_INPUT";
 /// `UID:GID` the fork server switches to before forking runs (set by
 /// `bridge` when it runs as root, so targets cannot touch root's files).
 pub const RUN_AS: &str = "CARVE_RUN_AS";

@@ -98,7 +98,8 @@ static MAIN_ENTERED: core::sync::atomic::AtomicBool = core::sync::atomic::Atomic
 /// Called first thing in `main` with the addresses of `main`'s `argc` and
 /// `argv` (null when `main` takes none): starts the fork server when
 /// `bridge` asked for one (`CARVE_FORKSRV=1`); in each run, replaces the
-/// command line when `CARVE_ARGS_FILE` is set, records argv and envp when carving,
+/// command line when `CARVE_ARGS_FILE` is set (or takes it from the test
+/// file with `CARVE_ARGS_IN_INPUT=1`), records argv and envp when carving,
 /// and replays a unit (`CARVE_REPLAY`) or lists the functions
 /// (`CARVE_LIST`) instead of running `main`. Returns non-zero when the run
 /// carves: `main` then runs its out-of-line copy, whose calls the probes see.
@@ -118,6 +119,7 @@ pub unsafe extern "C" fn __carve_main_entry(argc: *mut c_int, argv: *mut *mut *m
     forkserver::start_if_asked();
     if !argc.is_null() && !argv.is_null() {
         args::replace_if_asked(argc, argv);
+        crate::input_args::replace_if_asked(argc, argv);
         if state::tracking() {
             let (n, v) = (*argc as usize, *argv);
             state::with(|st| {

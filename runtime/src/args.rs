@@ -44,7 +44,7 @@ pub unsafe fn replace_if_asked(argc: *mut c_int, argv: *mut *mut *mut c_char) {
 }
 
 /// Reads a whole (small) file into a malloc'd buffer, NUL-terminated.
-unsafe fn read_file(path: *const c_char) -> Option<(*mut u8, usize)> {
+pub(crate) unsafe fn read_file(path: *const c_char) -> Option<(*mut u8, usize)> {
     let fd = libc::open(path, libc::O_RDONLY | libc::O_CLOEXEC);
     if fd < 0 {
         return None;

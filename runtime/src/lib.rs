@@ -22,6 +22,7 @@ mod carve;
 mod fuzzing;
 #[cfg(not(test))]
 mod heap;
+mod input_args;
 mod malloc;
 mod objects;
 mod replay;

@@ -89,6 +89,7 @@ pub const SHM_ID: &CStr = c"CARVE_SHM_ID";
 pub const FORKSRV: &CStr = c"CARVE_FORKSRV";
 pub const RT_DEBUG: &CStr = c"CARVE_RT_DEBUG";
 pub const ARGS_FILE: &CStr = c"CARVE_ARGS_FILE";
+pub const ARGS_IN_INPUT: &CStr = c"CARVE_ARGS_IN_INPUT";
 pub const RUN_AS: &CStr = c"CARVE_RUN_AS";
 /// The coverage map AFL++ gives a target it starts (`afl-fuzz`,
 /// `afl-showmap`, `afl-tmin`); also the string `afl-fuzz` looks for in a
@@ -96,6 +97,7 @@ pub const RUN_AS: &CStr = c"CARVE_RUN_AS";
 pub const AFL_SHM_ID: &CStr = c"__AFL_SHM_ID";
 const _: () = assert!(spells(RUN_AS, crate::model::env::RUN_AS));
 const _: () = assert!(spells(ARGS_FILE, crate::model::env::ARGS_FILE));
+const _: () = assert!(spells(ARGS_IN_INPUT, crate::model::env::ARGS_IN_INPUT));
 const _: () = assert!(spells(SHM_ID, crate::model::env::SHM_ID));
 const _: () = assert!(spells(FORKSRV, crate::model::env::FORKSRV));
 const _: () = assert!(spells(RT_DEBUG, crate::model::env::RT_DEBUG));

@@ -202,10 +202,12 @@ fn output_dir(args: &RunArgs) -> anyhow::Result<std::path::PathBuf> {
     let Some(sync) = &args.sync else {
         return Ok(args.output.clone().expect("clap requires --output without --sync"));
     };
-    anyhow::ensure!(
-        !args.target.args_in_input,
-        "--args-in-input tests carry their command line, which AFL++ instances would take for input: not with --sync"
-    );
+    if args.target.args_in_input {
+        eprintln!(
+            "bridge run: --args-in-input with --sync: run the AFL++ instances with {}=1, so that they read a test's first line as its command line too",
+            model::env::ARGS_IN_INPUT
+        );
+    }
     anyhow::ensure!(
         !args.name.is_empty() && !args.name.starts_with('.') && !args.name.contains('/'),
         "--name must be a plain directory name, not '{}'",

@@ -50,6 +50,47 @@ fn afl_showmap_sees_the_edges_the_bridge_sees() {
     assert!(differ, "two different seeds gave AFL++ the same map");
 }
 
+/// With `CARVE_ARGS_IN_INPUT=1`, `afl-showmap -- prog @@` runs a test that
+/// carries its command line as `bridge showmap --args-in-input` runs it:
+/// the same edges, other edges for another command line, and no file left
+/// behind.
+#[test]
+fn afl_showmap_runs_tests_that_carry_their_command_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let prog = example("options", dir.path());
+    let tmp = dir.path().join("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    let mut maps = Vec::new();
+    for (k, line) in ["-d , -f 2 @@", "-s -d ';' --fields=1 @@", "-d '\\t' < @@"].iter().enumerate() {
+        let test = dir.path().join(format!("test{k}"));
+        std::fs::write(&test, format!("{line}\nname,age\nada;36\n")).unwrap();
+        let out = dir.path().join("afl.map");
+        let o = Command::new("afl-showmap")
+            .args(["-q", "-r", "-o"])
+            .arg(&out)
+            .arg("--")
+            .arg(&prog)
+            .arg(&test)
+            .env("AFL_NO_AFFINITY", "1")
+            .env("CARVE_ARGS_IN_INPUT", "1")
+            .env("TMPDIR", &tmp)
+            .output()
+            .expect("afl-showmap is installed (scripts/install-deps.sh)");
+        assert!(out.exists(), "afl-showmap wrote no map: {}", stderr(&o));
+        let afl = slots(&std::fs::read_to_string(&out).unwrap());
+        let o =
+            bridge(&["showmap", "--args-in-input", "-i", test.to_str().unwrap(), "--", prog.to_str().unwrap()], b"");
+        assert!(o.status.success(), "{}", stderr(&o));
+        let ours = slots(&stdout(&o));
+        assert!(afl.is_subset(&ours), "{line}: AFL++ sees edges the bridge does not: {:?}", afl.difference(&ours));
+        assert!(ours.len() - afl.len() <= 1, "{line}: the bridge sees {:?} that AFL++ does not", ours.difference(&afl));
+        maps.push(afl);
+    }
+    assert!(maps[0] != maps[1] && maps[1] != maps[2], "command lines made no difference: {maps:?}");
+    let left: Vec<_> = std::fs::read_dir(&tmp).unwrap().flatten().map(|e| e.file_name()).collect();
+    assert!(left.is_empty(), "files left in TMPDIR: {left:?}");
+}
+
 /// `afl-fuzz -M NAME` for `secs` seconds on `prog` in the sync directory
 /// `sync`; its log.
 fn afl_fuzz(prog: &Path, seeds: &Path, sync: &Path, name: &str, secs: u32) -> String {
@@ -160,7 +201,14 @@ fn sync_campaigns_refuse_what_afl_would_misread() {
         assert!(stderr(&o).contains(why), "{args:?}: {}", stderr(&o));
     };
     refused(&["run", "--system", "afl++", "-i", s, "-o", "out", "--", "./prog", "@@"], "give --sync DIR");
-    refused(&["run", "--sync", sync, "--args-in-input", "-i", s, "--", "./prog", "@@"], "not with --sync");
     refused(&["run", "--sync", sync, "--name", "../x", "-i", s, "--", "./prog", "@@"], "plain directory name");
     refused(&["run", "--sync", sync, "-o", "elsewhere", "-i", s, "--", "./prog", "@@"], "leave out -o");
+    // AFL++ instances that read command lines from their tests, and an
+    // instance that would not.
+    let o = Command::new(env!("CARGO_BIN_EXE_bridge"))
+        .args(["run", "--sync", sync, "-i", s, "--", "./prog", "@@"])
+        .env("CARVE_ARGS_IN_INPUT", "1")
+        .output()
+        .unwrap();
+    assert!(!o.status.success() && stderr(&o).contains("give --args-in-input"), "{}", stderr(&o));
 }
