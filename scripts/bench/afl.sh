@@ -22,9 +22,15 @@
 # `--bridge PATH` runs another build of bridge (an older commit's, for a
 # before/after comparison of `alone`).
 #
+# `--args-in-input`: the tests carry their command lines (the benchmark
+# seeds as they are), so both tools fuzz them: the bridge with
+# --args-in-input, AFL++ with CARVE_ARGS_IN_INPUT=1 on the carve-clang
+# build (the afl-clang-fast build cannot read a command line from a test),
+# in `alone` and `pair` alike.
+#
 #   scripts/bench/afl.sh [--cache DIR] [--subjects sed,dc,cut] [--time 5m]
 #                        [--seeds N] [--modes speed,alone,pair] [--out DIR]
-#                        [--bridge PATH]
+#                        [--bridge PATH] [--args-in-input]
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 cache=${CARVE_CACHE:-$HOME/.cache/carve-bridge}/subjects
@@ -34,6 +40,7 @@ seeds=1
 modes=speed,alone,pair
 out=""
 bridge_bin=""
+aii=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --cache) cache=$2/subjects; shift 2 ;;
@@ -43,9 +50,13 @@ while [ $# -gt 0 ]; do
     --modes) modes=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     --bridge) bridge_bin=$2; shift 2 ;;
+    --args-in-input) aii=1; shift ;;
     *) echo "afl.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
+if [ "$aii" = 1 ] && [[ ",$modes," == *,speed,* ]]; then
+  echo "afl.sh: --args-in-input is for the alone and pair modes (speed compares two builds on fixed command lines)" >&2; exit 2
+fi
 bridge=${bridge_bin:-$repo/target/release/bridge}
 [ -x "$bridge" ] || "$repo/scripts/build.sh"
 command -v afl-fuzz >/dev/null || { echo "afl.sh: afl-fuzz missing: scripts/install-deps.sh --bench" >&2; exit 1; }
@@ -101,7 +112,11 @@ PY
 json() { python3 -c "import json,sys; d=json.load(open(sys.argv[1]))['stats']; print($2)" "$1"; }
 afl_stat() { awk -F: -v k="$2" '$1 ~ "^"k" *$" {gsub(/ /, "", $2); print $2}' "$1/fuzzer_stats"; }
 branches() { # argv out... -> covered branches of the union
-  python3 "$repo/scripts/bench/covreplay.py" --argv "$1" --union "$cov" "${@:2}" | tail -1 | awk '{print $4}'
+  if [ "$aii" = 1 ]; then
+    python3 "$repo/scripts/bench/covreplay.py" --union "$cov" "${@:2}" | tail -1 | awk '{print $4}'
+  else
+    python3 "$repo/scripts/bench/covreplay.py" --argv "$1" --union "$cov" "${@:2}" | tail -1 | awk '{print $4}'
+  fi
 }
 # Failure signatures (kind and innermost frames) of every crash and alarm in the outputs.
 signatures() { # argv out... -> one key a line
@@ -110,7 +125,7 @@ signatures() { # argv out... -> one key a line
     for f in "$o"/crashes/id:* "$o"/alarms/*/input; do
       [ -f "$f" ] || continue
       # shellcheck disable=SC2086
-      "$bridge" signature --json "$f" -- "$carve" $a 2>/dev/null | python3 -c "import json,sys; d=json.load(sys.stdin) or {}; print(d.get('key') or '')" || true
+      "$bridge" signature $bflags --json "$f" -- "$carve" $a 2>/dev/null | python3 -c "import json,sys; d=json.load(sys.stdin) or {}; print(d.get('key') or '')" || true
     done
   done | { grep -v '^$' || true; } | sort -u
 }
@@ -121,8 +136,15 @@ for s in "${list[@]}"; do
   for b in "$carve" "$afl" "$cov"; do
     [ -x "$b" ] || { echo "afl.sh: $b missing: scripts/subjects.sh --variant carve,afl,cov --subjects $s" >&2; exit 1; }
   done
-  d=$(fixed_seeds "$s")
-  a=$(args_of "$s" "$out/data-$s")
+  if [ "$aii" = 1 ]; then
+    # Command lines in the tests: AFL++ runs the carve-clang build, which
+    # reads them (CARVE_ARGS_IN_INPUT=1); the bridge reads them too.
+    d=$(seed_dir "$s" "$out") a="" fuzzed="$carve" bflags=--args-in-input aflargs="@@"
+    export CARVE_ARGS_IN_INPUT=1
+  else
+    d=$(fixed_seeds "$s")
+    a=$(args_of "$s" "$out/data-$s") fuzzed="$afl" bflags="" aflargs=$a
+  fi
   for seed in $(seq 1 "$seeds"); do
     o="$out/$s/$seed"
     rm -rf "$o"; mkdir -p "$o"
@@ -138,9 +160,9 @@ for s in "${list[@]}"; do
     fi
     if [[ ",$modes," == *,alone,* ]]; then
       # shellcheck disable=SC2086
-      taskset -c 0 "$bridge" run --unit symbolic --seed "$seed" -i "$d" -o "$o/bridge" --time "$secs" -- "$carve" $a > "$o/bridge.log" 2>&1 &
+      taskset -c 0 "$bridge" run $bflags --unit symbolic --seed "$seed" -i "$d" -o "$o/bridge" --time "$secs" -- "$carve" $a > "$o/bridge.log" 2>&1 &
       # shellcheck disable=SC2086
-      taskset -c 1 afl-fuzz -V "$secs" -s "$seed" -i "$d" -o "$o/afl" -- "$afl" $a > "$o/afl.log" 2>&1 &
+      taskset -c 1 afl-fuzz -V "$secs" -s "$seed" -i "$d" -o "$o/afl" -- "$fuzzed" $aflargs > "$o/afl.log" 2>&1 &
       wait
       eb=$(json "$o/bridge/campaign.json" "d['execs']") ea=$(afl_stat "$o/afl/default" execs_done)
       cb=$(branches "$a" "$o/bridge") ca=$(branches "$a" "$o/afl/default")
@@ -150,15 +172,15 @@ for s in "${list[@]}"; do
     fi
     if [[ ",$modes," == *,pair,* ]]; then
       # shellcheck disable=SC2086
-      taskset -c 0 afl-fuzz -M main -V "$secs" -s "$seed" -i "$d" -o "$o/aa" -- "$afl" $a > "$o/aa-main.log" 2>&1 &
+      taskset -c 0 afl-fuzz -M main -V "$secs" -s "$seed" -i "$d" -o "$o/aa" -- "$fuzzed" $aflargs > "$o/aa-main.log" 2>&1 &
       # shellcheck disable=SC2086
-      taskset -c 1 afl-fuzz -S second -V "$secs" -s "$((seed + 100))" -i "$d" -o "$o/aa" -- "$afl" $a > "$o/aa-second.log" 2>&1 &
+      taskset -c 1 afl-fuzz -S second -V "$secs" -s "$((seed + 100))" -i "$d" -o "$o/aa" -- "$fuzzed" $aflargs > "$o/aa-second.log" 2>&1 &
       wait
       # shellcheck disable=SC2086
-      taskset -c 0 afl-fuzz -M main -V "$secs" -s "$seed" -i "$d" -o "$o/ab" -- "$afl" $a > "$o/ab-main.log" 2>&1 &
+      taskset -c 0 afl-fuzz -M main -V "$secs" -s "$seed" -i "$d" -o "$o/ab" -- "$fuzzed" $aflargs > "$o/ab-main.log" 2>&1 &
       sleep 2
       # shellcheck disable=SC2086
-      taskset -c 1 "$bridge" run --system afl++ --sync "$o/ab" --seed "$seed" -i "$d" --time "$((secs - 2))" -- "$carve" $a > "$o/ab-bridge.log" 2>&1 &
+      taskset -c 1 "$bridge" run $bflags --system afl++ --sync "$o/ab" --seed "$seed" -i "$d" --time "$((secs - 2))" -- "$carve" $a > "$o/ab-bridge.log" 2>&1 &
       wait
       caa=$(branches "$a" "$o/aa/main" "$o/aa/second") cab=$(branches "$a" "$o/ab/main" "$o/ab/bridge")
       imported=$(find "$o/ab/main/queue" -maxdepth 1 -name '*,sync:bridge,*' | wc -l)
