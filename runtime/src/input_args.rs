@@ -26,17 +26,7 @@ fn asked() -> bool {
 fn fd_path(fd: c_int) -> Vec<u8> {
     let mut path = Vec::with_capacity(32);
     path.extend_from_slice(b"/proc/self/fd/");
-    let mut digits = [0u8; 12];
-    let (mut n, mut k) = (fd.unsigned_abs(), digits.len());
-    loop {
-        k -= 1;
-        digits[k] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    path.extend_from_slice(&digits[k..]);
+    sys::push_decimal(&mut path, u64::from(fd.unsigned_abs()));
     path
 }
 
