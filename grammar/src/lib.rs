@@ -5,7 +5,6 @@
 //! that always terminates.
 
 mod derivation;
-mod edit;
 mod generate;
 mod grammar;
 mod learn;

@@ -1,8 +1,9 @@
-//! The flat form against the tree form: the same derivations, subtrees
-//! and replacements, on parsed and on generated trees.
+//! The flat form against the tree form and against the parser: the same
+//! derivations; subtrees and replacements give what parsing their text
+//! gives (the grammar here is unambiguous).
 
 use crate::load::tests::EXPR;
-use crate::{parse, Derivation, Generator, Grammar, Node};
+use crate::{parse, Derivation, Generator, Grammar};
 
 fn g() -> Grammar {
     Grammar::from_json(
@@ -36,7 +37,9 @@ fn the_flat_form_spells_the_same_tree() {
         consistent(&d);
         assert_eq!(d.text(), text.as_bytes());
         assert_eq!(d.to_node(&g), t);
-        assert_eq!(d.nodes().len(), t.nonterminal_list().len());
+        let mut nonterminals = 0;
+        t.each(&mut |n| nonterminals += n.nonterminal().is_some() as usize);
+        assert_eq!(d.nodes().len(), nonterminals);
     }
 }
 
@@ -55,26 +58,27 @@ fn generation_gives_the_flat_form_of_its_tree() {
 }
 
 #[test]
-fn subtrees_and_replacements_match_the_tree_forms() {
+fn subtrees_and_replacements_are_what_their_text_parses_to() {
     let g = g();
     let t = parse(&g, b"s/aa/b/\nx\np\ns/b/ab/").unwrap();
     let d = Derivation::from_node(&t);
-    let donors = [parse(&g, b"s/aaaa/b/").unwrap(), parse(&g, b"x").unwrap()];
-    let donors: Vec<Node> = donors.iter().flat_map(|t| t.nonterminals().into_iter().map(|(_, n)| n.clone())).collect();
+    let flat = |text: &[u8]| Derivation::from_node(&parse(&g, text).unwrap());
+    let donors: Vec<Derivation> = [&b"s/aaaa/b/"[..], b"x", b"d"]
+        .iter()
+        .map(|text| flat(text))
+        .flat_map(|t| (0..t.nodes().len()).map(move |k| t.subtree(k)))
+        .collect();
     let mut replaced = 0;
-    for k in 0..d.nodes().len() {
-        let path = t.path_of(k).unwrap();
-        let node = t.at_path(&path).unwrap();
-        let mut alone = node.clone();
-        alone.shift(-(node.span().0 as isize));
-        assert_eq!(d.subtree(k), Derivation::from_node(&alone));
-        assert_eq!(d.text_of(k), &node.text()[..]);
-        for new in donors.iter().filter(|n| n.nonterminal() == node.nonterminal()) {
-            let flat = d.replaced(k, &Derivation::from_node(new));
-            consistent(&flat);
-            assert_eq!(flat, Derivation::from_node(&t.replaced(&path, new).unwrap()));
+    for (k, e) in d.nodes().iter().enumerate() {
+        let alone = &parse(&g.with_start(e.nt as usize), d.text_of(k)).unwrap();
+        assert_eq!(d.subtree(k), Derivation::from_node(alone));
+        for new in donors.iter().filter(|n| n.nodes()[0].nt == e.nt) {
+            let out = d.replaced(k, new);
+            consistent(&out);
+            let want = [&d.text()[..e.start], new.text(), &d.text()[e.end..]].concat();
+            assert_eq!(out, flat(&want), "{k}: {:?}", String::from_utf8_lossy(&want));
             // A subtree taken out of a larger derivation replaces as well.
-            assert_eq!(d.replaced(k, &flat.subtree(k)), flat);
+            assert_eq!(d.replaced(k, &out.subtree(k)), out);
             replaced += 1;
         }
     }

@@ -226,7 +226,7 @@ impl GrammarGen {
         };
         let entry = self.trees.get(seed.id).expect("filtered");
         let (s, e) = (old.start, old.end);
-        if new.text() == &entry.tree.text()[s..e] || entry.tree.text().len() - (e - s) + new.text().len() > MAX_LEN {
+        if new.text() == entry.tree.text_of(k) || entry.tree.text().len() - (e - s) + new.text().len() > MAX_LEN {
             return None;
         }
         let tree = entry.tree.replaced(k, &new);
