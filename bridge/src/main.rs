@@ -40,7 +40,6 @@ fn main() {
     }
 }
 
-/// A `CARVE_` variable nobody reads is most likely a typo.
 /// `CARVE_ARGS_IN_INPUT=1` is for targets AFL++ runs; the bridge's own
 /// runs say where the command line is by `--args-in-input`, so the
 /// variable is taken out of the environment its targets inherit. A sync
@@ -62,6 +61,7 @@ fn args_in_input_env(command: &cli::Command) -> Result<(), String> {
     Ok(())
 }
 
+/// A `CARVE_` variable nobody reads is most likely a typo.
 fn warn_unknown_env() {
     let names: Vec<String> = std::env::vars_os().filter_map(|(k, _)| k.into_string().ok()).collect();
     for (name, best) in model::env::unknown_vars(names.iter().map(String::as_str)) {

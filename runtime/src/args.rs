@@ -16,7 +16,7 @@ pub unsafe fn replace_if_asked(argc: *mut c_int, argv: *mut *mut *mut c_char) {
     let Some(path) = sys::getenv(sys::ARGS_FILE) else {
         return;
     };
-    let Some((buf, len)) = read_file(path.as_ptr().cast()) else {
+    let Some((buf, len)) = read_file(path.as_ptr().cast(), MAX_BYTES) else {
         sys::debug("cannot read CARVE_ARGS_FILE; keeping the command line");
         return;
     };
@@ -43,15 +43,16 @@ pub unsafe fn replace_if_asked(argc: *mut c_int, argv: *mut *mut *mut c_char) {
     *argv = table;
 }
 
-/// Reads a whole (small) file into a malloc'd buffer, NUL-terminated.
-pub(crate) unsafe fn read_file(path: *const c_char) -> Option<(*mut u8, usize)> {
+/// Reads a file, at most `max` bytes of it, into a malloc'd buffer,
+/// NUL-terminated.
+pub(crate) unsafe fn read_file(path: *const c_char, max: usize) -> Option<(*mut u8, usize)> {
     let fd = libc::open(path, libc::O_RDONLY | libc::O_CLOEXEC);
     if fd < 0 {
         return None;
     }
     let mut st: libc::stat = core::mem::zeroed();
     let size = if libc::fstat(fd, &mut st) == 0 { st.st_size as usize } else { 0 };
-    let size = size.min(MAX_BYTES);
+    let size = size.min(max);
     let buf = libc::malloc(size + 1) as *mut u8;
     if buf.is_null() {
         libc::close(fd);

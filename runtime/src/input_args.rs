@@ -67,7 +67,7 @@ pub unsafe fn replace_if_asked(argc: *mut c_int, argv: *mut *mut *mut c_char) {
         sys::debug("CARVE_ARGS_IN_INPUT: no test file in argv[1]; keeping the command line");
         return;
     }
-    let Some((buf, len)) = crate::args::read_file(*old.add(1)) else {
+    let Some((buf, len)) = crate::args::read_file(*old.add(1), usize::MAX) else {
         sys::debug("CARVE_ARGS_IN_INPUT: cannot read the test file; keeping the command line");
         return;
     };
