@@ -24,6 +24,10 @@ pub struct ForkServer {
     input_path: PathBuf,
     input: File,
     args_path: PathBuf,
+    /// The argument file (`--args-in-input`), kept open as the input is:
+    /// rewriting it in place spares the file system a truncate and close
+    /// per run (ext4 flushes a file truncated to nothing when it is closed).
+    args: File,
     jail: Option<Jail>,
     proc: Option<Running>,
     hello: Hello,
@@ -33,6 +37,8 @@ pub struct ForkServer {
     run_timeout: Duration,
     /// What the limits cost (see `timeouts.rs`).
     pub(crate) timeouts: crate::timeouts::Timeouts,
+    /// How long the last run took, input written included.
+    pub(crate) last_run: Duration,
 }
 
 struct Running {
@@ -49,14 +55,9 @@ impl ForkServer {
         let map = SharedMap::new().map_err(Error::Shm)?;
         let scratch = tempfile::Builder::new().prefix("carve-exec").tempdir()?;
         let input_path = scratch.path().join("input");
-        let input = File::options()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .open(&input_path)
-            .map_err(|err| Error::Input { path: input_path.clone(), err })?;
+        let input = scratch_file(&input_path)?;
         let args_path = scratch.path().join("args");
+        let args = scratch_file(&args_path)?;
         let jail = if target.contain { Some(Jail::new(scratch.path())?) } else { None };
         let target = if target.contain { Target { args: absolute_args(&target.args), ..target } } else { target };
         let run_timeout = target.timeout;
@@ -67,6 +68,7 @@ impl ForkServer {
             input_path,
             input,
             args_path,
+            args,
             jail,
             proc: None,
             hello: Hello { version: 0, edges: 0, branches: 0 },
@@ -74,6 +76,7 @@ impl ForkServer {
             restarts: 0,
             run_timeout,
             timeouts: Default::default(),
+            last_run: Duration::ZERO,
         };
         fs.spawn()?;
         Ok(fs)
@@ -118,6 +121,11 @@ impl ForkServer {
         self.restarts
     }
 
+    /// How long the last run took (the last of a recheck's two).
+    pub fn last_run_time(&self) -> Duration {
+        self.last_run
+    }
+
     /// The coverage map of the last run.
     pub fn map(&self) -> &[u8] {
         self.map.as_slice()
@@ -149,17 +157,12 @@ impl ForkServer {
                 args.extend(crate::substitute(a, path));
                 args.push(0);
             }
-            std::fs::write(&self.args_path, &args).map_err(|err| Error::Input { path: self.args_path.clone(), err })?;
+            rewrite(&mut self.args, &args).map_err(|err| Error::Input { path: self.args_path.clone(), err })?;
             content
         } else {
             test
         };
-        let err = |err| Error::Input { path: self.input_path.clone(), err };
-        self.input.seek(SeekFrom::Start(0)).map_err(err)?;
-        self.input.write_all(input).map_err(err)?;
-        self.input.set_len(input.len() as u64).map_err(err)?;
-        self.input.seek(SeekFrom::Start(0)).map_err(err)?;
-        Ok(())
+        rewrite(&mut self.input, input).map_err(|err| Error::Input { path: self.input_path.clone(), err })
     }
 
     fn run_once(&mut self) -> Result<Outcome, Error> {
@@ -338,6 +341,27 @@ impl Drop for ForkServer {
     fn drop(&mut self) {
         self.stop();
     }
+}
+
+/// Creates a file of the scratch directory, empty, for reading and writing.
+fn scratch_file(path: &std::path::Path) -> Result<File, Error> {
+    File::options()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .open(path)
+        .map_err(|err| Error::Input { path: path.to_path_buf(), err })
+}
+
+/// Makes `bytes` the whole content of `file`, leaving it at its start (the
+/// target may share the open file as its standard input).
+fn rewrite(file: &mut File, bytes: &[u8]) -> std::io::Result<()> {
+    file.seek(SeekFrom::Start(0))?;
+    file.write_all(bytes)?;
+    file.set_len(bytes.len() as u64)?;
+    file.seek(SeekFrom::Start(0))?;
+    Ok(())
 }
 
 fn read_modules(st: &mut File) -> Option<Vec<ModuleRange>> {
