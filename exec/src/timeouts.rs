@@ -101,8 +101,9 @@ impl ForkServer {
     pub fn run_limited(&mut self, input: &[u8]) -> Result<Outcome, Error> {
         let started = Instant::now();
         let outcome = self.run_restarting(input)?;
+        self.last_run = started.elapsed();
         if outcome == Outcome::Timeout {
-            self.timeouts.lost += started.elapsed();
+            self.timeouts.lost += self.last_run;
         }
         Ok(outcome)
     }

@@ -62,6 +62,10 @@ pub struct Seed<'a> {
     /// Where its bytes came from; `None`: they are its own
     /// ([`Labels::own`]). Labels that do not cover `data` count as `None`.
     pub labels: Option<&'a Labels>,
+    /// How long the target took on it, in microseconds; 0 when unknown.
+    /// Generators favour cheap entries, as AFL++ gives fast ones more
+    /// energy: a test's run time is paid on each of its mutants.
+    pub run_us: u32,
 }
 
 impl Seed<'_> {

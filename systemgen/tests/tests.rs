@@ -18,7 +18,7 @@ fn random_bytes(seed: u64, len: usize) -> Vec<u8> {
 }
 
 fn seeds(entries: &[Vec<u8>]) -> Vec<Seed<'_>> {
-    entries.iter().enumerate().map(|(i, d)| Seed { id: 100 + i as u64, data: d, labels: None }).collect()
+    entries.iter().enumerate().map(|(i, d)| Seed { id: 100 + i as u64, data: d, labels: None, run_us: 0 }).collect()
 }
 
 /// The mutator names listed in an op (`nd:bf+num` holds `bf` and `num`).
@@ -48,7 +48,10 @@ fn registry() {
     let err = |r: Result<Box<dyn SystemGenerator>, String>| r.err().expect("an error");
     assert!(err(by_name("nope", 1, None)).contains("known: radamsa-like, grammar, afl++"));
     let mut external = by_name("afl++", 1, None).expect("known");
-    assert!(external.generate(&[Seed { id: 0, data: b"x", labels: None }], 10).is_empty(), "afl++ makes no tests");
+    assert!(
+        external.generate(&[Seed { id: 0, data: b"x", labels: None, run_us: 0 }], 10).is_empty(),
+        "afl++ makes no tests"
+    );
     assert!(err(by_name("grammar", 1, None)).contains("--grammar"));
     assert!(err(by_name("radamsa-like", 1, Some((g(), systemgen::Mode::Uniform)))).contains("--system grammar"));
 }
@@ -103,7 +106,7 @@ fn empty_and_binary_inputs_never_panic() {
             check_case(&c, &corpus);
         }
         // A corpus of one empty entry still yields tests.
-        let empty = [Seed { id: 5, data: &[], labels: None }];
+        let empty = [Seed { id: 5, data: &[], labels: None, run_us: 0 }];
         for c in gen.generate(&empty, 20) {
             assert!(!c.data.is_empty());
             assert_eq!(c.parent, 5);

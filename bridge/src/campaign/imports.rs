@@ -56,7 +56,8 @@ impl Campaign {
         outdir::write_kept(&self.out, None, &name, &imp.data, &rec)?;
         self.file.stats.imported_kept += 1;
         let hits = self.hits();
-        self.corpus.push(Entry { id, data: imp.data, hits, new_word: false, seed: false, labels });
+        let run_us = self.run_us();
+        self.corpus.push(Entry { id, data: imp.data, hits, new_word: false, seed: false, labels, run_us });
         if newness == Newness::NewEdges {
             self.refresh_stats();
             self.out.append_line("coverage.csv", outdir::CSV_HEADER, &self.csv_row())?;

@@ -45,6 +45,8 @@ pub(crate) struct Entry {
     seed: bool,
     /// Where its bytes came from (see `provenance::Labels`).
     labels: Labels,
+    /// How long its last run took, in microseconds.
+    run_us: u32,
 }
 
 pub struct Campaign {
@@ -120,7 +122,7 @@ impl Campaign {
             c.record_failure(outcome, &data, &format!("{id:06}"), "seed", || record.clone())?;
             let hits = c.hits();
             let labels = Labels::own(id, data.len());
-            c.corpus.push(Entry { id, data, hits, new_word: false, seed: true, labels });
+            c.corpus.push(Entry { id, data, hits, new_word: false, seed: true, labels, run_us: c.run_us() });
         }
         anyhow::ensure!(!c.corpus.is_empty(), "no readable seed in {}", c.file.config.input_dir.display());
         c.calibrate()?;
@@ -145,7 +147,15 @@ impl Campaign {
             c.next_id = c.next_id.max(s.id + 1);
             let hits = c.hits();
             let labels = s.labels.unwrap_or_else(|| Labels::own(s.id, s.data.len()));
-            c.corpus.push(Entry { id: s.id, data: s.data, hits, new_word: s.new_word, seed: s.seed, labels });
+            c.corpus.push(Entry {
+                id: s.id,
+                data: s.data,
+                hits,
+                new_word: s.new_word,
+                seed: s.seed,
+                labels,
+                run_us: c.run_us(),
+            });
         }
         anyhow::ensure!(!c.corpus.is_empty(), "the queue of {} is empty: nothing to resume", c.out.root().display());
         for (dir, which) in [("crashes", 0), ("hangs", 1)] {
@@ -264,7 +274,7 @@ impl Campaign {
             let seeds_only = self.file.config.parents == Parents::Seeds;
             let seeds: Vec<Seed<'_>> = (self.corpus.iter())
                 .filter(|e| e.seed || !seeds_only)
-                .map(|e| Seed { id: e.id, data: &e.data, labels: Some(&e.labels) })
+                .map(|e| Seed { id: e.id, data: &e.data, labels: Some(&e.labels), run_us: e.run_us })
                 .collect();
             let batch = self.generator.generate(&seeds, self.file.config.batch);
             let idle = batch.is_empty() && imported == 0;
@@ -321,7 +331,8 @@ impl Campaign {
             let record = provenance::Record { test: name.clone(), labels: Some(labels.clone()), ..record() };
             outdir::write_kept(&self.out, self.case_tree.as_ref(), &name, &case.data, &record)?;
             let hits = self.hits();
-            self.corpus.push(Entry { id, data: case.data.clone(), hits, new_word: false, seed: false, labels });
+            let run_us = self.run_us();
+            self.corpus.push(Entry { id, data: case.data.clone(), hits, new_word: false, seed: false, labels, run_us });
             if newness == Newness::NewEdges {
                 self.refresh_stats();
                 self.out.append_line("coverage.csv", outdir::CSV_HEADER, &self.csv_row())?;
@@ -422,6 +433,11 @@ impl Campaign {
     }
 
     /// The branch-outcome slots the last run hit.
+    /// How long the last run took, in microseconds.
+    fn run_us(&self) -> u32 {
+        self.fs.last_run_time().as_micros().min(u32::MAX as u128) as u32
+    }
+
     fn hits(&self) -> Vec<u32> {
         let map = self.fs.map();
         self.branch_slots.iter().filter(|&&s| map[s] != 0).map(|&s| s as u32).collect()

@@ -550,7 +550,8 @@ impl Campaign {
                 }
                 self.out.write_test(&name, &lifted, &record)?;
                 let hits = self.hits();
-                self.corpus.push(super::Entry { id, data: lifted, hits, new_word, seed: false, labels });
+                let run_us = self.run_us();
+                self.corpus.push(super::Entry { id, data: lifted, hits, new_word, seed: false, labels, run_us });
             }
             (Class::FalseAlarm, _) if !derived => self.file.stats.unliftable += 1,
             (Class::FalseAlarm, _) => self.file.stats.false_alarms += u64::from(failed),

@@ -105,6 +105,7 @@ mod tests {
                 new_word,
                 seed: false,
                 labels: provenance::Labels::own(i as u64, 1),
+                run_us: 0,
             })
             .collect()
     }
