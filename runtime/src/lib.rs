@@ -45,6 +45,7 @@ mod symstr;
 mod symstrtok;
 mod symstrtol;
 mod symtable;
+mod symwide;
 mod tables;
 // The shared names, compiled from `model`'s `core`-only files (the runtime
 // cannot depend on the `model` crate, which uses `std`).

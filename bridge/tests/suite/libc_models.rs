@@ -45,6 +45,8 @@ fn record(params: &[u8], input: &[u8]) -> Vec<u8> {
 
 const NUM: &[u8] = b"0123456789abcfxXzAF+- \t,:";
 const WORDS: &[u8] = b"ab AB,:-\t09";
+/// Bytes on both sides of 0x80, and the wide characters' parameters.
+const WIDE: &[u8] = b"aZ \x7f\x80\xc3\xff.HE";
 
 /// A random record for `mode`, and the bytes a mutant may change.
 fn case(mode: &str, r: &mut Rng) -> (Vec<u8>, &'static [u8], bool) {
@@ -102,6 +104,15 @@ fn case(mode: &str, r: &mut Rng) -> (Vec<u8>, &'static [u8], bool) {
             needle.extend(r.text(b"ab", 3));
             let input = r.text(b"abA", 14);
             (record(&needle, &input), b"abA", true)
+        }
+        "mbrtowc" | "mbrlen" => {
+            let n = *r.pick(&[0u8, 1, 1, 2, 4]);
+            (record(&[n], &r.text(WIDE, 8)), WIDE, false)
+        }
+        "wcrtomb" | "wctob" | "btowc" => {
+            let mut high = vec![b'.'];
+            high.extend((0..4).map(|_| *r.pick(b"..HE")));
+            (record(&high, &r.text(WIDE, 8)), WIDE, true)
         }
         _ => {
             let mut a = vec![r.below(8) as u8];
@@ -249,6 +260,11 @@ fn the_models_of_libc_parsers_agree_with_glibc_on_random_inputs() {
         "strtok",
         "strtok_r",
         "strsep",
+        "mbrtowc",
+        "mbrlen",
+        "wcrtomb",
+        "wctob",
+        "btowc",
     ];
     let mut report = Vec::new();
     for mode in modes {

@@ -55,6 +55,9 @@ pub struct Abi<'ctx> {
     pub model_fgets: FunctionValue<'ctx>,
     pub model_getline: FunctionValue<'ctx>,
     pub model_getc: FunctionValue<'ctx>,
+    pub model_mbrtowc: FunctionValue<'ctx>,
+    pub model_wcrtomb: FunctionValue<'ctx>,
+    pub model_wctob: FunctionValue<'ctx>,
 }
 
 impl<'ctx> Abi<'ctx> {
@@ -110,6 +113,9 @@ impl<'ctx> Abi<'ctx> {
             model_fgets: f("__sym_model_fgets", v.fn_type(&[q, q, q], false)),
             model_getline: f("__sym_model_getline", v.fn_type(&[q, l, q], false)),
             model_getc: f("__sym_model_getc", i32t.fn_type(&[q, l, i], false)),
+            model_mbrtowc: f("__sym_model_mbrtowc", i32t.fn_type(&[q, q, l, i, l, i], false)),
+            model_wcrtomb: f("__sym_model_wcrtomb", i32t.fn_type(&[q, l, i, l, i], false)),
+            model_wctob: f("__sym_model_wctob", i32t.fn_type(&[i, l, i, l, i], false)),
         }
     }
 }

@@ -3,7 +3,8 @@
 //! `symstrtol.rs`, `symstr.rs`, `symstrtok.rs`) gives the result's shadow,
 //! the shadows of what it stored, and its decisions on symbolic bytes as
 //! branches at the call's site. `strtok` and `vsscanf` get a hook before
-//! the call too.
+//! the call too. The conversions between bytes and wide characters
+//! (`mbrtowc`, `wcrtomb`, `wctob`...) have theirs in `runtime/src/symwide.rs`.
 
 use super::super::shadow::{int_width, shadow_width, Shadower};
 use crate::Error;
@@ -230,6 +231,37 @@ impl<'ctx> Shadower<'_, 'ctx> {
                 let (r, site) = (self.result(i)?, self.site());
                 self.call(self.abi.model_strtok, &[kind.into(), delim, save, r, self.i32c(site.into()).into()])?;
                 None
+            }
+            ("mbrtowc", 4) | ("mbrlen", 3) if int_width(i.get_type()) == Some(64) => {
+                let at = usize::from(name == "mbrtowc");
+                let pwc = if at == 1 { p(0) } else { Some(self.null()) };
+                let (Some(pwc), Some(s), Some(n)) = (pwc, p(at), int(at + 1)) else { return Ok(None) };
+                self.after(i);
+                let sn = self.or_zero(self.shadow(n));
+                let (nv, r) = (self.wide(n, false)?, self.wide(self.result(i)?, false)?);
+                let site = self.site();
+                let site = self.i32c(site.into());
+                self.call(self.abi.model_mbrtowc, &[pwc, s, nv.into(), sn.into(), r.into(), site.into()])?
+            }
+            ("wcrtomb", 3) if int_width(i.get_type()) == Some(64) => {
+                let (Some(s), Some(wc)) = (p(0), int(1)) else { return Ok(None) };
+                self.after(i);
+                let sw = self.or_zero(self.shadow(wc));
+                let (wv, r) = (self.wide(wc, false)?, self.wide(self.result(i)?, false)?);
+                let site = self.site();
+                let site = self.i32c(site.into());
+                self.call(self.abi.model_wcrtomb, &[s, wv.into(), sw.into(), r.into(), site.into()])?;
+                None
+            }
+            ("wctob" | "btowc", 1) if int_width(i.get_type()) == Some(32) => {
+                let Some(ch) = int(0) else { return Ok(None) };
+                self.after(i);
+                let sc = self.or_zero(self.shadow(ch));
+                let (cv, r) = (self.wide(ch, false)?, self.wide(self.result(i)?, false)?);
+                let site = self.site();
+                let (kind, site) = (self.i32c(u64::from(name == "wctob")), self.i32c(site.into()));
+                let a = [kind.into(), cv.into(), sc.into(), r.into(), site.into()];
+                self.call(self.abi.model_wctob, &a)?
             }
             _ => return Ok(None),
         };
