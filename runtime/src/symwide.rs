@@ -50,9 +50,14 @@ fn finish(b: &mut B, d: &Decisions) -> bool {
     true
 }
 
-fn pin_length(s: &mut Sym, sn: u32, n: u64) {
+/// What a call without a model leaves: its symbolic length pinned, and
+/// the character it stored (when it stored one) concrete.
+fn unmodelled(s: &mut Sym, sn: u32, n: u64, pwc: *mut u8, r: u64) {
     if sn != 0 {
         s.pin(sn, n, c"mbrtowc".as_ptr().cast());
+    }
+    if !pwc.is_null() && r <= 1 {
+        s.clear(pwc as usize, 4);
     }
 }
 
@@ -66,7 +71,7 @@ fn pin_length(s: &mut Sym, sn: u32, n: u64) {
 pub unsafe extern "C" fn __sym_model_mbrtowc(pwc: *mut u8, p: *const u8, n: u64, sn: u32, r: u64, site: u32) -> u32 {
     let Some(s) = sym::get() else { return 0 };
     if p.is_null() || !single_byte_locale() {
-        pin_length(s, sn, n);
+        unmodelled(s, sn, n, pwc, r);
         return 0;
     }
     let mut b = B::new(s);
@@ -75,7 +80,7 @@ pub unsafe extern "C" fn __sym_model_mbrtowc(pwc: *mut u8, p: *const u8, n: u64,
     let empty = b.eq_w(nv, 0, 64);
     if d.decide(empty, n == 0) {
         if r != INCOMPLETE || !finish(&mut b, &d) {
-            pin_length(b.s, sn, n);
+            unmodelled(b.s, sn, n, pwc, r);
         }
         return 0;
     }
@@ -90,7 +95,7 @@ pub unsafe extern "C" fn __sym_model_mbrtowc(pwc: *mut u8, p: *const u8, n: u64,
         _ => INVALID,
     };
     if r != want || !finish(&mut b, &d) {
-        pin_length(b.s, sn, n);
+        unmodelled(b.s, sn, n, pwc, r);
         return 0;
     }
     if want == INVALID {
@@ -126,6 +131,9 @@ pub unsafe extern "C" fn __sym_model_wcrtomb(p: *mut u8, wc: u64, sw: u32, r: u6
         if sw != 0 {
             s.pin(sw, wc & WEOF, c"wcrtomb".as_ptr().cast());
         }
+        if !p.is_null() && r == 1 {
+            s.clear(p as usize, 1);
+        }
         return 0;
     }
     let mut b = B::new(s);
@@ -137,6 +145,9 @@ pub unsafe extern "C" fn __sym_model_wcrtomb(p: *mut u8, wc: u64, sw: u32, r: u6
     let want = if is_own { 1 } else { INVALID };
     if r != want || !finish(&mut b, &d) {
         b.s.pin(sw, wc & WEOF, c"wcrtomb".as_ptr().cast());
+        if r == 1 {
+            b.s.clear(p as usize, 1);
+        }
         return 0;
     }
     if is_own {
