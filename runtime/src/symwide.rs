@@ -1,36 +1,32 @@
-//! Models of the conversions between bytes and wide characters in a
-//! single-byte locale, where programs that handle multibyte text call
-//! them on every byte (gnulib's `quotearg`, `mbsstr`, the `mbrtowc`
-//! loops of coreutils and sed): `mbrtowc` and `mbrlen`, `wcrtomb`,
-//! `wctob` and `btowc`. In glibc's "C" locale a byte below 0x80 is its own
-//! character and any other byte (character) is invalid. The class of the
-//! byte (character) is a decision at the call's site, and within it the
-//! result and the character stored follow the symbolic value; a call that
-//! did not answer as the model would (another locale, `MB_CUR_MAX > 1`,
-//! or a state left mid-character) gets no model, and its symbolic length
-//! is pinned as any unmodelled call's.
+//! Models of the conversions between bytes and wide characters, which
+//! programs that handle multibyte text call on every byte (gnulib's
+//! `quotearg` and `mbsstr`, the `mbrtowc` loops of coreutils and sed):
+//! `mbrtowc` and `mbrlen`, `wcrtomb`, `wctob` and `btowc`. In glibc's
+//! locales of interest ("C", UTF-8) a byte below 0x80 is its own
+//! character, and that is what the models know: whether the byte
+//! (character) is below 0x80 is a decision at the call's site, and under
+//! it the result and the character (byte) stored follow the symbolic
+//! value. Past 0x80 the locale decides (an invalid byte in "C", the first
+//! of a sequence in UTF-8): the decision is kept, so a solution may bring
+//! the byte back below 0x80, and the rest is the real call's. A call that
+//! did not answer as the model would (a locale where ASCII bytes are not
+//! themselves) gets no model, and its symbolic length or character is
+//! pinned as any unmodelled call's.
 
 use crate::model::trace::*;
 use crate::sym::{self, Sym};
 use crate::symchars::{self as c, Decisions};
 use crate::symfold::{B, V};
 
-extern "C" {
-    fn __ctype_get_mb_cur_max() -> usize;
-}
-
 /// The first character that is not its own byte.
 const ASCII_END: u64 = 0x80;
-/// `(size_t) -1`, `(size_t) -2`: an invalid and an incomplete character.
-const INVALID: u64 = u64::MAX;
+/// `(size_t) -2`, an incomplete character (`(size_t) -1` is an invalid
+/// one): the lengths below it are those of a character read.
 const INCOMPLETE: u64 = u64::MAX - 1;
+/// The most bytes a character takes (glibc's `MB_LEN_MAX`).
+const MB_LEN_MAX: u64 = 16;
 /// `WEOF` as `btowc` returns it, and `EOF` as `wctob` does (32 bits).
 const WEOF: u64 = 0xffff_ffff;
-
-fn single_byte_locale() -> bool {
-    // SAFETY: a glibc query without arguments.
-    unsafe { __ctype_get_mb_cur_max() == 1 }
-}
 
 /// The 64-bit value `v` whose shadow is `sv`, as a folding value.
 fn value(b: &mut B, sv: u32, v: u64, width: u32) -> V {
@@ -56,7 +52,12 @@ fn unmodelled(s: &mut Sym, sn: u32, n: u64, pwc: *mut u8, r: u64) {
     if sn != 0 {
         s.pin(sn, n, c"mbrtowc".as_ptr().cast());
     }
-    if !pwc.is_null() && r <= 1 {
+    forget_stored(s, pwc, r);
+}
+
+/// The character a call stored (when it returned a length) is concrete.
+fn forget_stored(s: &mut Sym, pwc: *mut u8, r: u64) {
+    if !pwc.is_null() && r < INCOMPLETE {
         s.clear(pwc as usize, 4);
     }
 }
@@ -70,7 +71,7 @@ fn unmodelled(s: &mut Sym, sn: u32, n: u64, pwc: *mut u8, r: u64) {
 #[no_mangle]
 pub unsafe extern "C" fn __sym_model_mbrtowc(pwc: *mut u8, p: *const u8, n: u64, sn: u32, r: u64, site: u32) -> u32 {
     let Some(s) = sym::get() else { return 0 };
-    if p.is_null() || !single_byte_locale() {
+    if p.is_null() {
         unmodelled(s, sn, n, pwc, r);
         return 0;
     }
@@ -88,18 +89,17 @@ pub unsafe extern "C" fn __sym_model_mbrtowc(pwc: *mut u8, p: *const u8, n: u64,
     let v = unsafe { *p };
     let x = c::byte(&mut b, p as usize, v);
     let own = c::op(&mut b, OP_ULT, 8, x, V::K(ASCII_END));
-    d.decide(own, u64::from(v) < ASCII_END);
-    let want = match v {
-        0 => 0,
-        v if u64::from(v) < ASCII_END => 1,
-        _ => INVALID,
-    };
-    if r != want || !finish(&mut b, &d) {
-        unmodelled(b.s, sn, n, pwc, r);
+    if !d.decide(own, u64::from(v) < ASCII_END) {
+        // The locale's: the class alone is modelled.
+        if finish(&mut b, &d) {
+            forget_stored(b.s, pwc, r);
+        } else {
+            unmodelled(b.s, sn, n, pwc, r);
+        }
         return 0;
     }
-    if want == INVALID {
-        // Nothing was stored; the result is that of the class.
+    if r != u64::from(v != 0) || !finish(&mut b, &d) {
+        unmodelled(b.s, sn, n, pwc, r);
         return 0;
     }
     let nul = b.eq(x, 0);
@@ -127,13 +127,11 @@ pub unsafe extern "C" fn __sym_model_mbrtowc(pwc: *mut u8, p: *const u8, n: u64,
 #[no_mangle]
 pub unsafe extern "C" fn __sym_model_wcrtomb(p: *mut u8, wc: u64, sw: u32, r: u64, site: u32) -> u32 {
     let Some(s) = sym::get() else { return 0 };
-    if sw == 0 || p.is_null() || !single_byte_locale() {
+    if sw == 0 || p.is_null() {
         if sw != 0 {
             s.pin(sw, wc & WEOF, c"wcrtomb".as_ptr().cast());
         }
-        if !p.is_null() && r == 1 {
-            s.clear(p as usize, 1);
-        }
+        forget_bytes(s, p, r);
         return 0;
     }
     let mut b = B::new(s);
@@ -142,20 +140,28 @@ pub unsafe extern "C" fn __sym_model_wcrtomb(p: *mut u8, wc: u64, sw: u32, r: u6
     let own = c::op(&mut b, OP_ULT, 32, x, V::K(ASCII_END));
     let is_own = (wc & WEOF) < ASCII_END;
     d.decide(own, is_own);
-    let want = if is_own { 1 } else { INVALID };
-    if r != want || !finish(&mut b, &d) {
+    if (is_own && r != 1) || !finish(&mut b, &d) {
         b.s.pin(sw, wc & WEOF, c"wcrtomb".as_ptr().cast());
-        if r == 1 {
-            b.s.clear(p as usize, 1);
-        }
+        forget_bytes(b.s, p, r);
         return 0;
     }
     if is_own {
         let byte = b.node(x, 32);
         let byte = b.s.extract(byte, 0, 8);
         b.s.store(p as usize, byte, 1);
+    } else {
+        // The locale's bytes, or none (an invalid character).
+        forget_bytes(b.s, p, r);
     }
     0
+}
+
+/// The bytes `wcrtomb` wrote at `p` (`r` of them, when it wrote any) are
+/// concrete.
+fn forget_bytes(s: &mut Sym, p: *mut u8, r: u64) {
+    if !p.is_null() && r <= MB_LEN_MAX {
+        s.clear(p as usize, r as usize);
+    }
 }
 
 /// After `wctob(c)` (`to_byte`) or `btowc(c)` returned `r`, `c`'s shadow
@@ -167,10 +173,6 @@ pub extern "C" fn __sym_model_wctob(to_byte: u32, ch: u64, sc: u32, r: u64, site
         return 0;
     }
     let why = if to_byte != 0 { c"wctob" } else { c"btowc" };
-    if !single_byte_locale() {
-        s.pin(sc, ch & WEOF, why.as_ptr().cast());
-        return 0;
-    }
     let mut b = B::new(s);
     let mut d = Decisions::new(site);
     let x = value(&mut b, sc, ch, 32);
@@ -178,7 +180,7 @@ pub extern "C" fn __sym_model_wctob(to_byte: u32, ch: u64, sc: u32, r: u64, site
     let is_own = (ch & WEOF) < ASCII_END;
     d.decide(own, is_own);
     // Both give the character back when it is its own byte; else `EOF`
-    // (-1) and `WEOF`, the same 32 bits.
+    // (-1) and `WEOF`, the same 32 bits, in "C" and UTF-8 alike.
     let want = if is_own { ch & WEOF } else { WEOF };
     if r & WEOF != want || !finish(&mut b, &d) {
         b.s.pin(sc, ch & WEOF, why.as_ptr().cast());
