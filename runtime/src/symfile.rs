@@ -194,3 +194,37 @@ pub extern "C" fn __sym_model_getc(fp: *mut libc::FILE, ret: i64, how: i32) -> u
     let b = i.byte(s, if how == 2 { at } else { at - 1 });
     s.resize(b, 32, false)
 }
+
+/// After `ungetc(ch, fp)` returned `ret`, `ch`'s shadow being `sc`: a
+/// character pushed back onto the input file where it was read from needs
+/// no model (the stream's position moves back, and the next read gives
+/// the file's byte there its expression again); any other keeps its
+/// value, pinned as an unmodelled call's argument.
+#[no_mangle]
+pub extern "C" fn __sym_model_ungetc(fp: *mut libc::FILE, ch: i64, sc: u32, ret: i64) {
+    if sc == 0 {
+        return;
+    }
+    if ret == ch && ret >= 0 {
+        if let Some((i, s)) = reading(stream_fd(fp)) {
+            let b = i.byte(s, tell(fp));
+            if b != 0 && widened_from(s, sc) == b {
+                return;
+            }
+        }
+    }
+    if let Some(s) = sym::get() {
+        s.pin(sc, ch as u64, c"ungetc".as_ptr().cast());
+    }
+}
+
+/// The expression `e` extends (zero or sign) to its width, or `e`.
+fn widened_from(s: &Sym, mut e: u32) -> u32 {
+    while let Some(n) = s.nodes.get(e as usize) {
+        if n.op != OP_ZEXT && n.op != OP_SEXT {
+            break;
+        }
+        e = n.a;
+    }
+    e
+}

@@ -323,6 +323,23 @@ fn what_pins_symbolic_values_is_counted_by_callee() {
     );
 }
 
+/// A character pushed back with `ungetc` where it was read from keeps
+/// its expression: the next read of it is still the input's byte.
+#[test]
+fn a_character_pushed_back_and_read_again_stays_symbolic() {
+    let dir = tempfile::tempdir().unwrap();
+    let prog = fixture("peeked", dir.path());
+    let (p, units) = (prog.to_str().unwrap(), dir.path().join("units"));
+    let u = units.to_str().unwrap();
+    let o = bridge(&["carve", "-o", u, "--", p, "@@"], b"12x");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let sum = bridge_json(&["explore", u, "--tries", "40", "--json", "--", p, "@@"], b"");
+    let pinned = &sum["generator"][0]["stats"]["pinned"];
+    assert!(pinned.get("ungetc").is_none(), "{sum}");
+    let values: Vec<&str> = sum["alarms"].as_array().unwrap().iter().filter_map(|a| a["new_value"].as_str()).collect();
+    assert!(values.iter().any(|v| v.starts_with("42!") || v.starts_with("042!")), "{sum}");
+}
+
 #[test]
 fn a_division_the_inputs_can_make_trap_is_solved_for() {
     let dir = tempfile::tempdir().unwrap();

@@ -58,6 +58,7 @@ pub struct Abi<'ctx> {
     pub model_mbrtowc: FunctionValue<'ctx>,
     pub model_wcrtomb: FunctionValue<'ctx>,
     pub model_wctob: FunctionValue<'ctx>,
+    pub model_ungetc: FunctionValue<'ctx>,
 }
 
 impl<'ctx> Abi<'ctx> {
@@ -116,6 +117,7 @@ impl<'ctx> Abi<'ctx> {
             model_mbrtowc: f("__sym_model_mbrtowc", i32t.fn_type(&[q, q, l, i, l, i], false)),
             model_wcrtomb: f("__sym_model_wcrtomb", i32t.fn_type(&[q, l, i, l, i], false)),
             model_wctob: f("__sym_model_wctob", i32t.fn_type(&[i, l, i, l, i], false)),
+            model_ungetc: f("__sym_model_ungetc", v.fn_type(&[q, l, i, l], false)),
         }
     }
 }

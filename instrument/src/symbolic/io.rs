@@ -2,7 +2,8 @@
 //! and the `getc` family (with `__uflow` and `__underflow`, which the
 //! inlined `getc_unlocked` calls to refill a stream's buffer), the runtime
 //! gives the bytes read from the input file their expressions and makes
-//! whatever else was read concrete (`runtime/src/symfile.rs`).
+//! whatever else was read concrete (`runtime/src/symfile.rs`); `ungetc`
+//! of a character where it was read from keeps it symbolic.
 
 use super::shadow::Shadower;
 use crate::Error;
@@ -63,6 +64,12 @@ impl<'ctx> Shadower<'_, 'ctx> {
                 self.after(i);
                 let r = self.wide(result(i)?, true)?;
                 self.call(self.abi.model_getline, &[args[0], r.into(), args[args.len() - 1]])?;
+            }
+            ("ungetc", 2) if args[0].is_int_value() && ptr(1).is_some() => {
+                self.after(i);
+                let sc = self.or_zero(self.shadow(args[0]));
+                let (c, r) = (self.wide(args[0], true)?, self.wide(result(i)?, true)?);
+                self.call(self.abi.model_ungetc, &[args[1], c.into(), sc.into(), r.into()])?;
             }
             _ => return Ok(None),
         }
