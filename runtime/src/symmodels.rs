@@ -96,8 +96,9 @@ pub extern "C" fn __sym_model_strcpy(dst: *mut u8, src: *const u8) {
 }
 
 /// Character functions (`kind`: 0 toupper, 1 tolower, 2 isdigit, 3
-/// isspace, 4 isalpha, 5 isalnum, 6 isupper, 7 islower, 8 isxdigit) on a
-/// symbolic `int`.
+/// isspace, 4 isalpha, 5 isalnum, 6 isupper, 7 islower, 8 isxdigit, 9
+/// isprint, 10 isgraph, 11 iscntrl, 12 ispunct, 13 isblank) on a symbolic
+/// `int`.
 #[no_mangle]
 pub extern "C" fn __sym_model_char(kind: u32, sc: u32) -> u32 {
     if sc == 0 {
@@ -105,46 +106,73 @@ pub extern "C" fn __sym_model_char(kind: u32, sc: u32) -> u32 {
     }
     with(|s| {
         let c = s.resize(sc, 32, false);
-        let range = |s: &mut Sym, lo: u64, hi: u64| {
-            let (l, h) = (s.constant(lo, 32), s.constant(hi, 32));
-            let a = s.node(OP_UGE, 1, c, l, 0, 0);
-            let b = s.node(OP_ULE, 1, c, h, 0, 0);
-            s.node(OP_AND, 1, a, b, 0, 0)
-        };
-        let or = |s: &mut Sym, a: u32, b: u32| s.node(OP_OR, 1, a, b, 0, 0);
-        let cond = match kind {
-            0 | 1 => {
-                let (lo, hi, delta) = if kind == 0 { (97, 122, 32u64.wrapping_neg()) } else { (65, 90, 32) };
-                let inside = range(s, lo, hi);
-                let d = s.constant(delta, 32);
-                let moved = s.node(OP_ADD, 32, c, d, 0, 0);
-                return s.node(OP_ITE, 32, inside, moved, c, 0);
-            }
-            2 => range(s, 48, 57),
-            3 => {
-                let (a, b) = (range(s, 9, 13), range(s, 32, 32));
-                or(s, a, b)
-            }
-            4 | 5 => {
-                let (a, b) = (range(s, 65, 90), range(s, 97, 122));
-                let x = or(s, a, b);
-                if kind == 5 {
-                    let d = range(s, 48, 57);
-                    or(s, x, d)
-                } else {
-                    x
-                }
-            }
-            6 => range(s, 65, 90),
-            7 => range(s, 97, 122),
-            8 => {
-                let (a, b, d) = (range(s, 48, 57), range(s, 65, 70), range(s, 97, 102));
-                let x = or(s, a, b);
-                or(s, x, d)
-            }
-            _ => return 0,
-        };
-        let (one, zero) = (s.constant(1, 32), s.constant(0, 32));
-        s.node(OP_ITE, 32, cond, one, zero, 0)
+        char_class(s, kind, c)
     })
+}
+
+/// The expression of character function `kind` (see [`__sym_model_char`])
+/// on the 32-bit expression `c`, as the "C" locale answers: 0 or 1 for a
+/// class, the character moved or not for a case change.
+pub(crate) fn char_class(s: &mut Sym, kind: u32, c: u32) -> u32 {
+    let range = |s: &mut Sym, lo: u64, hi: u64| {
+        let (l, h) = (s.constant(lo, 32), s.constant(hi, 32));
+        let a = s.node(OP_UGE, 1, c, l, 0, 0);
+        let b = s.node(OP_ULE, 1, c, h, 0, 0);
+        s.node(OP_AND, 1, a, b, 0, 0)
+    };
+    let any = |s: &mut Sym, ranges: &[(u64, u64)]| {
+        let mut acc = 0;
+        for &(lo, hi) in ranges {
+            let r = range(s, lo, hi);
+            acc = if acc == 0 { r } else { s.node(OP_OR, 1, acc, r, 0, 0) };
+        }
+        acc
+    };
+    let cond = match kind {
+        0 | 1 => {
+            let (lo, hi, delta) = if kind == 0 { (97, 122, 32u64.wrapping_neg()) } else { (65, 90, 32) };
+            let inside = range(s, lo, hi);
+            let d = s.constant(delta, 32);
+            let moved = s.node(OP_ADD, 32, c, d, 0, 0);
+            return s.node(OP_ITE, 32, inside, moved, c, 0);
+        }
+        2 => any(s, &[(48, 57)]),
+        3 => any(s, &[(9, 13), (32, 32)]),
+        4 => any(s, &[(65, 90), (97, 122)]),
+        5 => any(s, &[(65, 90), (97, 122), (48, 57)]),
+        6 => any(s, &[(65, 90)]),
+        7 => any(s, &[(97, 122)]),
+        8 => any(s, &[(48, 57), (65, 70), (97, 102)]),
+        9 => any(s, &[(32, 126)]),
+        10 => any(s, &[(33, 126)]),
+        11 => any(s, &[(0, 31), (127, 127)]),
+        12 => any(s, &[(33, 47), (58, 64), (91, 96), (123, 126)]),
+        13 => any(s, &[(9, 9), (32, 32)]),
+        _ => return 0,
+    };
+    let (one, zero) = (s.constant(1, 32), s.constant(0, 32));
+    s.node(OP_ITE, 32, cond, one, zero, 0)
+}
+
+/// What character function `kind` answers for the ASCII character `v`
+/// in the "C" locale (a class as 0 or 1).
+pub(crate) fn char_class_of(kind: u32, v: u8) -> Option<u32> {
+    let class = match kind {
+        0 => return Some(u32::from(v.to_ascii_uppercase())),
+        1 => return Some(u32::from(v.to_ascii_lowercase())),
+        2 => v.is_ascii_digit(),
+        3 => v == b' ' || (9..=13).contains(&v),
+        4 => v.is_ascii_alphabetic(),
+        5 => v.is_ascii_alphanumeric(),
+        6 => v.is_ascii_uppercase(),
+        7 => v.is_ascii_lowercase(),
+        8 => v.is_ascii_hexdigit(),
+        9 => v == b' ' || v.is_ascii_graphic(),
+        10 => v.is_ascii_graphic(),
+        11 => v.is_ascii_control(),
+        12 => v.is_ascii_punctuation(),
+        13 => v == b' ' || v == b'\t',
+        _ => return None,
+    };
+    Some(u32::from(class))
 }

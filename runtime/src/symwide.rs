@@ -1,7 +1,8 @@
 //! Models of the conversions between bytes and wide characters, which
 //! programs that handle multibyte text call on every byte (gnulib's
 //! `quotearg` and `mbsstr`, the `mbrtowc` loops of coreutils and sed):
-//! `mbrtowc` and `mbrlen`, `wcrtomb`, `wctob` and `btowc`. In glibc's
+//! `mbrtowc` and `mbrlen`, `wcrtomb`, `wctob` and `btowc`, and the wide
+//! character classes and case changes (`iswprint`, `towlower`...). In glibc's
 //! locales of interest ("C", UTF-8) a byte below 0x80 is its own
 //! character, and that is what the models know: whether the byte
 //! (character) is below 0x80 is a decision at the call's site, and under
@@ -120,19 +121,20 @@ pub unsafe extern "C" fn __sym_model_mbrtowc(pwc: *mut u8, p: *const u8, n: u64,
 }
 
 /// After `wcrtomb(p, wc, _)` returned `r`, `wc`'s shadow being `sw`: the
-/// result's shadow (64 bits); the shadow of the byte stored at `p`.
+/// shadow of the byte stored at `p` (the result, 1 or the locale's, stays
+/// concrete under the decision on the character's class).
 ///
 /// # Safety
 /// `p` is what the real call wrote (when it returned 1).
 #[no_mangle]
-pub unsafe extern "C" fn __sym_model_wcrtomb(p: *mut u8, wc: u64, sw: u32, r: u64, site: u32) -> u32 {
-    let Some(s) = sym::get() else { return 0 };
+pub unsafe extern "C" fn __sym_model_wcrtomb(p: *mut u8, wc: u64, sw: u32, r: u64, site: u32) {
+    let Some(s) = sym::get() else { return };
     if sw == 0 || p.is_null() {
         if sw != 0 {
             s.pin(sw, wc & WEOF, c"wcrtomb".as_ptr().cast());
         }
         forget_bytes(s, p, r);
-        return 0;
+        return;
     }
     let mut b = B::new(s);
     let mut d = Decisions::new(site);
@@ -143,7 +145,7 @@ pub unsafe extern "C" fn __sym_model_wcrtomb(p: *mut u8, wc: u64, sw: u32, r: u6
     if (is_own && r != 1) || !finish(&mut b, &d) {
         b.s.pin(sw, wc & WEOF, c"wcrtomb".as_ptr().cast());
         forget_bytes(b.s, p, r);
-        return 0;
+        return;
     }
     if is_own {
         let byte = b.node(x, 32);
@@ -153,7 +155,6 @@ pub unsafe extern "C" fn __sym_model_wcrtomb(p: *mut u8, wc: u64, sw: u32, r: u6
         // The locale's bytes, or none (an invalid character).
         forget_bytes(b.s, p, r);
     }
-    0
 }
 
 /// The bytes `wcrtomb` wrote at `p` (`r` of them, when it wrote any) are
@@ -189,5 +190,61 @@ pub extern "C" fn __sym_model_wctob(to_byte: u32, ch: u64, sc: u32, r: u64, site
     match x {
         V::S(e) if is_own && !b.full => e,
         _ => 0,
+    }
+}
+
+/// The wide character functions in the runtime's numbering of character
+/// functions ([`crate::symmodels::__sym_model_char`]'s `kind`).
+const WIDE_NAMES: [&core::ffi::CStr; 14] = [
+    c"towupper",
+    c"towlower",
+    c"iswdigit",
+    c"iswspace",
+    c"iswalpha",
+    c"iswalnum",
+    c"iswupper",
+    c"iswlower",
+    c"iswxdigit",
+    c"iswprint",
+    c"iswgraph",
+    c"iswcntrl",
+    c"iswpunct",
+    c"iswblank",
+];
+
+/// After wide character function `kind` (`towupper`, `iswprint`..., see
+/// [`WIDE_NAMES`]) of `ch` returned `r`, `ch`'s shadow being `sc`: the
+/// result's shadow (32 bits). Below 0x80 it answers as its narrow form in
+/// the "C" locale; past 0x80 the class is the locale's (concrete), and a
+/// case change that left the character alone leaves it symbolic.
+#[no_mangle]
+pub extern "C" fn __sym_model_wchar(kind: u32, ch: u64, sc: u32, r: u64, site: u32) -> u32 {
+    let Some(s) = sym::get() else { return 0 };
+    let Some(why) = WIDE_NAMES.get(kind as usize) else { return 0 };
+    if sc == 0 {
+        return 0;
+    }
+    let mut b = B::new(s);
+    let mut d = Decisions::new(site);
+    let x = value(&mut b, sc, ch, 32);
+    let own = c::op(&mut b, OP_ULT, 32, x, V::K(ASCII_END));
+    let (v, r) = (ch & WEOF, r & WEOF);
+    let is_own = v < ASCII_END;
+    d.decide(own, is_own);
+    let holds = !is_own
+        || match crate::symmodels::char_class_of(kind, v as u8) {
+            Some(want) if kind <= 1 => r == u64::from(want),
+            Some(want) => (r != 0) == (want != 0),
+            None => false,
+        };
+    if !holds || !finish(&mut b, &d) {
+        b.s.pin(sc, v, why.as_ptr().cast());
+        return 0;
+    }
+    let V::S(e) = x else { return 0 };
+    match (is_own, kind <= 1 && r == v) {
+        (true, _) => crate::symmodels::char_class(b.s, kind, e),
+        (false, true) => e,
+        (false, false) => 0,
     }
 }

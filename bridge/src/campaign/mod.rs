@@ -432,12 +432,12 @@ impl Campaign {
         }
     }
 
-    /// The branch-outcome slots the last run hit.
     /// How long the last run took, in microseconds.
     fn run_us(&self) -> u32 {
         self.fs.last_run_time().as_micros().min(u32::MAX as u128) as u32
     }
 
+    /// The branch-outcome slots the last run hit.
     fn hits(&self) -> Vec<u32> {
         let map = self.fs.map();
         self.branch_slots.iter().filter(|&&s| map[s] != 0).map(|&s| s as u32).collect()

@@ -47,6 +47,8 @@ const NUM: &[u8] = b"0123456789abcfxXzAF+- \t,:";
 const WORDS: &[u8] = b"ab AB,:-\t09";
 /// Bytes on both sides of 0x80, and the wide characters' parameters.
 const WIDE: &[u8] = b"aZ \x7f\x80\xc3\xff.HE";
+/// The ends of every character class, ASCII first (the last three are not).
+const CLASSES: &[u8] = b"aAzZ09fgFG\t\x0b\r !/:@[`{~\x1f\x7f.\x80\xc3H";
 
 /// A random record for `mode`, and the bytes a mutant may change.
 fn case(mode: &str, r: &mut Rng) -> (Vec<u8>, &'static [u8], bool) {
@@ -112,6 +114,12 @@ fn case(mode: &str, r: &mut Rng) -> (Vec<u8>, &'static [u8], bool) {
             let n = *r.pick(&[0u8, 1, 1, 2, 4]);
             (record(&[n], &r.text(b"aZ \x7f", 8)), WIDE, false)
         }
+        "wctype" => {
+            let mut high = vec![b'.'];
+            high.extend((0..2).map(|_| *r.pick(b"..H")));
+            (record(&high, &r.text(CLASSES, 6)), CLASSES, true)
+        }
+        "wctype-utf8" => (record(b"...", &r.text(&CLASSES[..CLASSES.len() - 3], 6)), CLASSES, true),
         "wcrtomb-utf8" | "wctob-utf8" | "btowc-utf8" => (record(b".....", &r.text(b"aZ \x7f", 8)), WIDE, true),
         "mbrtowc" | "mbrlen" => {
             let n = *r.pick(&[0u8, 1, 1, 2, 4]);
@@ -278,6 +286,8 @@ fn the_models_of_libc_parsers_agree_with_glibc_on_random_inputs() {
         "wcrtomb-utf8",
         "wctob-utf8",
         "btowc-utf8",
+        "wctype",
+        "wctype-utf8",
     ];
     let mut report = Vec::new();
     for mode in modes {

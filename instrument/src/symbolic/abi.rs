@@ -59,6 +59,7 @@ pub struct Abi<'ctx> {
     pub model_wcrtomb: FunctionValue<'ctx>,
     pub model_wctob: FunctionValue<'ctx>,
     pub model_ungetc: FunctionValue<'ctx>,
+    pub model_wchar: FunctionValue<'ctx>,
 }
 
 impl<'ctx> Abi<'ctx> {
@@ -115,9 +116,10 @@ impl<'ctx> Abi<'ctx> {
             model_getline: f("__sym_model_getline", v.fn_type(&[q, l, q], false)),
             model_getc: f("__sym_model_getc", i32t.fn_type(&[q, l, i], false)),
             model_mbrtowc: f("__sym_model_mbrtowc", i32t.fn_type(&[q, q, l, i, l, i], false)),
-            model_wcrtomb: f("__sym_model_wcrtomb", i32t.fn_type(&[q, l, i, l, i], false)),
+            model_wcrtomb: f("__sym_model_wcrtomb", v.fn_type(&[q, l, i, l, i], false)),
             model_wctob: f("__sym_model_wctob", i32t.fn_type(&[i, l, i, l, i], false)),
             model_ungetc: f("__sym_model_ungetc", v.fn_type(&[q, l, i, l], false)),
+            model_wchar: f("__sym_model_wchar", i32t.fn_type(&[i, l, i, l, i], false)),
         }
     }
 }

@@ -31,6 +31,29 @@ fn scan_kind(name: &str) -> Option<(Scan, usize, bool)> {
     })
 }
 
+/// `towupper`, `iswprint`... in the runtime's numbering (`__sym_model_wchar`).
+fn wide_char_kind(name: &str) -> Option<u64> {
+    [
+        "towupper",
+        "towlower",
+        "iswdigit",
+        "iswspace",
+        "iswalpha",
+        "iswalnum",
+        "iswupper",
+        "iswlower",
+        "iswxdigit",
+        "iswprint",
+        "iswgraph",
+        "iswcntrl",
+        "iswpunct",
+        "iswblank",
+    ]
+    .iter()
+    .position(|&n| n == name)
+    .map(|k| k as u64)
+}
+
 /// The `strtol` family: `(base, signed)`, `base` `None` for the call's own.
 fn strtol_kind(name: &str) -> Option<(Option<u64>, bool)> {
     Some(match name {
@@ -252,6 +275,15 @@ impl<'ctx> Shadower<'_, 'ctx> {
                 let site = self.i32c(site.into());
                 self.call(self.abi.model_wcrtomb, &[s, wv.into(), sw.into(), r.into(), site.into()])?;
                 None
+            }
+            (_, 1) if wide_char_kind(name).is_some() && int_width(i.get_type()) == Some(32) => {
+                let (Some(kind), Some(ch)) = (wide_char_kind(name), int(0)) else { return Ok(None) };
+                self.after(i);
+                let sc = self.or_zero(self.shadow(ch));
+                let (cv, r) = (self.wide(ch, false)?, self.wide(self.result(i)?, false)?);
+                let site = self.site();
+                let a = [self.i32c(kind).into(), cv.into(), sc.into(), r.into(), self.i32c(site.into()).into()];
+                self.call(self.abi.model_wchar, &a)?
             }
             ("wctob" | "btowc", 1) if int_width(i.get_type()) == Some(32) => {
                 let Some(ch) = int(0) else { return Ok(None) };
