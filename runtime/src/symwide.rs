@@ -38,6 +38,14 @@ fn value(b: &mut B, sv: u32, v: u64, width: u32) -> V {
     b.sym(e)
 }
 
+/// The 32-bit character `ch` (shadow `sc`), and whether it is its own
+/// byte (below 0x80): a decision of the call.
+fn own_byte(b: &mut B, d: &mut Decisions, sc: u32, ch: u64) -> (V, bool) {
+    let x = value(b, sc, ch, 32);
+    let own = c::op(b, OP_ULT, 32, x, V::K(ASCII_END));
+    (x, d.decide(own, (ch & WEOF) < ASCII_END))
+}
+
 /// Records the decisions and answers whether the model holds.
 fn finish(b: &mut B, d: &Decisions) -> bool {
     if b.full || d.wrong {
@@ -138,10 +146,7 @@ pub unsafe extern "C" fn __sym_model_wcrtomb(p: *mut u8, wc: u64, sw: u32, r: u6
     }
     let mut b = B::new(s);
     let mut d = Decisions::new(site);
-    let x = value(&mut b, sw, wc, 32);
-    let own = c::op(&mut b, OP_ULT, 32, x, V::K(ASCII_END));
-    let is_own = (wc & WEOF) < ASCII_END;
-    d.decide(own, is_own);
+    let (x, is_own) = own_byte(&mut b, &mut d, sw, wc);
     if (is_own && r != 1) || !finish(&mut b, &d) {
         b.s.pin(sw, wc & WEOF, c"wcrtomb".as_ptr().cast());
         forget_bytes(b.s, p, r);
@@ -176,10 +181,7 @@ pub extern "C" fn __sym_model_wctob(to_byte: u32, ch: u64, sc: u32, r: u64, site
     let why = if to_byte != 0 { c"wctob" } else { c"btowc" };
     let mut b = B::new(s);
     let mut d = Decisions::new(site);
-    let x = value(&mut b, sc, ch, 32);
-    let own = c::op(&mut b, OP_ULT, 32, x, V::K(ASCII_END));
-    let is_own = (ch & WEOF) < ASCII_END;
-    d.decide(own, is_own);
+    let (x, is_own) = own_byte(&mut b, &mut d, sc, ch);
     // Both give the character back when it is its own byte; else `EOF`
     // (-1) and `WEOF`, the same 32 bits, in "C" and UTF-8 alike.
     let want = if is_own { ch & WEOF } else { WEOF };
@@ -226,11 +228,8 @@ pub extern "C" fn __sym_model_wchar(kind: u32, ch: u64, sc: u32, r: u64, site: u
     }
     let mut b = B::new(s);
     let mut d = Decisions::new(site);
-    let x = value(&mut b, sc, ch, 32);
-    let own = c::op(&mut b, OP_ULT, 32, x, V::K(ASCII_END));
+    let (x, is_own) = own_byte(&mut b, &mut d, sc, ch);
     let (v, r) = (ch & WEOF, r & WEOF);
-    let is_own = v < ASCII_END;
-    d.decide(own, is_own);
     let holds = !is_own
         || match crate::symmodels::char_class_of(kind, v as u8) {
             Some(want) if kind <= 1 => r == u64::from(want),
