@@ -88,7 +88,6 @@ pub fn pinned_summary(stats: &serde_json::Value, n: usize) -> Option<String> {
     (!parts.is_empty()).then(|| format!("pinned {}", parts.join(", ")))
 }
 
-/// `12345` as `12 345`.
 /// Where a campaign's time went: system runs, unit tries, the solver, and
 /// runs stopped by a time limit.
 pub fn time_spent(s: &Stats) -> String {
@@ -120,6 +119,7 @@ pub fn time_spent(s: &Stats) -> String {
     )
 }
 
+/// `12345` as `12 345`.
 fn thousands(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::new();

@@ -4,12 +4,15 @@
 //! few bytes as `data[..i]` (4, 2 or 1 of them; any place when nothing matches).
 
 use super::ctx::Ctx;
+use memchr::memmem;
+use std::ops::Range;
 
 /// At most this many places of the other data are compared per try.
 const SCAN: usize = 1 << 16;
 
 /// Where in `other` to continue after `head`: just past an occurrence of the last bytes of
-/// `head`, searched from a random place; never `not` (fusing a test with itself).
+/// `head`, searched from a random place (wrapping around, at most [`SCAN`] places); never
+/// `not` (fusing a test with itself).
 fn similar(ctx: &mut Ctx<'_>, head: &[u8], other: &[u8], not: Option<usize>) -> Option<usize> {
     for k in [4, 2, 1] {
         if k > head.len() || k > other.len() {
@@ -18,11 +21,28 @@ fn similar(ctx: &mut Ctx<'_>, head: &[u8], other: &[u8], not: Option<usize>) -> 
         let needle = &head[head.len() - k..];
         let places = other.len() - k + 1;
         let from = ctx.below(places);
-        let found =
-            (from..places).chain(0..from).take(SCAN).find(|&p| &other[p..p + k] == needle && Some(p + k) != not);
+        let upto = places.min(from + SCAN);
+        let wrapped = SCAN - (upto - from);
+        let found = first_match(other, needle, from..upto, not)
+            .or_else(|| first_match(other, needle, 0..from.min(wrapped), not));
         if let Some(p) = found {
             return Some(p + k);
         }
+    }
+    None
+}
+
+/// The first place `p` in `places` where `hay[p..]` starts with `needle`, other than the one
+/// ending at `not`.
+fn first_match(hay: &[u8], needle: &[u8], places: Range<usize>, not: Option<usize>) -> Option<usize> {
+    let mut start = places.start;
+    while start < places.end {
+        let window = &hay[start..places.end + needle.len() - 1];
+        let p = start + memmem::find(window, needle)?;
+        if Some(p + needle.len()) != not {
+            return Some(p);
+        }
+        start = p + 1;
     }
     None
 }
@@ -92,6 +112,30 @@ mod tests {
             assert!(out.iter().all(|b| a.contains(b)));
         }
         assert!(changed > 150, "{changed}");
+    }
+
+    #[test]
+    fn first_match_is_the_first_place_a_scan_finds() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
+        for _ in 0..2000 {
+            let hay: Vec<u8> = (0..rng.random_range(1..40)).map(|_| rng.random_range(b'a'..b'c')).collect();
+            let k = rng.random_range(1..=hay.len().min(4));
+            let needle: Vec<u8> = (0..k).map(|_| rng.random_range(b'a'..b'd')).collect();
+            let places = hay.len() - k + 1;
+            let lo = rng.random_range(0..=places);
+            let hi = rng.random_range(lo..=places);
+            let at = |p: usize| hay[p..p + k] == needle[..];
+            // Often the end of the first match, so that the next one (perhaps overlapping it)
+            // is the answer.
+            let not = match rng.random_range(0..3) {
+                0 => None,
+                1 => Some(rng.random_range(0..=hay.len())),
+                _ => (lo..hi).find(|&p| at(p)).map(|p| p + k),
+            };
+            let scan = (lo..hi).find(|&p| at(p) && Some(p + k) != not);
+            assert_eq!(first_match(&hay, &needle, lo..hi, not), scan, "{hay:?} {needle:?} {lo}..{hi} {not:?}");
+        }
     }
 
     #[test]
