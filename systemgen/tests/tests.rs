@@ -132,7 +132,7 @@ fn every_op_shows_up() {
 
 #[test]
 fn outputs_respect_size_caps() {
-    for (len, cap, n) in [(1024, 64 << 10, 3000), (200 << 10, 800 << 10, 300), (2 << 20, HARD_CAP, 40)] {
+    for (len, cap, n) in [(1024, 4 << 10, 3000), (200 << 10, 800 << 10, 300), (2 << 20, HARD_CAP, 40)] {
         let entries = vec![TEXT.repeat(len / TEXT.len() + 1)[..len].to_vec()];
         let corpus = seeds(&entries);
         let mut gen = RadamsaLike::new(len as u64);
