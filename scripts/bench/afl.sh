@@ -4,7 +4,9 @@
 # build (scripts/bench/covreplay.py).
 #
 #   speed  AFL++ on the carve-clang build against AFL++ on the
-#          afl-clang-fast build, side by side, one core each: execs/s.
+#          afl-clang-fast build, side by side, one core each: execs/s; then
+#          the same inputs (the second one's queue) run on both builds by
+#          afl-showmap, in turn: the instrumentation's cost alone.
 #   alone  `bridge run --unit symbolic` against AFL++ alone, side by side,
 #          one core each (taskset): system execs and branch coverage.
 #   pair   two cores, one configuration after the other: AFL++ -M + AFL++ -S
@@ -110,6 +112,11 @@ PY
 }
 
 json() { python3 -c "import json,sys; d=json.load(open(sys.argv[1]))['stats']; print($2)" "$1"; }
+showmap_time() { # queue outdir program args... -> seconds afl-showmap takes to run every input, on core 1
+  local q=$1 m=$2 t0; shift 2; rm -rf "$m"; t0=$(date +%s.%N)
+  taskset -c 1 afl-showmap -q -t 1000 -i "$q" -o "$m" -- "$@" > /dev/null 2>&1 || true
+  python3 -c "print($(date +%s.%N) - $t0)"
+}
 afl_stat() { awk -F: -v k="$2" '$1 ~ "^"k" *$" {gsub(/ /, "", $2); print $2}' "$1/fuzzer_stats"; }
 branches() { # argv out... -> covered branches of the union
   if [ "$aii" = 1 ]; then
@@ -157,6 +164,18 @@ for s in "${list[@]}"; do
       ec=$(afl_stat "$o/speed-carve/default" execs_done) ea=$(afl_stat "$o/speed-afl/default" execs_done)
       printf 'speed %-6s %s  AFL++ execs in 60 s: carve-clang %s, afl-clang-fast %s, ratio %s\n' "$s" "$seed" "$ec" "$ea" \
         "$(python3 -c "print(f'{$ec/$ea:.2f}')")"
+      # The two campaigns' queues differ (a hang costs a second's recheck):
+      # the same inputs, AFL++'s queue on the afl-clang-fast build, run on
+      # both builds by afl-showmap's fork server, in turn, three times.
+      q="$o/speed-afl/default/queue" tc=0 ta=0
+      for _ in 1 2 3; do
+        # shellcheck disable=SC2086
+        tc=$(python3 -c "print($tc + $(showmap_time "$q" "$o/showmap" "$carve" $a))")
+        # shellcheck disable=SC2086
+        ta=$(python3 -c "print($ta + $(showmap_time "$q" "$o/showmap" "$afl" $a))")
+      done
+      printf 'speed %-6s %s  the same %s inputs, 3 times: carve-clang %.2f s, afl-clang-fast %.2f s, ratio %s\n' "$s" "$seed" \
+        "$(find "$q" -maxdepth 1 -type f | wc -l)" "$tc" "$ta" "$(python3 -c "print(f'{$ta/$tc:.2f}')")"
     fi
     if [[ ",$modes," == *,alone,* ]]; then
       # shellcheck disable=SC2086
