@@ -2,11 +2,12 @@
 //!
 //! Everything the instrumentation pass, the runtime and the bridge must agree
 //! on lives here, once: the coverage map layout, the fork-server protocol and
-//! the environment variables. This crate does no I/O. `consts.rs`, `names.rs`, `protocol.rs` and `snapshot.rs` use
+//! the environment variables. This crate does no I/O. `chars.rs`, `consts.rs`, `names.rs`, `protocol.rs` and `snapshot.rs` use
 //! nothing but `core`: the `no_std` runtime compiles them directly, so the
 //! names have one source.
 
 pub mod alarm;
+pub mod chars;
 mod consts;
 pub mod env;
 #[cfg(test)]

@@ -50,6 +50,9 @@ mod tables;
 // The shared names, compiled from `model`'s `core`-only files (the runtime
 // cannot depend on the `model` crate, which uses `std`).
 #[allow(dead_code)]
+#[path = "../../model/src/chars.rs"]
+mod model_chars;
+#[allow(dead_code)]
 #[path = "../../model/src/consts.rs"]
 mod model_consts;
 #[allow(dead_code)]
@@ -72,6 +75,7 @@ use model_trace as trace;
 // `trace.rs` names its sibling as `crate::snapshot`, as in `model`.
 use model_snapshot as snapshot;
 mod model {
+    pub(crate) use crate::model_chars as chars;
     pub(crate) use crate::model_consts::*;
     pub(crate) use crate::model_names as env;
     pub(crate) use crate::model_op as op;

@@ -14,6 +14,7 @@
 //! themselves) gets no model, and its symbolic length or character is
 //! pinned as any unmodelled call's.
 
+use crate::model::chars::WIDE_CHAR_FUNCTIONS;
 use crate::model::trace::*;
 use crate::sym::{self, Sym};
 use crate::symchars::{self as c, Decisions};
@@ -195,34 +196,15 @@ pub extern "C" fn __sym_model_wctob(to_byte: u32, ch: u64, sc: u32, r: u64, site
     }
 }
 
-/// The wide character functions in the runtime's numbering of character
-/// functions ([`crate::symmodels::__sym_model_char`]'s `kind`).
-const WIDE_NAMES: [&core::ffi::CStr; 14] = [
-    c"towupper",
-    c"towlower",
-    c"iswdigit",
-    c"iswspace",
-    c"iswalpha",
-    c"iswalnum",
-    c"iswupper",
-    c"iswlower",
-    c"iswxdigit",
-    c"iswprint",
-    c"iswgraph",
-    c"iswcntrl",
-    c"iswpunct",
-    c"iswblank",
-];
-
 /// After wide character function `kind` (`towupper`, `iswprint`..., see
-/// [`WIDE_NAMES`]) of `ch` returned `r`, `ch`'s shadow being `sc`: the
+/// `model::chars`) of `ch` returned `r`, `ch`'s shadow being `sc`: the
 /// result's shadow (32 bits). Below 0x80 it answers as its narrow form in
 /// the "C" locale; past 0x80 the class is the locale's (concrete), and a
 /// case change that left the character alone leaves it symbolic.
 #[no_mangle]
 pub extern "C" fn __sym_model_wchar(kind: u32, ch: u64, sc: u32, r: u64, site: u32) -> u32 {
     let Some(s) = sym::get() else { return 0 };
-    let Some(why) = WIDE_NAMES.get(kind as usize) else { return 0 };
+    let Some(why) = WIDE_CHAR_FUNCTIONS.get(kind as usize) else { return 0 };
     if sc == 0 {
         return 0;
     }

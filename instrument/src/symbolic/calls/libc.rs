@@ -9,6 +9,7 @@
 use super::super::shadow::{int_width, shadow_width, Shadower};
 use crate::Error;
 use inkwell::values::{AnyValue, AsValueRef, BasicValueEnum, InstructionValue, IntValue};
+use model::chars::wide_char_kind;
 
 /// What a scanf-like call reads: a string, or a stream.
 #[derive(Clone, Copy, PartialEq)]
@@ -29,29 +30,6 @@ fn scan_kind(name: &str) -> Option<(Scan, usize, bool)> {
         "vscanf" => (Scan::Stream, 0, true),
         _ => return None,
     })
-}
-
-/// `towupper`, `iswprint`... in the runtime's numbering (`__sym_model_wchar`).
-fn wide_char_kind(name: &str) -> Option<u64> {
-    [
-        "towupper",
-        "towlower",
-        "iswdigit",
-        "iswspace",
-        "iswalpha",
-        "iswalnum",
-        "iswupper",
-        "iswlower",
-        "iswxdigit",
-        "iswprint",
-        "iswgraph",
-        "iswcntrl",
-        "iswpunct",
-        "iswblank",
-    ]
-    .iter()
-    .position(|&n| n == name)
-    .map(|k| k as u64)
 }
 
 /// The `strtol` family: `(base, signed)`, `base` `None` for the call's own.
@@ -278,6 +256,7 @@ impl<'ctx> Shadower<'_, 'ctx> {
             }
             (_, 1) if wide_char_kind(name).is_some() && int_width(i.get_type()) == Some(32) => {
                 let (Some(kind), Some(ch)) = (wide_char_kind(name), int(0)) else { return Ok(None) };
+                let kind = u64::from(kind);
                 self.after(i);
                 let sc = self.or_zero(self.shadow(ch));
                 let (cv, r) = (self.wide(ch, false)?, self.wide(self.result(i)?, false)?);
