@@ -9,12 +9,14 @@
 //!
 //! The file, a line each:
 //! `signal N` (decimal), `pc MODULE HEX` (the interrupted instruction),
-//! `func MODULE HEX` (the start of the function it is in, when known),
+//! `func MODULE HEX` (the start of the function it is in, when known: for a
+//! hang from the unwind tables, else from the loader's exported symbols),
 //! then `frame MODULE HEX` from the innermost frame out (the handler's own
 //! frames first) (`MODULE` is `-` for the program itself,
 //! else a shared object's path; `HEX` is the offset in that module).
 
 use core::ffi::{c_int, c_void};
+use core::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
 extern "C" {
     fn backtrace(buffer: *mut *mut c_void, size: c_int) -> c_int;
@@ -34,6 +36,13 @@ struct AltStack(core::cell::UnsafeCell<[u8; ALT_STACK]>);
 // SAFETY: handed to the kernel once; only signal handlers run on it.
 unsafe impl Sync for AltStack {}
 static ALT: AltStack = AltStack(core::cell::UnsafeCell::new([0; ALT_STACK]));
+
+/// libgcc's `_Unwind_FindEnclosingFunction`, looked up at install (0: not
+/// found), then its complement. It finds the start of any function with
+/// unwind tables, static ones included; the loader's `dladdr` knows
+/// exported symbols only, and a program exports none of its own. The
+/// complement tells it from what a wild write left here (see [`FD`]).
+static ENCLOSING: [AtomicUsize; 2] = [AtomicUsize::new(0), AtomicUsize::new(!0)];
 
 /// Installs the handlers when `CARVE_STACK_OUT` names a file.
 pub fn install_if_asked() {
@@ -57,6 +66,12 @@ pub fn install_if_asked() {
         // The unwinder loads on its first use: not inside a handler.
         let mut warm = [core::ptr::null_mut(); 2];
         backtrace(warm.as_mut_ptr(), 2);
+        let gcc = libc::dlopen(c"libgcc_s.so.1".as_ptr(), libc::RTLD_NOW | libc::RTLD_LOCAL);
+        if !gcc.is_null() {
+            let f = libc::dlsym(gcc, c"_Unwind_FindEnclosingFunction".as_ptr());
+            ENCLOSING[0].store(f as usize, Relaxed);
+            ENCLOSING[1].store(!(f as usize), Relaxed);
+        }
         let ss = libc::stack_t { ss_sp: ALT.0.get().cast(), ss_flags: 0, ss_size: ALT_STACK };
         libc::sigaltstack(&ss, core::ptr::null_mut());
         for sig in SIGNALS {
@@ -142,8 +157,11 @@ extern "C" fn handler(sig: c_int, _info: *mut libc::siginfo_t, ctx: *mut c_void)
         place(&mut l, b"pc ", pc, base);
         // The function it is in (its first instruction): where a hang is
         // is that function, whichever instruction of its loop it was at.
-        if let Some(f) = at.filter(|i| !i.dli_saddr.is_null()) {
-            place(&mut l, b"func ", f.dli_saddr as usize, base);
+        // Only a hang is signed by it: a crash may follow a wild write.
+        let exported = at.map_or(0, |i| i.dli_saddr as usize);
+        let start = if pc == 0 || sig != libc::SIGUSR2 { 0 } else { enclosing(pc) };
+        if start != 0 || exported != 0 {
+            place(&mut l, b"func ", if start != 0 { start } else { exported }, base);
         }
         let mut frames = [core::ptr::null_mut(); MAX_FRAMES];
         // SAFETY: our own array; the unwinder was loaded at install.
@@ -177,6 +195,21 @@ extern "C" fn handler(sig: c_int, _info: *mut libc::siginfo_t, ctx: *mut c_void)
     // The default action now (SA_RESETHAND): the run ends by this signal.
     // SAFETY: raising a signal on ourselves.
     unsafe { libc::raise(sig) };
+}
+
+/// The start of the function the instruction at `pc` is in, from the
+/// unwind tables; 0 when unknown.
+fn enclosing(pc: usize) -> usize {
+    let f = ENCLOSING[0].load(Relaxed);
+    if f == 0 || f != !ENCLOSING[1].load(Relaxed) {
+        return 0;
+    }
+    // SAFETY: libgcc's function, found by its name at install; it reads the
+    // unwind tables only, as `backtrace` does in this handler.
+    let find: unsafe extern "C" fn(*mut c_void) -> *mut c_void = unsafe { core::mem::transmute(f) };
+    // It looks up `pc - 1` (it expects a return address); `pc` is the
+    // interrupted instruction itself, which may be a function's first.
+    unsafe { find((pc + 1) as *mut c_void) as usize }
 }
 
 /// Whether `ret`, an address in the program's code, follows a call

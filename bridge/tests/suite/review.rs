@@ -191,3 +191,43 @@ fn a_hang_is_signed_where_it_loops_and_reduce_keeps_the_bug() {
         bridge(&["reduce", t.to_str().unwrap(), "-o", r.to_str().unwrap(), "--", prog.to_str().unwrap(), "@@"], b"");
     assert!(!o.status.success() && stderr(&o).contains("does not crash"), "{}", stderr(&o));
 }
+
+/// A hang is signed by the function it loops in, found from the unwind
+/// tables: the program exports none of its functions, so the loader alone
+/// does not know them, and each instruction of the loop would be a hang of
+/// its own.
+#[test]
+fn a_hang_names_the_start_of_the_function_it_loops_in() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    let spin = fixture("spin", dir.path());
+    let nm = Command::new("llvm-nm-19").arg(&spin).output().unwrap();
+    let main = stdout(&nm)
+        .lines()
+        .find_map(|l| l.strip_suffix(" T main").map(|a| u64::from_str_radix(a, 16).unwrap()))
+        .unwrap_or_else(|| panic!("no main in {}", stdout(&nm)));
+    let mut starts = std::collections::BTreeSet::new();
+    let mut pcs = std::collections::BTreeSet::new();
+    for wait_ms in [30, 70, 110, 150, 190] {
+        let out = dir.path().join(format!("stack{wait_ms}"));
+        let mut child = Command::new(&spin)
+            .env("CARVE_STACK_OUT", &out)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(b"spin and spin\n").unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(wait_ms));
+        // SAFETY: signalling our own child.
+        unsafe { libc::kill(child.id() as i32, libc::SIGUSR2) };
+        let status = child.wait().unwrap();
+        assert_eq!(std::os::unix::process::ExitStatusExt::signal(&status), Some(libc::SIGUSR2));
+        let dump = review::stack::Dump::parse(&std::fs::read_to_string(&out).unwrap());
+        let func = dump.func.clone().unwrap_or_else(|| panic!("no function in {dump:?}"));
+        assert_eq!(func.module, "-");
+        starts.insert(func.offset);
+        pcs.insert(dump.pc.unwrap().offset);
+    }
+    // `churn`, called once, is inlined into `main`.
+    assert_eq!(starts, [main].into(), "interrupted at {pcs:x?}");
+}
