@@ -32,6 +32,7 @@ mod state;
 mod sym;
 pub mod symabi;
 mod symchars;
+mod symeval;
 mod symfile;
 mod symfold;
 mod symgetopt;

@@ -279,6 +279,11 @@ impl Sym {
         self.tables.len() - 1
     }
 
+    /// Entry `k` of table `id`.
+    pub fn table_entry(&self, id: usize, k: u8) -> Option<u64> {
+        self.tables.get(id)?.get(usize::from(k)).copied()
+    }
+
     /// Records a path entry; `cases` and `slots` are copied only when it
     /// is kept (a loop past the path's bound allocates nothing).
     pub fn record(

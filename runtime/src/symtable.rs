@@ -1,7 +1,9 @@
 //! Loads through a symbolic byte index (`table[c]`, as glibc's `isdigit`
 //! and `toupper` macros do): the 256 entries the index can reach are read
 //! (safely: an unreadable table is no table) and the load becomes an
-//! `OP_TABLE` node over the byte.
+//! `OP_TABLE` node over the byte. An index computed from one input byte
+//! (`regs[c - 'a']`, `stack[depth + c]`) is evaluated at each of the
+//! byte's values for the 256 entries (`symeval.rs`).
 
 use crate::model::trace::*;
 use crate::sym::Sym;
@@ -31,10 +33,81 @@ fn byte_index(s: &Sym, si: u32) -> Option<(u32, bool)> {
 /// The node reading `size` bytes at `p = base + vi * elem`, with the index
 /// symbolic (`si`); `None` when that cannot be a table read.
 pub fn read(s: &mut Sym, p: usize, si: u32, vi: u64, elem: usize, size: usize) -> Option<u32> {
-    let (byte, signed) = byte_index(s, si)?;
-    if elem == 0 || elem > 8 || size == 0 || size > 8 {
+    if size == 0 || size > 8 || elem == 0 {
         return None;
     }
+    match byte_index(s, si) {
+        Some(byte) if elem <= 8 => {
+            read_widened(s, p, byte, vi, elem, size).or_else(|| read_computed(s, p, si, vi, elem, size))
+        }
+        _ => read_computed(s, p, si, vi, elem, size),
+    }
+}
+
+/// The entries of a computed index within this many bytes of the run's own
+/// are read at once.
+const MAX_SPAN: usize = 1 << 16;
+
+/// Most entries with symbolic bytes a computed index may reach (each is an
+/// arm of an if-then-else around the table of the others).
+const MAX_SYMBOLIC: usize = 16;
+
+/// [`read`] through an index computed from one input byte: the address at
+/// each of the byte's values. An entry no read reaches (the program would
+/// fault there) reads 0; an entry with symbolic bytes is their expression
+/// when the byte has its value.
+fn read_computed(s: &mut Sym, p: usize, si: u32, vi: u64, elem: usize, size: usize) -> Option<u32> {
+    let e = crate::symeval::OneByte::of(s, si)?;
+    let base = p.wrapping_sub((vi as usize).wrapping_mul(elem));
+    let mut vals = Vec::new();
+    let mut addrs = [0usize; TABLE_LEN];
+    for (b, a) in addrs.iter_mut().enumerate() {
+        let idx = e.at(s, b as u8, &mut vals)?;
+        *a = base.wrapping_add((idx as usize).wrapping_mul(elem));
+    }
+    // The run's own byte leads to `p`, or the evaluation went wrong.
+    if !addrs.contains(&p) {
+        return None;
+    }
+    // The entries near `p` in one read; the others (a negative index
+    // widened as unsigned lands gigabytes away) one by one.
+    let near = |a: usize| a.abs_diff(p) <= MAX_SPAN / 2;
+    let lo = addrs.iter().copied().filter(|&a| near(a)).min()?;
+    let hi = addrs.iter().copied().filter(|&a| near(a)).max()?;
+    let mut raw = alloc::vec![0u8; hi - lo + size];
+    let whole = crate::sys::read_memory(lo, &mut raw);
+    let mut entries = Vec::with_capacity(TABLE_LEN);
+    let mut symbolic: Vec<(u8, usize)> = Vec::new();
+    for (b, &a) in addrs.iter().enumerate() {
+        if (0..size).any(|i| s.byte(a.wrapping_add(i)) != 0) {
+            if symbolic.len() == MAX_SYMBOLIC {
+                return None;
+            }
+            symbolic.push((b as u8, a));
+        }
+        let mut v = [0u8; 8];
+        if whole && near(a) {
+            v[..size].copy_from_slice(&raw[a - lo..a - lo + size]);
+        } else if !crate::sys::read_memory(a, &mut v[..size]) {
+            v = [0; 8];
+        }
+        entries.push(u64::from_le_bytes(v));
+    }
+    let id = s.table(entries);
+    let width = 8 * size as u32;
+    let mut node = s.node(OP_TABLE, width, e.input, 0, 0, id as u64);
+    for (b, a) in symbolic {
+        let v = s.load(a, size);
+        let k = s.constant(u64::from(b), 8);
+        let here = s.node(OP_EQ, 1, e.input, k, 0, 0);
+        node = s.node(OP_ITE, width, here, v, node, 0);
+    }
+    Some(node)
+}
+
+/// [`read`] through a byte widened to the index (`byte`, and whether it
+/// was sign-extended).
+fn read_widened(s: &mut Sym, p: usize, (byte, signed): (u32, bool), vi: u64, elem: usize, size: usize) -> Option<u32> {
     let base = p.wrapping_sub((vi as usize).wrapping_mul(elem));
     let (lo, hi) = if signed { (-128i64, 127i64) } else { (0, 255) };
     let start = base.wrapping_add((lo as usize).wrapping_mul(elem));

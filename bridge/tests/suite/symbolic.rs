@@ -498,3 +498,23 @@ fn a_length_that_wraps_its_range_check_is_found_and_kept_apart_from_another_cras
         assert!(st.signal().is_some(), "{} does not reproduce", a.display());
     }
 }
+
+/// A load through an index computed from an input byte (`value[c - 'a']`)
+/// is a table of that byte, its symbolic entries included, not a value
+/// the byte is pinned to: the solver picks the register that holds 42.
+#[test]
+fn a_register_named_by_a_letter_is_read_as_a_table_of_the_letter() {
+    let dir = tempfile::tempdir().unwrap();
+    let prog = fixture("registers", dir.path());
+    let p = prog.to_str().unwrap();
+    let units = carve_main_on(&prog, b"sq42\nsb7\n?b\n", dir.path());
+    let sum = bridge_json(&["explore", &units, "--tries", "30", "--json", "--", p, "@@"], b"");
+    let pinned = &sum["generator"][0]["stats"]["pinned"];
+    assert!(pinned.get("(symbolic index into memory)").is_none(), "{sum}");
+    let alarm = sum["alarms"].as_array().unwrap().iter().find(|a| a["outcome"].as_str().unwrap().contains("SIGABRT"));
+    let value = alarm.unwrap_or_else(|| panic!("no SIGABRT: {sum}"))["new_value"].as_str().unwrap().to_string();
+    let file = dir.path().join("found");
+    std::fs::write(&file, &value).unwrap();
+    let st = std::process::Command::new(&prog).arg(&file).output().unwrap().status;
+    assert_eq!(st.signal(), Some(6), "{value:?}");
+}
