@@ -62,6 +62,9 @@ pub struct Campaign {
     /// id.
     crash_keys: std::collections::HashMap<String, u64>,
     hang_keys: std::collections::HashMap<String, u64>,
+    /// The kept hang whose key the last run had when the short limit
+    /// stopped it (see [`Campaign::run_system`]).
+    known_hang: Option<u64>,
     branch_slots: Vec<usize>,
     /// A flag per map slot: whether it counts a branch outcome.
     branch_mask: Vec<bool>,
@@ -221,6 +224,7 @@ impl Campaign {
             hang_cov: Coverage::default(),
             crash_keys: std::collections::HashMap::new(),
             hang_keys: std::collections::HashMap::new(),
+            known_hang: None,
             branch_slots,
             branch_mask,
             next_id: 0,
@@ -347,19 +351,28 @@ impl Campaign {
 
     /// Runs a system test. Under a calibrated limit, a run past it is run
     /// again under the full limit only when it shows an edge no timeout
-    /// showed before, as AFL++ decides; the others count as hangs at the
-    /// cost of the short limit (a hang is kept only after a recheck).
+    /// showed before, as AFL++ decides, and was not stopped where a kept
+    /// hang loops (its key, see `signatures.rs`): a second run there would
+    /// most likely take the whole limit to say so again. The others count
+    /// as hangs at the cost of the short limit (a hang is kept only after
+    /// a recheck).
     fn run_system(&mut self, data: &[u8]) -> anyhow::Result<Outcome> {
+        self.known_hang = None;
         let outcome = self.fs.run_limited(data)?;
         if outcome != Outcome::Timeout || self.fs.timeouts().calibrated.is_none() {
             return Ok(outcome);
         }
         // Its stack says where it was, not that it hangs: a hang is kept
         // by the stack of a run past the full limit.
-        let _ = signatures::take_key(self.out.root(), self.file.config.signature_depth);
+        let key = signatures::take_key(self.out.root(), self.file.config.signature_depth);
+        self.known_hang = key.and_then(|k| self.hang_keys.get(&k).copied());
         // Its edges count among the timeouts' whatever the recheck shows,
         // so a slow path is run to its end once, not every time.
         if self.hang_cov.add(self.fs.map()) != Newness::NewEdges {
+            return Ok(outcome);
+        }
+        if self.known_hang.is_some() {
+            self.file.stats.rechecks_spared += 1;
             return Ok(outcome);
         }
         Ok(self.fs.recheck(data)?)
@@ -407,7 +420,7 @@ impl Campaign {
                 s.hangs += 1;
                 let new_edges = self.hang_cov.add(self.fs.map()) == Newness::NewEdges;
                 let key = signatures::take_key(self.out.root(), depth);
-                let kept = key.as_ref().and_then(|k| self.hang_keys.get(k)).copied();
+                let kept = self.known_hang.take().or_else(|| key.as_ref().and_then(|k| self.hang_keys.get(k)).copied());
                 if let Some(id) = kept {
                     *s.hang_counts.entry(format!("{id:06}")).or_insert(1) += 1;
                 } else if key.is_some() || new_edges {

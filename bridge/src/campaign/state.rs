@@ -193,6 +193,10 @@ pub struct Stats {
     pub timeouts_rechecked: u64,
     #[serde(default)]
     pub slow_runs: u64,
+    /// Runs past the calibrated limit with new edges that were not run
+    /// again: they had stopped where a kept hang loops.
+    #[serde(default)]
+    pub rechecks_spared: u64,
     /// Seconds of system runs stopped by a time limit.
     #[serde(default)]
     pub timeout_lost_s: f64,

@@ -100,9 +100,10 @@ pub fn time_spent(s: &Stats) -> String {
     let limit = match s.timeout_calibrated_ms {
         0 => "runs under the full time limit".to_string(),
         ms => format!(
-            "runs limited to {ms} ms, {} re-run under the full limit ({} of them finished)",
+            "runs limited to {ms} ms, {} re-run under the full limit ({} of them finished), {} not (stopped where a kept hang loops)",
             thousands(s.timeouts_rechecked),
-            thousands(s.slow_runs)
+            thousands(s.slow_runs),
+            thousands(s.rechecks_spared)
         ),
     };
     let waited = if s.idle_s > 0.0 {

@@ -52,3 +52,31 @@ fn runs_past_the_calibrated_limit_are_rechecked_when_new_and_only_real_hangs_are
     assert_eq!(given["timeout_calibrated_ms"], 0, "-t takes the calibration away: {given}");
     assert_eq!(given["timeouts_rechecked"], 0, "{given}");
 }
+
+/// A run past the calibrated limit that stopped where a kept hang loops
+/// (its key: the function and its callers) is not run again under the
+/// full limit, new edges or not: it is counted against that hang, at the
+/// cost of the short limit.
+#[test]
+fn a_run_stopped_where_a_kept_hang_loops_is_not_rechecked() {
+    let dir = tempfile::tempdir().unwrap();
+    let loops = fixture("loops", dir.path());
+    let seeds = dir.path().join("seeds");
+    std::fs::create_dir_all(&seeds).unwrap();
+    std::fs::write(seeds.join("a"), b"hello world\n").unwrap();
+    let out = dir.path().join("out");
+    let (s, o, p) = (seeds.to_str().unwrap(), out.to_str().unwrap(), loops.to_str().unwrap());
+    let r = bridge(&["run", "--unit", "none", "-i", s, "-o", o, "--seed", "5", "--time", "8s", "--", p], b"");
+    assert!(r.status.success(), "{}", stderr(&r));
+    let stats = &campaign_json(&out)["stats"];
+    assert!(stats["timeout_calibrated_ms"].as_u64().is_some_and(|ms| ms > 0), "{stats}");
+    assert_eq!(stats["unique_hangs"], 1, "one loop: {stats}");
+    let spared = stats["rechecks_spared"].as_u64().unwrap();
+    assert!(spared >= 1, "no later path into the loop was spared its recheck: {stats}");
+    // Only the first run into the loop (and none of the spared) took the
+    // full limit to be kept.
+    let (rechecked, slow) = (stats["timeouts_rechecked"].as_u64().unwrap(), stats["slow_runs"].as_u64().unwrap());
+    assert_eq!(rechecked - slow, 1, "{stats}");
+    assert_eq!(stats["hang_counts"]["000000"].as_u64(), stats["hangs"].as_u64(), "{stats}");
+    assert!(stdout(&r).contains("not (stopped where a kept hang loops)"), "{}", stdout(&r));
+}
