@@ -21,8 +21,11 @@ fn main() {
     let mut files: Vec<_> = std::fs::read_dir(&args[1]).expect("SEEDS_DIR is a directory").flatten().collect();
     files.sort_by_key(|e| e.file_name());
     let data: Vec<Vec<u8>> = files.iter().filter_map(|e| std::fs::read(e.path()).ok()).collect();
-    let corpus: Vec<Seed<'_>> =
-        data.iter().enumerate().map(|(i, d)| Seed { id: i as u64, data: d, labels: None, run_us: 0 }).collect();
+    let corpus: Vec<Seed<'_>> = data
+        .iter()
+        .enumerate()
+        .map(|(i, d)| Seed { id: i as u64, data: d, labels: None, run_us: 0, favored: false })
+        .collect();
     let secs: f64 = args[2].parse().expect("SECONDS is a number");
     let mode: Mode = args.get(3).map_or("mixed", |s| s).parse().expect("a mode");
     let mut gen = GrammarGen::new(g, mode, 1).expect("a checked grammar");

@@ -66,6 +66,10 @@ pub struct Seed<'a> {
     /// Generators favour cheap entries, as AFL++ gives fast ones more
     /// energy: a test's run time is paid on each of its mutants.
     pub run_us: u32,
+    /// The cheapest entry (run time × length) to reach one of the branch
+    /// outcomes the corpus reaches, as AFL++ marks its favoured entries;
+    /// generators pick among these more often.
+    pub favored: bool,
 }
 
 impl Seed<'_> {

@@ -18,7 +18,11 @@ fn random_bytes(seed: u64, len: usize) -> Vec<u8> {
 }
 
 fn seeds(entries: &[Vec<u8>]) -> Vec<Seed<'_>> {
-    entries.iter().enumerate().map(|(i, d)| Seed { id: 100 + i as u64, data: d, labels: None, run_us: 0 }).collect()
+    entries
+        .iter()
+        .enumerate()
+        .map(|(i, d)| Seed { id: 100 + i as u64, data: d, labels: None, run_us: 0, favored: false })
+        .collect()
 }
 
 /// The mutator names listed in an op (`nd:bf+num` holds `bf` and `num`).
@@ -49,7 +53,7 @@ fn registry() {
     assert!(err(by_name("nope", 1, None)).contains("known: radamsa-like, grammar, afl++"));
     let mut external = by_name("afl++", 1, None).expect("known");
     assert!(
-        external.generate(&[Seed { id: 0, data: b"x", labels: None, run_us: 0 }], 10).is_empty(),
+        external.generate(&[Seed { id: 0, data: b"x", labels: None, run_us: 0, favored: false }], 10).is_empty(),
         "afl++ makes no tests"
     );
     assert!(err(by_name("grammar", 1, None)).contains("--grammar"));
@@ -106,7 +110,7 @@ fn empty_and_binary_inputs_never_panic() {
             check_case(&c, &corpus);
         }
         // A corpus of one empty entry still yields tests.
-        let empty = [Seed { id: 5, data: &[], labels: None, run_us: 0 }];
+        let empty = [Seed { id: 5, data: &[], labels: None, run_us: 0, favored: false }];
         for c in gen.generate(&empty, 20) {
             assert!(!c.data.is_empty());
             assert_eq!(c.parent, 5);

@@ -4,6 +4,7 @@
 //! killed campaign resumes without losing anything.
 
 pub mod alarms;
+mod favored;
 mod imports;
 pub mod outdir;
 pub mod signatures;
@@ -65,6 +66,9 @@ pub struct Campaign {
     /// The kept hang whose key the last run had when the short limit
     /// stopped it (see [`Campaign::run_system`]).
     known_hang: Option<u64>,
+    /// Whether each corpus entry is favoured (see `favored.rs`), worked
+    /// out again when the corpus grows.
+    favored: Vec<bool>,
     branch_slots: Vec<usize>,
     /// A flag per map slot: whether it counts a branch outcome.
     branch_mask: Vec<bool>,
@@ -225,6 +229,7 @@ impl Campaign {
             crash_keys: std::collections::HashMap::new(),
             hang_keys: std::collections::HashMap::new(),
             known_hang: None,
+            favored: Vec::new(),
             branch_slots,
             branch_mask,
             next_id: 0,
@@ -276,9 +281,19 @@ impl Campaign {
         'outer: while self.elapsed() < budget && !STOP.load(Ordering::Relaxed) {
             let imported = self.import()?;
             let seeds_only = self.file.config.parents == Parents::Seeds;
-            let seeds: Vec<Seed<'_>> = (self.corpus.iter())
-                .filter(|e| e.seed || !seeds_only)
-                .map(|e| Seed { id: e.id, data: &e.data, labels: Some(&e.labels), run_us: e.run_us })
+            if self.favored.len() != self.corpus.len() {
+                let entries = self.corpus.iter().map(|e| (e.hits.as_slice(), e.run_us, e.data.len()));
+                self.favored = favored::favored(entries);
+            }
+            let seeds: Vec<Seed<'_>> = (self.corpus.iter().zip(&self.favored))
+                .filter(|(e, _)| e.seed || !seeds_only)
+                .map(|(e, &favored)| Seed {
+                    id: e.id,
+                    data: &e.data,
+                    labels: Some(&e.labels),
+                    run_us: e.run_us,
+                    favored,
+                })
                 .collect();
             let batch = self.generator.generate(&seeds, self.file.config.batch);
             let idle = batch.is_empty() && imported == 0;

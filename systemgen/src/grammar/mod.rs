@@ -280,7 +280,7 @@ impl SystemGenerator for GrammarGen {
     }
 
     fn generate(&mut self, corpus: &[Seed<'_>], n: usize) -> Vec<TestCase> {
-        let none = [Seed { id: 0, data: &[], labels: None, run_us: 0 }];
+        let none = [Seed { id: 0, data: &[], labels: None, run_us: 0, favored: false }];
         let corpus = if corpus.is_empty() { &none[..] } else { corpus };
         self.learn(corpus);
         let parsed: Vec<&Seed<'_>> = corpus.iter().filter(|s| self.trees.get(s.id).is_some()).collect();

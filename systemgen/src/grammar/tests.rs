@@ -23,7 +23,7 @@ fn seeds() -> Vec<(u64, Vec<u8>)> {
 }
 
 fn corpus(s: &[(u64, Vec<u8>)]) -> Vec<Seed<'_>> {
-    s.iter().map(|(id, d)| Seed { id: *id, data: d, labels: None, run_us: 0 }).collect()
+    s.iter().map(|(id, d)| Seed { id: *id, data: d, labels: None, run_us: 0, favored: false }).collect()
 }
 
 #[test]

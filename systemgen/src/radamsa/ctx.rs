@@ -138,8 +138,11 @@ pub(crate) mod testing {
     /// Like [`run`], with a corpus of `others`.
     pub fn run_with(f: MutFn, input: &[u8], others: &[&[u8]], seed: u64) -> (bool, Vec<u8>) {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
-        let corpus: Vec<Seed<'_>> =
-            others.iter().enumerate().map(|(i, d)| Seed { id: i as u64, data: d, labels: None, run_us: 0 }).collect();
+        let corpus: Vec<Seed<'_>> = others
+            .iter()
+            .enumerate()
+            .map(|(i, d)| Seed { id: i as u64, data: d, labels: None, run_us: 0, favored: false })
+            .collect();
         let mut ctx = Ctx {
             rng: &mut rng,
             corpus: &corpus,

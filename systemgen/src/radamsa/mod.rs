@@ -57,7 +57,8 @@ pub fn size_limit(input_len: usize) -> usize {
 /// Seeds are picked a quarter of the time uniformly, a quarter of the time biased toward recent
 /// entries (the later of two uniform picks: the corpus is taken to be in the order it was found)
 /// and half the time toward cheap ones (the faster of two uniform picks, by [`Seed::run_us`]; the
-/// shorter when a run time is unknown).
+/// shorter when a run time is unknown), among the favoured entries ([`Seed::favored`]) when there
+/// are any.
 #[derive(Debug, Clone)]
 pub struct RadamsaLike {
     rng: ChaCha8Rng,
@@ -136,10 +137,10 @@ impl RadamsaLike {
     }
 
     /// One test.
-    fn one(&mut self, corpus: &[Seed<'_>]) -> TestCase {
-        let none = [Seed { id: 0, data: &[], labels: None, run_us: 0 }];
+    fn one(&mut self, corpus: &[Seed<'_>], favored: &[usize]) -> TestCase {
+        let none = [Seed { id: 0, data: &[], labels: None, run_us: 0, favored: false }];
         let corpus = if corpus.is_empty() { &none[..] } else { corpus };
-        let seed = corpus[pick_seed(&mut self.rng, corpus)];
+        let seed = corpus[pick_seed(&mut self.rng, corpus, favored)];
         let limit = size_limit(seed.data.len());
         let mut data = seed.data[..seed.data.len().min(limit)].to_vec();
         let mut labels = seed.labels();
@@ -189,12 +190,20 @@ impl RadamsaLike {
 }
 
 /// The index of the corpus entry to mutate (see [`RadamsaLike`]).
-fn pick_seed(rng: &mut ChaCha8Rng, corpus: &[Seed<'_>]) -> usize {
+fn pick_seed(rng: &mut ChaCha8Rng, corpus: &[Seed<'_>], favored: &[usize]) -> usize {
     let n = corpus.len();
     let a = rng.random_range(0..n);
     match rng.random_range(0..4) {
         0 => a,
         1 => a.max(rng.random_range(0..n)),
+        _ if !favored.is_empty() => {
+            let (a, b) = (favored[rng.random_range(0..favored.len())], favored[rng.random_range(0..favored.len())]);
+            if cheaper(&corpus[b], &corpus[a]) {
+                b
+            } else {
+                a
+            }
+        }
         _ => {
             let b = rng.random_range(0..n);
             if cheaper(&corpus[b], &corpus[a]) {
@@ -245,7 +254,8 @@ impl SystemGenerator for RadamsaLike {
     }
 
     fn generate(&mut self, corpus: &[Seed<'_>], n: usize) -> Vec<TestCase> {
-        (0..n).map(|_| self.one(corpus)).collect()
+        let favored: Vec<usize> = (0..corpus.len()).filter(|&i| corpus[i].favored).collect();
+        (0..n).map(|_| self.one(corpus, &favored)).collect()
     }
 
     fn feedback(&mut self, case: &TestCase, interesting: bool) {
@@ -292,7 +302,7 @@ mod tests {
         for m in MUTATORS {
             for input in inputs {
                 for _ in 0..20 {
-                    let corpus = [Seed { id: 0, data: input, labels: None, run_us: 0 }];
+                    let corpus = [Seed { id: 0, data: input, labels: None, run_us: 0, favored: false }];
                     let mut ctx = Ctx {
                         rng: &mut rng,
                         corpus: &corpus,
@@ -311,7 +321,7 @@ mod tests {
     }
 
     #[test]
-    fn cheap_entries_are_picked_more_often() {
+    fn cheap_and_favoured_entries_are_picked_more_often() {
         let data = [b"same length".as_slice(); 10];
         let corpus = |cheap: u32, rest: u32| -> Vec<Seed<'_>> {
             (0..10)
@@ -320,24 +330,32 @@ mod tests {
                     data: data[i as usize],
                     labels: None,
                     run_us: if i == 5 { cheap } else { rest },
+                    favored: false,
                 })
                 .collect()
         };
-        let share = |corpus: &[Seed<'_>]| {
+        let share_with = |corpus: &[Seed<'_>], favored: &[usize]| {
             let mut rng = ChaCha8Rng::seed_from_u64(3);
             let n = 20_000;
-            (0..n).filter(|_| pick_seed(&mut rng, corpus) == 5).count() as f64 / n as f64
+            (0..n).filter(|_| pick_seed(&mut rng, corpus, favored) == 5).count() as f64 / n as f64
         };
+        let share = |corpus: &[Seed<'_>]| share_with(corpus, &[]);
         // A tenth each when all cost the same; the fast one about one and a
         // half times that (the faster of two, half the time).
         let even = share(&corpus(1000, 1000));
         let fast = share(&corpus(100, 1000));
         assert!((0.08..0.12).contains(&even), "{even}");
         assert!(fast > 0.135 && fast > even * 1.3, "{fast} against {even}");
+        // The cheap picks are among the favoured entries: one favoured
+        // entry of ten is picked about half the time.
+        let favoured = share_with(&corpus(1000, 1000), &[5]);
+        assert!(favoured > 0.45, "{favoured}");
+        let two = share_with(&corpus(100, 1000), &[5, 7]);
+        assert!(two > 0.35 && two < favoured, "{two}");
         // An unknown run time: the shorter of the two is taken instead.
         let short = [
-            Seed { id: 0, data: b"xxxxxxxx", labels: None, run_us: 0 },
-            Seed { id: 1, data: b"x", labels: None, run_us: 9 },
+            Seed { id: 0, data: b"xxxxxxxx", labels: None, run_us: 0, favored: false },
+            Seed { id: 1, data: b"x", labels: None, run_us: 9, favored: false },
         ];
         assert!(cheaper(&short[1], &short[0]) && !cheaper(&short[0], &short[1]));
         assert!(cheaper(&corpus(100, 1000)[5], &corpus(100, 1000)[0]));

@@ -106,8 +106,10 @@ fn chain(c: u64, tally: &mut Tally) {
     let names: Vec<&'static str> = RadamsaLike::mutators().map(|m| m.0).collect();
     for depth in 0..DEPTH {
         let mut made = {
-            let view: Vec<Seed<'_>> =
-                corpus.iter().map(|e| Seed { id: e.id, data: &e.data, labels: e.labels.as_ref(), run_us: 0 }).collect();
+            let view: Vec<Seed<'_>> = corpus
+                .iter()
+                .map(|e| Seed { id: e.id, data: &e.data, labels: e.labels.as_ref(), run_us: 0, favored: false })
+                .collect();
             let mut made = Vec::new();
             for case in gen.generate(&view, PER_GENERATION) {
                 let ops: Vec<&str> = case.op.split_once(':').map(|(_, m)| m.split('+').collect()).unwrap_or_default();
