@@ -66,9 +66,9 @@ pub struct Campaign {
     /// The kept hang whose key the last run had when the short limit
     /// stopped it (see [`Campaign::run_system`]).
     known_hang: Option<u64>,
-    /// Whether each corpus entry is favoured (see `favored.rs`), worked
-    /// out again when the corpus grows.
-    favored: Vec<bool>,
+    /// Which corpus entries are favoured (see `favored.rs`), kept up as
+    /// the corpus grows.
+    favored: favored::Favored,
     branch_slots: Vec<usize>,
     /// A flag per map slot: whether it counts a branch outcome.
     branch_mask: Vec<bool>,
@@ -229,7 +229,7 @@ impl Campaign {
             crash_keys: std::collections::HashMap::new(),
             hang_keys: std::collections::HashMap::new(),
             known_hang: None,
-            favored: Vec::new(),
+            favored: favored::Favored::default(),
             branch_slots,
             branch_mask,
             next_id: 0,
@@ -281,11 +281,9 @@ impl Campaign {
         'outer: while self.elapsed() < budget && !STOP.load(Ordering::Relaxed) {
             let imported = self.import()?;
             let seeds_only = self.file.config.parents == Parents::Seeds;
-            if self.favored.len() != self.corpus.len() {
-                let entries = self.corpus.iter().map(|e| (e.hits.as_slice(), e.run_us, e.data.len()));
-                self.favored = favored::favored(entries);
-            }
-            let seeds: Vec<Seed<'_>> = (self.corpus.iter().zip(&self.favored))
+            let entries = self.corpus.iter().map(|e| (e.hits.as_slice(), e.run_us, e.data.len()));
+            let favored = self.favored.update(entries);
+            let seeds: Vec<Seed<'_>> = (self.corpus.iter().zip(favored))
                 .filter(|(e, _)| e.seed || !seeds_only)
                 .map(|(e, &favored)| Seed {
                     id: e.id,
