@@ -281,10 +281,15 @@ impl Campaign {
         'outer: while self.elapsed() < budget && !STOP.load(Ordering::Relaxed) {
             let imported = self.import()?;
             let seeds_only = self.file.config.parents == Parents::Seeds;
+            // An entry slower than the calibrated limit (it finished under
+            // the full one) is kept for what it covers but is no parent:
+            // its mutants would mostly run into the short limit and say
+            // nothing (AFL++ keeps no such entry at all).
+            let slow_us = self.fs.timeouts().calibrated.map(|l| l.as_micros().min(u32::MAX as u128) as u32);
             let entries = self.corpus.iter().map(|e| (e.hits.as_slice(), e.run_us, e.data.len()));
             let favored = self.favored.update(entries);
             let seeds: Vec<Seed<'_>> = (self.corpus.iter().zip(favored))
-                .filter(|(e, _)| e.seed || !seeds_only)
+                .filter(|(e, _)| e.seed || (!seeds_only && slow_us.is_none_or(|l| e.run_us <= l)))
                 .map(|(e, &favored)| Seed {
                     id: e.id,
                     data: &e.data,

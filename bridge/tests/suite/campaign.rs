@@ -5,13 +5,6 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-fn names(dir: &Path) -> Vec<String> {
-    let mut v: Vec<String> =
-        std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
-    v.sort();
-    v
-}
-
 #[test]
 fn a_campaign_finds_the_crash_and_it_reproduces() {
     let dir = tempfile::tempdir().unwrap();

@@ -80,3 +80,35 @@ fn a_run_stopped_where_a_kept_hang_loops_is_not_rechecked() {
     assert_eq!(stats["hang_counts"]["000000"].as_u64(), stats["hangs"].as_u64(), "{stats}");
     assert!(stdout(&r).contains("not (stopped where a kept hang loops)"), "{}", stdout(&r));
 }
+
+/// A test kept for new coverage that took longer than the calibrated
+/// limit (it finished under the full one) stays in the queue, but is no
+/// parent: its mutants would mostly take the short limit to say nothing,
+/// as AFL++ keeps no such test at all. What lies behind the slow path is
+/// still reached, from fast parents.
+#[test]
+fn a_test_slower_than_the_calibrated_limit_is_kept_but_is_no_parent() {
+    let dir = tempfile::tempdir().unwrap();
+    let prog = fixture("slowpath", dir.path());
+    let (stats, out) = campaign(&prog, dir.path(), "out", &["--time", "8s"]);
+    assert!(stats["slow_runs"].as_u64().unwrap() > 0, "{stats}");
+    let mut len = std::collections::HashMap::new();
+    let mut parents = Vec::new();
+    for sub in ["queue", "hangs"] {
+        for name in names(&out.join(sub)) {
+            let id: u64 = name[3..9].parse().unwrap();
+            if sub == "queue" {
+                len.insert(id, std::fs::metadata(out.join(sub).join(&name)).unwrap().len());
+            }
+            if let Some(src) = name.split(",src:").nth(1) {
+                let src = src.split(',').next().unwrap();
+                parents.extend(src.split('+').map(|p| (p.parse::<u64>().unwrap(), name.clone())));
+            }
+        }
+    }
+    let slow = len.values().filter(|&&l| l > 24).count();
+    assert!(slow >= 2, "the slow path's outcomes were not found: {len:?}");
+    for (p, child) in parents {
+        assert!(len[&p] <= 24, "{child} was made from a test of {} bytes, which takes 50 ms", len[&p]);
+    }
+}

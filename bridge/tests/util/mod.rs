@@ -102,6 +102,14 @@ pub fn fixture(name: &str, dir: &Path) -> PathBuf {
     carve_compile(&repo().join("bridge/tests/fixtures").join(format!("{name}.c")), dir)
 }
 
+/// The names of the entries of `dir`, sorted.
+pub fn names(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> =
+        std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    v.sort();
+    v
+}
+
 /// A campaign's `campaign.json`, parsed.
 pub fn campaign_json(out: &Path) -> serde_json::Value {
     serde_json::from_slice(&std::fs::read(out.join("campaign.json")).unwrap()).unwrap()
