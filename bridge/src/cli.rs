@@ -293,8 +293,9 @@ pub struct RunArgs {
     #[arg(long, default_value_t = 100, value_name = "N")]
     pub batch: usize,
     /// Which tests the system generator mutates: `all` (the seeds and
-    /// every test kept for new coverage) or `seeds` (the seeds only, no
-    /// coverage feedback, as radamsa alone is used).
+    /// every test kept for new coverage, but those that ran past the
+    /// calibrated time limit) or `seeds` (the seeds only, no coverage
+    /// feedback, as radamsa alone is used).
     #[arg(long, value_enum, default_value_t = Parents::All, value_name = "WHICH")]
     pub parents: Parents,
     /// Continue the campaign in --output (its configuration is kept; --time

@@ -52,7 +52,8 @@ fn default_depth() -> usize {
 #[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum Parents {
-    /// The seeds and every test kept for new coverage (coverage-guided).
+    /// The seeds and every test kept for new coverage (coverage-guided),
+    /// but those that ran past the calibrated time limit.
     #[default]
     All,
     /// The seeds only, as a mutator such as radamsa is used on its own: no
