@@ -14,6 +14,13 @@ nothing: the number of such runs is printed ("killed").
 
   scripts/bench/covreplay.py BIN OUT [OUT...]      one row per OUT
   scripts/bench/covreplay.py --union BIN OUT...    also the union of all
+  scripts/bench/covreplay.py --union-only [--profdata FILE] BIN OUT...
+      the union alone (each test runs once); FILE keeps its merged
+      profile, for `llvm-cov-19 report -instr-profile FILE BIN` (which
+      files the union leaves uncovered)
+
+A directory with none of those subdirectories is a directory of tests
+(scripts/bench/probes/SUBJECT).
 
 `--argv 'WORDS'` (first) gives one fixed command line instead (tests are
 the input alone, as AFL++ and `bridge run` without --args-in-input keep
@@ -22,6 +29,7 @@ them). An output directory may be an AFL++ sync directory's instance.
 import json
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -38,6 +46,11 @@ def tests_of(out):
                 # Entries are named `id:...` (AFL++'s README.txt is not one).
                 if os.path.isfile(p) and f.startswith("id:"):
                     yield p
+    if not any(os.path.isdir(os.path.join(out, sub)) for sub in ("queue", "crashes", "hangs", "alarms")):
+        for f in sorted(os.listdir(out)):
+            p = os.path.join(out, f)
+            if os.path.isfile(p):
+                yield p
     alarms = os.path.join(out, "alarms")
     if os.path.isdir(alarms):
         for a in sorted(os.listdir(alarms)):
@@ -117,20 +130,29 @@ def main():
     fixed = None
     if args[:1] == ["--argv"] and len(args) > 1:
         fixed, args = shlex.split(args[1]), args[2:]
-    union = bool(args) and args[0] == "--union"
-    if union:
+    union = each = True
+    profdata = None
+    if args[:1] == ["--union"]:
         args = args[1:]
+    elif args[:1] == ["--union-only"]:
+        args, each = args[1:], False
+        if args[:1] == ["--profdata"] and len(args) > 1:
+            profdata, args = os.path.abspath(args[1]), args[2:]
+    else:
+        union = False
     if len(args) < 2:
         sys.exit(__doc__)
     binary, outs = os.path.abspath(args[0]), args[1:]
     print(f"{'output':<40} {'tests':>6} {'killed':>6} {'branches':>9} {'of':>6}")
-    for out in outs:
+    for out in outs if each else []:
         with tempfile.TemporaryDirectory() as prof:
             n, lost, c, t = measure(binary, [out], prof, fixed)
         print(f"{out:<40} {n:6d} {lost:6d} {c:9d} {t:6d}")
     if union:
         with tempfile.TemporaryDirectory() as prof:
             n, lost, c, t = measure(binary, outs, prof, fixed)
+            if profdata and n:
+                shutil.copyfile(os.path.join(prof, "merged.profdata"), profdata)
         print(f"{'(union)':<40} {n:6d} {lost:6d} {c:9d} {t:6d}")
 
 
