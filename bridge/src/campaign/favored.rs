@@ -38,7 +38,7 @@ impl Favored {
                 }
             }
         }
-        if self.seen != before || self.flags.len() != self.seen {
+        if self.seen != before {
             self.flags = vec![false; self.seen];
             for &(_, i) in self.best.values() {
                 self.flags[i] = true;

@@ -285,11 +285,15 @@ impl Campaign {
             // the full one) is kept for what it covers but is no parent:
             // its mutants would mostly run into the short limit and say
             // nothing (AFL++ keeps no such entry at all).
+            // Only parents are favoured, so that an outcome a slow entry
+            // reaches cheapest still has a parent favoured for it.
             let slow_us = self.fs.timeouts().calibrated.map(|l| l.as_micros().min(u32::MAX as u128) as u32);
-            let entries = self.corpus.iter().map(|e| (e.hits.as_slice(), e.run_us, e.data.len()));
+            let parent = |e: &Entry| e.seed || (!seeds_only && slow_us.is_none_or(|l| e.run_us <= l));
+            let entries =
+                (self.corpus.iter()).map(|e| (if parent(e) { e.hits.as_slice() } else { &[] }, e.run_us, e.data.len()));
             let favored = self.favored.update(entries);
             let seeds: Vec<Seed<'_>> = (self.corpus.iter().zip(favored))
-                .filter(|(e, _)| e.seed || (!seeds_only && slow_us.is_none_or(|l| e.run_us <= l)))
+                .filter(|(e, _)| parent(e))
                 .map(|(e, &favored)| Seed {
                     id: e.id,
                     data: &e.data,
