@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the system packages the project needs (Debian 12). Idempotent.
 #   scripts/install-deps.sh            toolchain for building and testing
-#   scripts/install-deps.sh --subjects  also deb-src and the subjects' build needs
+#   scripts/install-deps.sh --subjects  also deb-src, the subjects' build needs and
+#                                       the profile runtime of their llvm-cov builds
 #   scripts/install-deps.sh --bench     also the outside references (AFL++, valgrind, pyradamsa)
 set -euo pipefail
 
@@ -23,11 +24,13 @@ export DEBIAN_FRONTEND=noninteractive
 # chromium: the tests open the review's HTML report in a real browser.
 # afl++: the tests run afl-fuzz and afl-showmap on carve-clang binaries.
 pkgs=(clang-19 llvm-19 llvm-19-dev libpolly-19-dev libzstd-dev zlib1g-dev libz3-dev pkg-config make procps binutils chromium afl++)
+# libclang-rt-19-dev: the profile runtime of the subjects' llvm-cov builds
+# (scripts/subjects.sh --variant cov).
 if [ "$want_subjects" = 1 ]; then
-  pkgs+=(dpkg-dev texinfo bison flex ed perl)
+  pkgs+=(dpkg-dev texinfo bison flex ed perl libclang-rt-19-dev)
 fi
 if [ "$want_bench" = 1 ]; then
-  pkgs+=(valgrind python3-pip libclang-rt-19-dev)
+  pkgs+=(valgrind python3-pip)
 fi
 
 missing=()
