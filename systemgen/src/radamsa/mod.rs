@@ -54,11 +54,13 @@ pub fn size_limit(input_len: usize) -> usize {
 /// Deterministic: the same seed, corpus and sequence of calls (feedback included) give the same
 /// tests. Every test differs from its parent.
 ///
-/// Seeds are picked a quarter of the time uniformly, a quarter of the time biased toward recent
+/// Seeds are picked one time in sixteen uniformly, one time in sixteen biased toward recent
 /// entries (the later of two uniform picks: the corpus is taken to be in the order it was found)
-/// and half the time toward cheap ones (the faster of two uniform picks, by [`Seed::run_us`]; the
+/// and otherwise toward cheap ones (the faster of two uniform picks, by [`Seed::run_us`]; the
 /// shorter when a run time is unknown), among the favoured entries ([`Seed::favored`]) when there
-/// are any.
+/// are any. Most picks go to the favoured entries, as AFL++ mostly skips the others: the corpus
+/// fills with entries kept for a longer loop or a larger count, each slower than the entry it
+/// came from, and every mutant of a parent pays for its size and run time again.
 #[derive(Debug, Clone)]
 pub struct RadamsaLike {
     rng: ChaCha8Rng,
@@ -193,7 +195,7 @@ impl RadamsaLike {
 fn pick_seed(rng: &mut ChaCha8Rng, corpus: &[Seed<'_>], favored: &[usize]) -> usize {
     let n = corpus.len();
     let a = rng.random_range(0..n);
-    match rng.random_range(0..4) {
+    match rng.random_range(0..16) {
         0 => a,
         1 => a.max(rng.random_range(0..n)),
         _ if !favored.is_empty() => {
@@ -340,18 +342,18 @@ mod tests {
             (0..n).filter(|_| pick_seed(&mut rng, corpus, favored) == 5).count() as f64 / n as f64
         };
         let share = |corpus: &[Seed<'_>]| share_with(corpus, &[]);
-        // A tenth each when all cost the same; the fast one about one and a
-        // half times that (the faster of two, half the time).
+        // A tenth each when all cost the same; the fast one about one and
+        // four fifths times that (the faster of two, seven times in eight).
         let even = share(&corpus(1000, 1000));
         let fast = share(&corpus(100, 1000));
         assert!((0.08..0.12).contains(&even), "{even}");
-        assert!(fast > 0.135 && fast > even * 1.3, "{fast} against {even}");
+        assert!(fast > 0.16 && fast > even * 1.6, "{fast} against {even}");
         // The cheap picks are among the favoured entries: one favoured
-        // entry of ten is picked about half the time.
+        // entry of ten is picked more than seven times in eight.
         let favoured = share_with(&corpus(1000, 1000), &[5]);
-        assert!(favoured > 0.45, "{favoured}");
+        assert!(favoured > 0.85, "{favoured}");
         let two = share_with(&corpus(100, 1000), &[5, 7]);
-        assert!(two > 0.35 && two < favoured, "{two}");
+        assert!(two > 0.65 && two < favoured, "{two}");
         // An unknown run time: the shorter of the two is taken instead.
         let short = [
             Seed { id: 0, data: b"xxxxxxxx", labels: None, run_us: 0, favored: false },
