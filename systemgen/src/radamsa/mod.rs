@@ -349,7 +349,7 @@ mod tests {
         assert!((0.08..0.12).contains(&even), "{even}");
         assert!(fast > 0.16 && fast > even * 1.6, "{fast} against {even}");
         // The cheap picks are among the favoured entries: one favoured
-        // entry of ten is picked more than seven times in eight.
+        // entry of ten is picked about seven times in eight.
         let favoured = share_with(&corpus(1000, 1000), &[5]);
         assert!(favoured > 0.85, "{favoured}");
         let two = share_with(&corpus(100, 1000), &[5, 7]);
