@@ -14,12 +14,13 @@ nothing: the number of such runs is printed ("killed").
 
   scripts/bench/covreplay.py BIN OUT [OUT...]      one row per OUT
   scripts/bench/covreplay.py --union BIN OUT...    also the union of all
-  scripts/bench/covreplay.py --union-only [--profdata FILE] BIN OUT...
-      the union alone (each test runs once); FILE keeps its merged
-      profile, for `llvm-cov-19 report -instr-profile FILE BIN` (which
-      files the union leaves uncovered)
+  scripts/bench/covreplay.py --union-only BIN OUT...  the union alone (each test runs once)
 
-A directory with none of those subdirectories is a directory of tests
+After --union or --union-only, `--profdata FILE` keeps the union's merged
+profile, for `llvm-cov-19 report -instr-profile FILE BIN` (which files the
+union leaves uncovered).
+
+An output with none of queue/, crashes/, hangs/ and alarms/ is a directory of tests
 (scripts/bench/probes/SUBJECT).
 
 `--argv 'WORDS'` (first) gives one fixed command line instead (tests are
@@ -136,10 +137,10 @@ def main():
         args = args[1:]
     elif args[:1] == ["--union-only"]:
         args, each = args[1:], False
-        if args[:1] == ["--profdata"] and len(args) > 1:
-            profdata, args = os.path.abspath(args[1]), args[2:]
     else:
         union = False
+    if union and args[:1] == ["--profdata"] and len(args) > 1:
+        profdata, args = os.path.abspath(args[1]), args[2:]
     if len(args) < 2:
         sys.exit(__doc__)
     binary, outs = os.path.abspath(args[0]), args[1:]
