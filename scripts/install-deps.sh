@@ -23,7 +23,8 @@ export DEBIAN_FRONTEND=noninteractive
 # llvm-19: llvm-symbolizer-19 names the frames of a failure (bridge review);
 # chromium: the tests open the review's HTML report in a real browser.
 # afl++: the tests run afl-fuzz and afl-showmap on carve-clang binaries.
-pkgs=(clang-19 llvm-19 llvm-19-dev libpolly-19-dev libzstd-dev zlib1g-dev libz3-dev pkg-config make procps binutils chromium afl++)
+# valgrind: a test runs carve-clang under it (no write to freed memory).
+pkgs=(clang-19 llvm-19 llvm-19-dev libpolly-19-dev libzstd-dev zlib1g-dev libz3-dev pkg-config make procps binutils chromium afl++ valgrind)
 # libclang-rt-19-dev: the profile runtime of the subjects' llvm-cov builds
 # (scripts/subjects.sh --variant cov).
 if [ "$want_subjects" = 1 ]; then

@@ -90,10 +90,7 @@ pub fn clone_functions<'ctx>(
                 f.as_global_value().set_name(&decl);
                 private.push((decl, name.clone()));
             }
-            for bb in f.get_basic_blocks() {
-                // SAFETY: the whole body goes.
-                let _ = unsafe { bb.delete() };
-            }
+            crate::ir::delete_body(f);
             f.set_linkage(Linkage::External);
             // SAFETY: a declaration has no personality or comdat.
             unsafe {

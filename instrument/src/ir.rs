@@ -178,3 +178,36 @@ pub fn take_appending(module: &inkwell::module::Module<'_>, name: &str) -> Vec<L
     }
     out
 }
+
+/// Deletes `f`'s body, leaving a declaration, as LLVM's
+/// `Function::deleteBody` does: every reference between the body's values
+/// goes before any of them is freed.
+///
+/// Deleting the blocks one by one is not that: a block's instructions are
+/// freed while later blocks still use them (a value used across blocks, a
+/// branch back to an earlier block), and freeing the later ones then
+/// writes into the freed use lists. That corrupted the heap of the whole
+/// compiler, which hung or aborted later, depending on the heap's layout.
+pub fn delete_body(f: FunctionValue<'_>) {
+    let blocks = f.get_basic_blocks();
+    let insts: Vec<InstructionValue<'_>> = blocks.iter().flat_map(|bb| instructions(*bb)).collect();
+    // SAFETY: every instruction is live until the loop that erases it; once
+    // no instruction has a use, erasing one frees nothing another refers to
+    // (its operands are constants, arguments, blocks or other instructions,
+    // all still live), and an empty block is used by no instruction.
+    unsafe {
+        for i in &insts {
+            let v = i.as_value_ref();
+            let ty = llvm::LLVMTypeOf(v);
+            if llvm::LLVMGetTypeKind(ty) != inkwell::llvm_sys::LLVMTypeKind::LLVMVoidTypeKind {
+                llvm::LLVMReplaceAllUsesWith(v, llvm::LLVMGetPoison(ty));
+            }
+        }
+        for i in &insts {
+            llvm::LLVMInstructionEraseFromParent(i.as_value_ref());
+        }
+        for bb in blocks {
+            llvm::LLVMDeleteBasicBlock(bb.as_mut_ptr());
+        }
+    }
+}

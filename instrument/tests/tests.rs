@@ -1,6 +1,8 @@
 //! carve-clang as configure scripts and makefiles use it: every kind of
 //! invocation, every -O level, and programs that behave as with plain clang.
 
+mod suite;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 

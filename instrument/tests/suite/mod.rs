@@ -1,0 +1,3 @@
+//! Tests beyond the invocation kinds of `tests.rs`.
+
+mod robustness;
