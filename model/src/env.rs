@@ -26,6 +26,16 @@ pub const ALL: &[EnvVar] = &[
         help: "directory to keep each source's bitcode at every step in (debugging the pass)",
     },
     EnvVar {
+        name: CC_TIMEOUT,
+        reader: "carve-clang",
+        help: "seconds a step of carve-clang may take before it stops with an error naming it (default 900; 0: none)",
+    },
+    EnvVar {
+        name: CC_FAULT,
+        reader: "carve-clang",
+        help: "hang:STEP or crash:STEP: spin or fault on entering a step (front, copies, optimise, pass, back, link), for tests",
+    },
+    EnvVar {
         name: ARGS_IN_INPUT,
         reader: "runtime",
         help: "1: a run's command line is its test file's first line, `@@` the rest (for afl-fuzz ... -- prog @@)",

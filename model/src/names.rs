@@ -19,6 +19,13 @@ pub const NO_INSTRUMENT: &str = "CARVE_NO_INSTRUMENT";
 /// A directory where `carve-clang` keeps each source's bitcode at every
 /// step (front end, copies made, optimised, instrumented).
 pub const SAVE_TEMPS: &str = "CARVE_SAVE_TEMPS";
+/// Seconds one step of `carve-clang` (front end, pass, optimiser, back end,
+/// link) may take before it is stopped with an error naming the step and
+/// the file (default 900; `0`: no limit).
+pub const CC_TIMEOUT: &str = "CARVE_CC_TIMEOUT";
+/// `hang:STEP` or `crash:STEP`: `carve-clang` spins or faults when it enters
+/// that step, to check the limit and the crash report (tests).
+pub const CC_FAULT: &str = "CARVE_CC_FAULT";
 /// `1`: the runtime prints what it does to stderr.
 pub const RT_DEBUG: &str = "CARVE_RT_DEBUG";
 /// Path of a file holding the arguments of the next run (NUL-terminated

@@ -1,6 +1,8 @@
 //! Runs the steps of one `carve-clang` invocation.
 
 use super::args::{Input, Invocation, Mode};
+use super::watchdog::{self, Step, Watch};
+use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -17,6 +19,8 @@ pub struct Toolchain {
     pub plain: bool,
     /// Where to keep each source's bitcode at every step.
     pub save_temps: Option<PathBuf>,
+    /// Each step's time limit, and a fault to inject.
+    pub watch: Watch,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -36,7 +40,7 @@ pub enum DriverError {
 /// Runs the invocation; returns the exit status to exit with.
 pub fn run(inv: &Invocation, tc: &Toolchain) -> Result<i32, DriverError> {
     if tc.plain || inv.mode == Mode::PassThrough {
-        return spawn(tc, &inv.args);
+        return spawn(tc, &inv.args, None);
     }
     let tmp = tempfile::Builder::new().prefix("carve-clang").tempdir().map_err(DriverError::Temp)?;
     let sources: Vec<&Input> = inv.sources().collect();
@@ -71,7 +75,8 @@ pub fn run(inv: &Invocation, tc: &Toolchain) -> Result<i32, DriverError> {
                 }
                 objects.push((src.pos, obj));
             }
-            spawn(tc, &link_args(inv, tc, &objects))
+            let out = inv.output.clone().unwrap_or_else(|| "a.out".into());
+            spawn(tc, &link_args(inv, tc, &objects), Some((Step::Link, &out)))
         }
         Mode::PassThrough => unreachable!(),
     }
@@ -148,11 +153,15 @@ fn compile_one(
         front.extend(["-x".into(), lang.clone()]);
     }
     front.push(src.path.clone());
-    let status = spawn(tc, &front)?;
+    let file = src.path.as_str();
+    let status = spawn(tc, &front, Some((Step::Front, file)))?;
     if status != 0 {
         return Ok(status);
     }
-    crate::prepare_file(&bc, &pre).map_err(|err| DriverError::Instrument { source_path: src.path.clone(), err })?;
+    {
+        let _step = watchdog::enter(&tc.watch, Step::Copies, file);
+        crate::prepare_file(&bc, &pre).map_err(|err| DriverError::Instrument { source_path: src.path.clone(), err })?;
+    }
     let mut middle = inv.common_flags(false);
     middle.extend([
         "-Wno-unused-command-line-argument".into(),
@@ -164,12 +173,15 @@ fn compile_one(
         "-o".into(),
         path(&opt),
     ]);
-    let status = spawn(tc, &middle)?;
+    let status = spawn(tc, &middle, Some((Step::Optimise, file)))?;
     if status != 0 {
         return Ok(status);
     }
-    let stats = crate::instrument_file(&opt, &inst)
-        .map_err(|err| DriverError::Instrument { source_path: src.path.clone(), err })?;
+    let stats = {
+        let _step = watchdog::enter(&tc.watch, Step::Pass, file);
+        crate::instrument_file(&opt, &inst)
+            .map_err(|err| DriverError::Instrument { source_path: src.path.clone(), err })?
+    };
     if tc.verbose {
         eprintln!(
             "carve-clang: {}: {} functions, {} edges ({} branch outcomes)",
@@ -194,7 +206,7 @@ fn compile_one(
         "-o".into(),
         out.to_string(),
     ]);
-    spawn(tc, &back)
+    spawn(tc, &back, Some((Step::Back, file)))
 }
 
 /// clang's default output name: the source's file name with a new extension.
@@ -205,12 +217,23 @@ fn default_output(path: &str, ext: &str) -> String {
     dir.join(format!("{stem}.{ext}")).to_string_lossy().into_owned()
 }
 
-fn spawn(tc: &Toolchain, args: &[String]) -> Result<i32, DriverError> {
+/// Runs the wrapped clang; `step` (with the file it works on) puts it under
+/// the watchdog. A clang ended by a signal is reported, with the step.
+fn spawn(tc: &Toolchain, args: &[String], step: Option<(Step, &str)>) -> Result<i32, DriverError> {
     if tc.verbose {
         eprintln!("carve-clang: {} {}", tc.cc, args.join(" "));
     }
-    let status =
-        Command::new(&tc.cc).args(args).status().map_err(|err| DriverError::Spawn { cc: tc.cc.clone(), err })?;
+    let in_step = step.map(|(s, file)| watchdog::enter(&tc.watch, s, file));
+    let mut child =
+        Command::new(&tc.cc).args(args).spawn().map_err(|err| DriverError::Spawn { cc: tc.cc.clone(), err })?;
+    if let Some(s) = &in_step {
+        s.set_child(child.id());
+    }
+    let status = child.wait().map_err(|err| DriverError::Spawn { cc: tc.cc.clone(), err })?;
+    drop(in_step);
+    if let (Some(sig), Some((s, file))) = (status.signal(), step) {
+        eprintln!("carve-clang: error: {} ended by signal {sig} in {} of {file}", tc.cc, s.what());
+    }
     Ok(status.code().unwrap_or(1))
 }
 

@@ -8,6 +8,8 @@
 
 mod args;
 mod compile;
+pub mod watchdog;
 
 pub use args::{Invocation, Mode};
 pub use compile::{run, DriverError, Toolchain};
+pub use watchdog::{Fault, Step, Watch};

@@ -1,8 +1,11 @@
-//! carve-clang never corrupts its memory.
+//! carve-clang never corrupts its memory, never hangs a build, and names
+//! the step and the file when something goes wrong.
 
 use crate::{carve, fixtures, run_in};
+use std::os::unix::process::ExitStatusExt;
 use std::path::Path;
 use std::process::Command;
+use std::time::{Duration, Instant};
 
 /// A regression test of a heap corruption in the pass: a function whose
 /// body was deleted block by block (the originals of the out-of-line
@@ -32,4 +35,58 @@ fn the_pass_writes_no_freed_memory() {
     let mine = Command::new(d.join("loops")).args(args).output().unwrap();
     let theirs = Command::new(d.join("plain")).args(args).output().unwrap();
     assert_eq!(mine.stdout, theirs.stdout);
+}
+
+fn compile_with(d: &Path, env: &[(&str, &str)]) -> (std::process::ExitStatus, String, Duration) {
+    let t = Instant::now();
+    let o =
+        Command::new(carve()).current_dir(d).envs(env.iter().copied()).args(["-O2", "-c", "loops.c"]).output().unwrap();
+    (o.status, String::from_utf8_lossy(&o.stderr).into_owned(), t.elapsed())
+}
+
+#[test]
+fn a_step_past_its_limit_is_stopped_and_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::copy(fixtures().join("loops.c"), d.join("loops.c")).unwrap();
+    let (status, err, took) = compile_with(d, &[("CARVE_CC_TIMEOUT", "1"), ("CARVE_CC_FAULT", "hang:pass")]);
+    assert_eq!(status.code(), Some(1), "{err}");
+    assert!(err.contains("the instrumentation pass (carve-clang) of loops.c still ran after 1 s"), "{err}");
+    assert!(took < Duration::from_secs(30), "{took:?}");
+    // A clang that hangs is stopped too, with what it started.
+    let cc = d.join("slow-cc");
+    std::fs::write(&cc, format!("#!/bin/sh\necho $$ > {0}/pid\nsleep 300 &\necho $! > {0}/child\nwait\n", d.display()))
+        .unwrap();
+    Command::new("chmod").arg("+x").arg(&cc).status().unwrap();
+    let (status, err, took) = compile_with(d, &[("CARVE_CC_TIMEOUT", "1.5"), ("CARVE_CC", cc.to_str().unwrap())]);
+    assert_eq!(status.code(), Some(1), "{err}");
+    assert!(err.contains("the front end (clang to bitcode) of loops.c still ran after 1.5 s"), "{err}");
+    assert!(took < Duration::from_secs(30), "{took:?}");
+    let sleeper = std::fs::read_to_string(d.join("child")).unwrap();
+    let alive = || {
+        std::fs::read_to_string(format!("/proc/{}/stat", sleeper.trim()))
+            .is_ok_and(|s| !s.rsplit_once(')').is_some_and(|(_, r)| r.trim_start().starts_with('Z')))
+    };
+    let t = Instant::now();
+    while alive() && t.elapsed() < Duration::from_secs(5) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(!alive(), "what the hung compiler started was left running");
+}
+
+#[test]
+fn a_crash_names_the_step_and_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::copy(fixtures().join("loops.c"), d.join("loops.c")).unwrap();
+    let (status, err, _) = compile_with(d, &[("CARVE_CC_FAULT", "crash:pass")]);
+    assert_eq!(status.signal(), Some(libc::SIGSEGV), "{err}");
+    assert!(err.contains("crashed (SIGSEGV) in the instrumentation pass (carve-clang) of loops.c"), "{err}");
+    let (status, err, _) = compile_with(d, &[("CARVE_CC_FAULT", "crash:copies")]);
+    assert!(status.signal().is_some() && err.contains("in the out-of-line copies"), "{err}");
+    // Without a fault, the same compile works.
+    let (status, err, _) = compile_with(d, &[]);
+    assert!(status.success(), "{err}");
+    let (status, err, _) = compile_with(d, &[("CARVE_CC_FAULT", "nap:pass")]);
+    assert_eq!(status.code(), Some(2), "{err}");
 }
