@@ -82,7 +82,9 @@ pub struct FunctionInfo {
 /// The instrumented functions of `program`.
 pub fn list_functions(program: &Path) -> Result<Vec<FunctionInfo>> {
     let out = tempfile::NamedTempFile::new()?;
-    let status = std::process::Command::new(program)
+    let (real, lib_env) = exec::libtool::unwrap(program)?;
+    let status = std::process::Command::new(real)
+        .envs(lib_env)
         .env(env::LIST, out.path())
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())

@@ -28,10 +28,19 @@ pub fn unit_files(path: &Path) -> Result<Vec<PathBuf>> {
 /// same directory, renamed).
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(|e| Error::Write(path.to_path_buf(), e))?;
+    let mut tmp = temp_file_in(dir).map_err(|e| Error::Write(path.to_path_buf(), e))?;
     std::io::Write::write_all(&mut tmp, bytes).map_err(|e| Error::Write(path.to_path_buf(), e))?;
     tmp.persist(path).map_err(|e| Error::Write(path.to_path_buf(), e.error))?;
     Ok(())
+}
+
+/// A temporary file in `dir`, to be renamed into place, with the mode a
+/// file created there the usual way gets (`0666` less the umask), not
+/// the `0600` of a temporary file: a campaign's report is for others to
+/// read too.
+pub fn temp_file_in(dir: &Path) -> std::io::Result<tempfile::NamedTempFile> {
+    use std::os::unix::fs::PermissionsExt;
+    tempfile::Builder::new().permissions(std::fs::Permissions::from_mode(0o666)).tempfile_in(dir)
 }
 
 #[cfg(test)]
@@ -47,6 +56,19 @@ mod tests {
         assert_eq!(std::fs::read(&p).unwrap(), b"second");
         assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 1);
         assert!(matches!(write_atomic(&d.path().join("no/such/dir/f"), b"x"), Err(Error::Write(..))));
+    }
+
+    #[test]
+    fn an_atomic_write_has_the_usual_mode() {
+        use std::os::unix::fs::PermissionsExt;
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("index.html");
+        write_atomic(&p, b"<html>").unwrap();
+        let plain = d.path().join("plain");
+        std::fs::write(&plain, b"").unwrap();
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&p), mode(&plain), "{:o}", mode(&p));
+        assert_ne!(mode(&p), 0o600);
     }
 
     #[test]

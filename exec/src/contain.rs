@@ -71,19 +71,38 @@ fn nobody() -> Option<(u32, u32)> {
     }
 }
 
-/// Arguments naming files that exist relative to our working directory are
-/// made absolute, so they still name them from the scratch directory.
-pub fn absolute_args(args: &[String]) -> Vec<String> {
+/// The arguments that name regular files relative to our working
+/// directory, with their absolute paths: runs happen in a scratch
+/// directory, where they would name nothing. Only regular files: an
+/// argument that happens to name a directory here (jq's filter `.`) is
+/// more likely something else, and a program reading a directory finds
+/// the scratch one as empty as any.
+pub fn path_args(args: &[String]) -> Vec<(usize, String)> {
+    path_args_in(Path::new("."), args)
+}
+
+/// [`path_args`] for a command run from `dir`.
+pub fn path_args_in(dir: &Path, args: &[String]) -> Vec<(usize, String)> {
     args.iter()
-        .map(|a| {
+        .enumerate()
+        .filter_map(|(i, a)| {
             let p = Path::new(a);
-            if !a.contains("@@") && p.is_relative() && !a.starts_with('-') && p.exists() {
-                std::fs::canonicalize(p).map(|c| c.to_string_lossy().into_owned()).unwrap_or_else(|_| a.clone())
-            } else {
-                a.clone()
+            if a.contains("@@") || a.starts_with('-') || !p.is_relative() || !dir.join(p).is_file() {
+                return None;
             }
+            let abs = std::fs::canonicalize(dir.join(p)).ok()?;
+            Some((i, abs.to_string_lossy().into_owned()))
         })
         .collect()
+}
+
+/// `args` with [`path_args`] made absolute.
+pub fn absolute_args(args: &[String]) -> Vec<String> {
+    let mut out = args.to_vec();
+    for (i, abs) in path_args(args) {
+        out[i] = abs;
+    }
+    out
 }
 
 #[cfg(test)]
@@ -101,9 +120,17 @@ mod tests {
     }
 
     #[test]
-    fn existing_relative_paths_become_absolute() {
+    fn existing_relative_files_become_absolute() {
         let args = absolute_args(&["Cargo.toml".into(), "-n".into(), "@@".into(), "no-such-file".into()]);
         assert!(Path::new(&args[0]).is_absolute());
         assert_eq!(&args[1..], ["-n", "@@", "no-such-file"]);
+    }
+
+    #[test]
+    fn directories_stay_as_given() {
+        // jq's filter `.`, sed's script `..`: directories here, words there.
+        let args: Vec<String> = [".", "..", "src", "Cargo.toml"].map(String::from).to_vec();
+        assert_eq!(path_args(&args).into_iter().map(|(i, _)| i).collect::<Vec<_>>(), [3]);
+        assert_eq!(&absolute_args(&args)[..3], [".", "..", "src"]);
     }
 }

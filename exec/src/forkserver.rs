@@ -50,8 +50,9 @@ struct Running {
 impl ForkServer {
     /// Starts `target` under a fork server and waits for its hello.
     pub fn start(target: Target) -> Result<ForkServer, Error> {
-        let program = resolve(&target.program)?;
-        let target = Target { program, ..target };
+        let (program, mut env) = crate::libtool::unwrap(&resolve(&target.program)?)?;
+        env.extend(target.env);
+        let target = Target { program, env, ..target };
         let map = SharedMap::new().map_err(Error::Shm)?;
         let scratch = tempfile::Builder::new().prefix("carve-exec").tempdir()?;
         let input_path = scratch.path().join("input");
@@ -292,7 +293,17 @@ impl ForkServer {
             };
             let _ = running.child.kill();
             let _ = running.child.wait();
-            return Err(fail(&why));
+            if !has_runtime(&t.program) {
+                return Err(fail(&why));
+            }
+            let hint = match ended {
+                Ok(Some(status)) if status.code() == Some(127) => {
+                    " (exit status 127: the loader could not start it; is a shared library it needs not found?)"
+                }
+                _ => "",
+            };
+            let what = why.strip_prefix("it ").map_or(why.clone(), |w| w.replace(" before saying hello", ""));
+            return Err(Error::StartFailed(t.program.clone(), what, hint));
         }
         let Some(h) = Hello::decode(&hello) else {
             let _ = running.child.kill();
@@ -381,8 +392,15 @@ fn read_modules(st: &mut File) -> Option<Vec<ModuleRange>> {
     Some(modules)
 }
 
+/// Whether `program` carries the runtime (its entry points' names are in
+/// it, in the dynamic symbol table if nowhere else): then a fork server
+/// that did not start is a failure at start-up, not a missing build.
+fn has_runtime(program: &std::path::Path) -> bool {
+    std::fs::read(program).is_ok_and(|b| memchr::memmem::find(&b, model::MAIN_ENTRY.as_bytes()).is_some())
+}
+
 /// Finds the program as a shell would (a bare name is looked up in PATH).
-fn resolve(program: &std::path::Path) -> Result<PathBuf, Error> {
+pub fn resolve(program: &std::path::Path) -> Result<PathBuf, Error> {
     use std::os::unix::fs::PermissionsExt;
     let executable =
         |p: &std::path::Path| p.metadata().map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0).unwrap_or(false);

@@ -5,12 +5,13 @@ mod contain;
 pub mod coverage;
 mod error;
 pub mod forkserver;
+pub mod libtool;
 pub mod outcome;
 pub mod shm;
 pub mod target;
 pub mod timeouts;
 
-pub use contain::absolute_args;
+pub use contain::{absolute_args, path_args, path_args_in};
 pub use coverage::{Coverage, Newness};
 pub use error::Error;
 pub use forkserver::ForkServer;

@@ -9,7 +9,7 @@ pub const REGISTER_MODULE: &str = "__carve_register_module";
 /// `main` (null pointers when `main` takes no arguments); starts the fork
 /// server when asked to, and may replace the command line of each run;
 /// returns non-zero when the run carves (`main` then runs its copy).
-pub const MAIN_ENTRY: &str = "__carve_main_entry";
+pub const MAIN_ENTRY: &str = model::MAIN_ENTRY;
 /// `uint8_t __carve_dummy_map[MAP_SIZE]`: where counters go before the
 /// module is registered.
 pub const DUMMY_MAP: &str = "__carve_dummy_map";
@@ -20,6 +20,9 @@ pub const MODULE_CTOR: &str = "__carve_module_ctor";
 /// Prefix of everything the instrumentation adds; such functions are never
 /// instrumented themselves.
 pub const PREFIX: &str = "__carve_";
+/// Prefixes of every runtime entry point (the probes' and the symbolic
+/// clones'): a program exports them for the shared libraries it loads.
+pub const RUNTIME_PREFIXES: [&str; 2] = [PREFIX, "__sym_"];
 /// Priority of the registration constructor: before any user constructor.
 pub const CTOR_PRIORITY: u64 = 1;
 /// `uint8_t __carve_tracking`: non-zero while the runtime tracks calls and
@@ -33,6 +36,14 @@ pub const ENTER: &str = "__carve_enter";
 /// `void *__carve_copy_of(void *fp)`: what an indirect call in an
 /// out-of-line copy calls (the copy of `*fp`'s function, or `fp`).
 pub const COPY_OF: &str = "__carve_copy_of";
+/// `void *__carve_copy_named(const char *name, struct { uint64_t gen; void
+/// *found; } *cache, uint32_t sym)`: the out-of-line copy (`sym == 0`) or
+/// symbolic clone of the function `name` is bound to in the process, when
+/// another instrumented module has one; null otherwise. A call in a copy
+/// or clone to a function of another module goes through it when the
+/// static link did not bind the call to that module's copy (an
+/// instrumented shared library's function, called from the program).
+pub const COPY_NAMED: &str = "__carve_copy_named";
 /// `void __carve_leave(uint64_t token, uint64_t ret, uint32_t has_ret)`.
 pub const LEAVE: &str = "__carve_leave";
 /// `void __carve_on_alloc(void *p, uint64_t size)`: after malloc & co.

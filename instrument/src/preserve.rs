@@ -205,10 +205,14 @@ pub fn redirect_external_calls<'ctx>(
     Ok(done)
 }
 
-/// `G..carve` for a function `g` of another module, as a weak definition
-/// that calls `g`: the other module's copy replaces it at link time when
-/// that module has one. (A direct call, through the PLT: taking `g`'s
-/// address instead would make the loader resolve it at every start.)
+/// `G..carve` for a function `g` of another module, as a weak definition:
+/// the other module's copy replaces it at link time when that module is in
+/// the same link and has one. Otherwise it asks the runtime for the copy
+/// of the function `G` is bound to in the process (an instrumented shared
+/// library's, [`crate::abi::COPY_NAMED`], remembered in a cache of its
+/// own) and calls it, or `g` itself (a direct call, through the PLT:
+/// taking `g`'s address instead would make the loader resolve it at every
+/// start).
 fn fallback<'ctx>(
     ctx: &'ctx Context,
     module: &Module<'ctx>,
@@ -217,26 +221,72 @@ fn fallback<'ctx>(
 ) -> Result<FunctionValue<'ctx>, Error> {
     let f = module.add_function(name, g.get_type(), Some(Linkage::WeakAny));
     f.as_global_value().set_visibility(inkwell::GlobalVisibility::Hidden);
-    let b = ctx.create_builder();
-    b.position_at_end(ctx.append_basic_block(f, "entry"));
-    let args: Vec<_> = f.get_param_iter().map(|p| p.into()).collect();
-    let call = b.build_call(g, &args, "")?;
-    call.set_tail_call(true);
-    call.set_call_convention(g.get_call_conventions());
     f.set_call_conventions(g.get_call_conventions());
+    let b = ctx.create_builder();
+    let entry = ctx.append_basic_block(f, "entry");
+    let via = ctx.append_basic_block(f, "copy");
+    let direct = ctx.append_basic_block(f, "direct");
+    b.position_at_end(entry);
+    let copy = named_copy(ctx, module, &b, &g.get_name().to_string_lossy(), 0)?;
+    let found = b.build_is_not_null(copy, "carve.found")?;
+    b.build_conditional_branch(found, via, direct)?;
+    let args: Vec<_> = f.get_param_iter().map(|p| p.into()).collect();
+    for (block, callee) in [(via, Some(copy)), (direct, None)] {
+        b.position_at_end(block);
+        let call = match callee {
+            Some(p) => b.build_indirect_call(g.get_type(), p, &args, "")?,
+            None => b.build_call(g, &args, "")?,
+        };
+        call.set_tail_call(true);
+        call.set_call_convention(g.get_call_conventions());
+        for k in 0..g.count_params() {
+            for a in g.attributes(AttributeLoc::Param(k)) {
+                call.add_attribute(AttributeLoc::Param(k), a);
+            }
+        }
+        for a in g.attributes(AttributeLoc::Return) {
+            call.add_attribute(AttributeLoc::Return, a);
+        }
+        match call.try_as_basic_value().basic() {
+            Some(v) => b.build_return(Some(&v))?,
+            None => b.build_return(None)?,
+        };
+    }
     for k in 0..g.count_params() {
         for a in g.attributes(AttributeLoc::Param(k)) {
             f.add_attribute(AttributeLoc::Param(k), a);
-            call.add_attribute(AttributeLoc::Param(k), a);
         }
     }
     for a in g.attributes(AttributeLoc::Return) {
         f.add_attribute(AttributeLoc::Return, a);
-        call.add_attribute(AttributeLoc::Return, a);
     }
-    match call.try_as_basic_value().basic() {
-        Some(v) => b.build_return(Some(&v))?,
-        None => b.build_return(None)?,
-    };
     Ok(f)
+}
+
+/// At `b`, the runtime's answer to "which copy (`sym == 0`) or symbolic
+/// clone of the function `callee` is bound to", with a cache of this call
+/// site's own: a pointer, null for none.
+pub fn named_copy<'ctx>(
+    ctx: &'ctx Context,
+    module: &Module<'ctx>,
+    b: &inkwell::builder::Builder<'ctx>,
+    callee: &str,
+    sym: u64,
+) -> Result<inkwell::values::PointerValue<'ctx>, Error> {
+    let p = ctx.ptr_type(AddressSpace::default());
+    let i32t = ctx.i32_type();
+    let lookup = module.get_function(crate::abi::COPY_NAMED).unwrap_or_else(|| {
+        module.add_function(crate::abi::COPY_NAMED, p.fn_type(&[p.into(), p.into(), i32t.into()], false), None)
+    });
+    let cache_ty = ctx.struct_type(&[ctx.i64_type().into(), p.into()], false);
+    let cache = module.add_global(cache_ty, None, &format!("{}carve.named.{callee}", crate::abi::PREFIX));
+    cache.set_linkage(Linkage::Internal);
+    cache.set_initializer(&cache_ty.const_zero());
+    let name = b.build_global_string_ptr(callee, &format!("{}carve.name", crate::abi::PREFIX))?;
+    let call = b.build_call(
+        lookup,
+        &[name.as_pointer_value().into(), cache.as_pointer_value().into(), i32t.const_int(sym, false).into()],
+        "carve.copy",
+    )?;
+    Ok(call.try_as_basic_value().basic().expect("a pointer").into_pointer_value())
 }

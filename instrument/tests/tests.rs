@@ -115,14 +115,24 @@ fn several_objects_at_once_assembly_and_language_flags() {
 
 #[test]
 fn shared_libraries_build_with_pic() {
+    assert!(has_runtime());
     let dir = tempfile::tempdir().unwrap();
     copy_fixtures(dir.path());
     let d = dir.path();
     run_in(d, &carve(), &["-O2", "-fPIC", "-shared", "-o", "liblib.so", "lib.c"]);
-    let o = Command::new("nm").args(["-D", "--defined-only"]).arg(d.join("liblib.so")).output().unwrap();
+    let o = Command::new("nm").args(["-D"]).arg(d.join("liblib.so")).output().unwrap();
     let syms = String::from_utf8_lossy(&o.stdout);
-    // The library carries its runtime: it loads into uninstrumented programs.
-    assert!(syms.contains("lib_twice") && syms.contains("__carve_register_module"), "{syms}");
+    // The library calls the runtime without a copy of its own: the
+    // program's, or libcarve_rt.so's in a host built without carve-clang.
+    assert!(syms.contains("T lib_twice") && syms.contains("U __carve_register_module"), "{syms}");
+    let o = Command::new("readelf").args(["-d"]).arg(d.join("liblib.so")).output().unwrap();
+    let dynamic = String::from_utf8_lossy(&o.stdout);
+    assert!(dynamic.contains("[libcarve_rt.so]") && dynamic.contains("RUNPATH"), "{dynamic}");
+    // It loads into a program built without carve-clang.
+    std::fs::write(d.join("host.c"), "int lib_twice(int);\nint main(void) { return lib_twice(21) == 42 ? 0 : 1; }\n")
+        .unwrap();
+    run_in(d, Path::new("clang-19"), &["-o", "host", "host.c", "-L.", "-llib", "-Wl,-rpath,$ORIGIN"]);
+    assert!(Command::new(d.join("host")).status().unwrap().success());
 }
 
 #[test]

@@ -108,8 +108,10 @@ pub struct Frame {
 }
 
 impl Frame {
+    /// In the program or in an instrumented library (`+PATH`): code the
+    /// user builds, not libc's.
     pub fn in_program(&self) -> bool {
-        self.module == "-"
+        self.module == "-" || self.module.starts_with('+')
     }
 
     /// `function (file:line)`, or the function alone.

@@ -25,3 +25,8 @@ pub const fn hit_bucket(hits: u8) -> u8 {
 pub const REPLAY_EXIT_UNREADABLE: i32 = 97;
 pub const REPLAY_EXIT_MALFORMED: i32 = 98;
 pub const REPLAY_EXIT_NOT_REPLAYABLE: i32 = 99;
+
+/// The entry point every instrumented `main` calls (`__carve_main_entry`,
+/// see `instrument/src/abi.rs`): its name in a binary says the binary
+/// carries the runtime.
+pub const MAIN_ENTRY: &str = "__carve_main_entry";

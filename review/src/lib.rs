@@ -20,4 +20,6 @@ pub enum Error {
     Spawn { program: std::path::PathBuf, err: std::io::Error },
     #[error("cannot write the test to a scratch file: {0}")]
     Scratch(std::io::Error),
+    #[error("{0}")]
+    Target(exec::Error),
 }

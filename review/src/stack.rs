@@ -10,7 +10,8 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// Where a frame is: the module (`-`: the program) and the offset in it.
+/// Where a frame is: the module (`-`: the program; `+PATH`: an
+/// instrumented shared library) and the offset in it.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Place {
     pub module: String,
@@ -59,23 +60,32 @@ impl Dump {
         d
     }
 
-    /// The program's own places, innermost first (the interrupted
-    /// instruction, when in the program, then return addresses): what a
-    /// reduction must keep, `depth` of them.
-    pub fn own(&self, depth: usize) -> Vec<u64> {
+    /// The program's own places (its instrumented libraries' included),
+    /// innermost first (the interrupted instruction, when in the program,
+    /// then return addresses), `depth` of them: `0x1a2b` in the program,
+    /// `libfoo.so+0x1a2b` in a library.
+    pub fn own(&self, depth: usize) -> Vec<String> {
         own_places(self.pc.as_ref(), &self.frames, depth)
     }
 
     /// [`Dump::own`] for a hang: the function it was in rather than the
     /// instruction (a loop is met at any of its instructions).
-    pub fn own_hang(&self, depth: usize) -> Vec<u64> {
+    pub fn own_hang(&self, depth: usize) -> Vec<String> {
         own_places(self.func.as_ref().or(self.pc.as_ref()), &self.frames, depth)
     }
 }
 
 /// The program's own places among `at` and `frames`, `depth` at most.
-fn own_places(at: Option<&Place>, frames: &[Place], depth: usize) -> Vec<u64> {
-    at.into_iter().chain(frames).filter(|p| p.module == "-").map(|p| p.offset).take(depth).collect()
+fn own_places(at: Option<&Place>, frames: &[Place], depth: usize) -> Vec<String> {
+    at.into_iter()
+        .chain(frames)
+        .filter_map(|p| match p.module.as_str() {
+            "-" => Some(format!("{:#x}", p.offset)),
+            m if m.starts_with('+') => Some(format!("{}+{:#x}", m.rsplit('/').next().unwrap_or(m), p.offset)),
+            _ => None,
+        })
+        .take(depth)
+        .collect()
 }
 
 /// Runs `test` on `target` once (its command line first when the target
@@ -95,7 +105,9 @@ pub fn run(target: &Target, test: &[u8], timeout: Duration) -> Result<(Ran, Dump
         target.program.clone()
     };
     let args = exec::absolute_args(&target.args);
+    let (program, lib_env) = exec::libtool::unwrap(&program).map_err(Error::Target)?;
     let mut cmd = Command::new(&program);
+    cmd.envs(lib_env);
     for a in words.iter().map(Vec::as_slice).chain(args.iter().map(|a| a.as_bytes())) {
         let arg = exec::substitute(a, path);
         cmd.arg(<std::ffi::OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(&arg));
@@ -160,11 +172,16 @@ mod tests {
         assert_eq!(d.signal, Some(6));
         assert_eq!(d.pc, Some(Place { module: "/lib/libc.so.6".into(), offset: 0x8aeec }));
         assert_eq!(d.frames.len(), 3);
-        assert_eq!(d.own(1), [0x6482]);
-        assert_eq!(d.own(5), [0x6482, 0x5601]);
+        assert_eq!(d.own(1), ["0x6482"]);
+        assert_eq!(d.own(5), ["0x6482", "0x5601"]);
         // A file cut short gives what it has.
-        assert_eq!(Dump::parse("signal 11\npc - 5c").own(3), [0x5c]);
+        assert_eq!(Dump::parse("signal 11\npc - 5c").own(3), ["0x5c"]);
+        let lib = Dump::parse("signal 6\npc /lib/libc.so.6 10\nframe +/b/.libs/librec.so 4a\nframe - 5c");
+        assert_eq!(lib.own(3), ["librec.so+0x4a", "0x5c"]);
         let hang = Dump::parse("signal 12\npc - 5c\nfunc - 40\nframe - 90\n");
-        assert_eq!((hang.own(2), hang.own_hang(2)), (vec![0x5c, 0x90], vec![0x40, 0x90]));
+        assert_eq!(
+            (hang.own(2), hang.own_hang(2)),
+            (vec!["0x5c".to_string(), "0x90".into()], vec!["0x40".into(), "0x90".into()])
+        );
     }
 }

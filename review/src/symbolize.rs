@@ -31,7 +31,10 @@ pub fn frames(symbolizer: Option<&Path>, program: &Path, places: &[Place], pc: b
         .iter()
         .enumerate()
         .map(|(k, p)| {
-            let module = if p.module == "-" { program.display().to_string() } else { p.module.clone() };
+            let module = match p.module.as_str() {
+                "-" => program.display().to_string(),
+                m => m.trim_start_matches('+').to_string(),
+            };
             let back = u64::from(k > 0 || !pc);
             (module, p.offset.saturating_sub(back))
         })
@@ -54,7 +57,7 @@ fn short(module: &str) -> &str {
     if module == "-" {
         "program"
     } else {
-        module.rsplit('/').next().unwrap_or(module)
+        module.rsplit('/').next().unwrap_or(module).trim_start_matches('+')
     }
 }
 

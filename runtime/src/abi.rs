@@ -76,12 +76,14 @@ pub unsafe extern "C" fn __carve_register_module(
         return;
     }
     configure();
+    crate::stack::note_module(funcs as usize);
     let slice = map::place_module(edges, branches);
     *area = slice;
     let base = map::slot_of(slice);
     let tracking = state::tracking();
     state::with(|st| {
         let m = st.tables.register(base, funcs, nfuncs, globals, nglobals, dirty);
+        GENERATION.fetch_add(1, Ordering::Release);
         if tracking {
             let first = m.first_global;
             let regs: alloc::vec::Vec<(usize, usize)> =
@@ -157,6 +159,51 @@ pub extern "C" fn __carve_copy_of(fp: *const u8) -> *const u8 {
         .flatten()
         .filter(|c| !c.is_null())
         .unwrap_or(fp)
+}
+
+/// What a module remembers of a [`__carve_copy_named`] lookup: the number
+/// of modules registered when it was made, plus one (0: never made), and
+/// its answer.
+#[repr(C)]
+pub struct NamedCache {
+    generation: u64,
+    found: *const u8,
+}
+
+/// Modules registered so far: a lookup made with fewer is stale (a library
+/// loaded since may define the function).
+static GENERATION: core::sync::atomic::AtomicU64 = core::sync::atomic::AtomicU64::new(0);
+
+/// What a call in an out-of-line copy (`sym == 0`) or in a symbolic clone
+/// (`sym != 0`) to a function `name` of another module calls when the
+/// static link gave it no copy of its own: the copy or clone of the
+/// function the name is bound to in the process, when an instrumented
+/// module registered one (an instrumented shared library's function called
+/// from the program, say); null for the function itself. The name is
+/// resolved by the dynamic loader (`dlsym`), so only the function the
+/// program would call matches, never a static one of the same name; the
+/// answer is kept in `cache` until another module registers.
+///
+/// # Safety
+/// `name` is a NUL-terminated string; `cache` is the caller's own.
+#[no_mangle]
+pub unsafe extern "C" fn __carve_copy_named(name: *const c_char, cache: *mut NamedCache, sym: u32) -> *const u8 {
+    let generation = GENERATION.load(Ordering::Acquire) + 1;
+    if (*cache).generation == generation {
+        return (*cache).found;
+    }
+    let addr = libc::dlsym(libc::RTLD_DEFAULT, name) as usize;
+    let found = if addr == 0 {
+        Some(core::ptr::null())
+    } else {
+        state::with(|st| {
+            st.tables.function_by_addr(addr).map_or(core::ptr::null(), |f| if sym != 0 { f.sym } else { f.copy })
+        })
+    };
+    // A lookup that found the state busy is tried again next time.
+    let Some(found) = found else { return core::ptr::null() };
+    *cache = NamedCache { generation, found };
+    found
 }
 
 /// A function was entered (only called while tracking). `area` and `k`

@@ -32,6 +32,12 @@ pub struct Context {
     /// try shares the descriptor's offset with the fork server, so each
     /// try seeks back.
     fds: Vec<(i32, u64)>,
+    /// Where the loaded objects are read-only (found on first need).
+    readonly: Option<Vec<(usize, usize)>>,
+    /// Objects that are read-only globals: neither written nor relocated
+    /// (the loader's relocations made their pointers; a library loaded
+    /// elsewhere than in the carving run holds other values there).
+    frozen: Vec<bool>,
 }
 
 fn bad(what: &[u8]) -> i32 {
@@ -70,14 +76,25 @@ pub fn restore(st: &mut State, bytes: &[u8]) -> Result<Context, i32> {
     let tramp: Tramp = unsafe { core::mem::transmute(f.tramp) };
     // SAFETY: likewise, for the function's symbolic clone.
     let sym_tramp = (!f.sym_tramp.is_null()).then(|| unsafe { core::mem::transmute::<*const u8, Tramp>(f.sym_tramp) });
-    let mut cx =
-        Context { tramp, sym_tramp, words, places: Vec::new(), sizes: Vec::new(), room: Vec::new(), fds: Vec::new() };
+    let mut cx = Context {
+        tramp,
+        sym_tramp,
+        words,
+        places: Vec::new(),
+        sizes: Vec::new(),
+        room: Vec::new(),
+        fds: Vec::new(),
+        readonly: None,
+        frozen: Vec::new(),
+    };
     let nobj = r.u32().map_err(|_| bad(b"replay: malformed snapshot"))? as usize;
     cx.places.reserve(nobj.min(1 << 16));
     for _ in 0..nobj {
         let h = ObjectHead::decode(&mut r).map_err(|_| bad(b"replay: malformed object"))?;
         let data = r.take(h.len as usize).map_err(|_| bad(b"replay: truncated object"))?;
         let (place, room) = cx.place(st, &h, data)?;
+        let frozen = h.kind == OBJ_GLOBAL && cx.is_readonly(place, room);
+        cx.frozen.push(frozen);
         cx.places.push(place);
         cx.sizes.push(h.size);
         cx.room.push(room);
@@ -112,6 +129,8 @@ impl Context {
                 return Err(bad(b"replay: the patch changes no object"));
             }
             (self.places[i], self.room[i]) = self.place(st, &h, data)?;
+            let (place, room) = (self.places[i], self.room[i]);
+            self.frozen[i] = h.kind == OBJ_GLOBAL && self.is_readonly(place, room);
             self.sizes[i] = h.size;
         }
         self.relocate(st, &mut r)
@@ -179,14 +198,21 @@ impl Context {
             }
         };
         // SAFETY: `place` holds at least `len` bytes (checked above for
-        // globals); a global that already holds them is not written (it may
-        // be read-only).
+        // globals); a global that already holds them is not written, nor
+        // is a read-only one (see `frozen`).
         let same =
             h.kind == OBJ_GLOBAL && unsafe { core::slice::from_raw_parts(place as *const u8, data.len()) } == data;
-        if !same {
+        if !(same || h.kind == OBJ_GLOBAL && self.is_readonly(place, room)) {
             unsafe { core::ptr::copy_nonoverlapping(data.as_ptr(), place as *mut u8, data.len()) };
         }
         Ok((place, room))
+    }
+
+    /// Whether `[place, place + len)` lies in read-only memory of a loaded
+    /// object.
+    fn is_readonly(&mut self, place: usize, len: u64) -> bool {
+        let ranges = self.readonly.get_or_insert_with(sys::readonly_ranges);
+        ranges.iter().any(|&(start, end)| place >= start && place + len as usize <= end)
     }
 
     /// Reads a relocation list and writes every pointer it describes.
@@ -207,6 +233,9 @@ impl Context {
             } else {
                 let i = x.object as usize;
                 let place = *self.places.get(i).ok_or_else(|| bad(b"replay: relocation in no object"))?;
+                if self.frozen[i] {
+                    continue;
+                }
                 if place == 0 || self.room[i] == 0 {
                     return Err(bad(b"replay: relocation in a descriptor, stream or locale"));
                 }
@@ -299,8 +328,24 @@ mod tests {
             sizes: vec![16, 32],
             room: vec![16, 32],
             fds: Vec::new(),
+            readonly: None,
+            frozen: vec![false, false],
         };
         (cx, blocks)
+    }
+
+    /// A constant table, placed by the linker with the read-only data.
+    static TABLE: [u64; 2] = [0x1111, 0x2222];
+
+    #[test]
+    fn read_only_memory_is_told_from_the_rest() {
+        let (mut cx, blocks) = context();
+        assert!(cx.is_readonly(TABLE.as_ptr() as usize, 16));
+        assert!(!cx.is_readonly(blocks[0].as_ptr() as usize, 16));
+        // The code is read-only too; the stack is not.
+        assert!(cx.is_readonly(nothing as *const () as usize, 1));
+        let local = 0u64;
+        assert!(!cx.is_readonly(&local as *const u64 as usize, 8));
     }
 
     /// A patch record: argument words, objects replaced, relocations.

@@ -44,6 +44,32 @@ static ALT: AltStack = AltStack(core::cell::UnsafeCell::new([0; ALT_STACK]));
 /// complement tells it from what a wild write left here (see [`FD`]).
 static ENCLOSING: [AtomicUsize; 2] = [AtomicUsize::new(0), AtomicUsize::new(!0)];
 
+/// Load addresses of the instrumented shared libraries (the program's
+/// is `program_base`): their frames are the program's own as much as the
+/// program's are, and are written `+NAME` rather than `NAME`.
+static INSTRUMENTED: [AtomicUsize; 64] = [const { AtomicUsize::new(0) }; 64];
+
+/// Notes the object that holds `table` (a module's function table) as
+/// instrumented. Called as each module registers.
+pub fn note_module(table: usize) {
+    let Some(info) = lookup(table) else { return };
+    let base = info.dli_fbase as usize;
+    if base == program_base() {
+        return;
+    }
+    for slot in &INSTRUMENTED {
+        match slot.compare_exchange(0, base, Relaxed, Relaxed) {
+            Ok(_) => return,
+            Err(b) if b == base => return,
+            Err(_) => {}
+        }
+    }
+}
+
+fn instrumented(base: usize) -> bool {
+    INSTRUMENTED.iter().any(|s| s.load(Relaxed) == base)
+}
+
 /// Installs the handlers when `CARVE_STACK_OUT` names a file.
 pub fn install_if_asked() {
     let Some(path) = crate::sys::getenv(crate::sys::STACK_OUT) else { return };
@@ -234,7 +260,8 @@ fn lookup(addr: usize) -> Option<libc::Dl_info> {
 }
 
 /// `WHAT MODULE OFFSET` of the return (or faulting) address `addr`
-/// (`program`: the program's load address, written as `-`).
+/// (`program`: the program's load address, written as `-`; an instrumented
+/// library's name is written after a `+`).
 fn place(l: &mut Line, what: &[u8], addr: usize, program: usize) {
     l.push(what);
     match lookup(addr) {
@@ -247,6 +274,9 @@ fn place(l: &mut Line, what: &[u8], addr: usize, program: usize) {
             if base == program || info.dli_fname.is_null() {
                 l.push(b"-");
             } else {
+                if instrumented(base) {
+                    l.push(b"+");
+                }
                 // SAFETY: the loader's NUL-terminated module name.
                 l.push(unsafe { core::ffi::CStr::from_ptr(info.dli_fname) }.to_bytes());
             }

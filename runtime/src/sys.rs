@@ -208,3 +208,32 @@ pub fn complain(msg: &[u8]) {
     write_all(2, msg);
     write_all(2, b"\n");
 }
+
+/// The address ranges `[start, end)` that the loaded objects keep
+/// read-only: segments loaded without write permission, and the parts
+/// made read-only once the loader relocated them (`PT_GNU_RELRO`: constant
+/// tables of pointers, in a position-independent object).
+pub fn readonly_ranges() -> alloc::vec::Vec<(usize, usize)> {
+    unsafe extern "C" fn each(info: *mut libc::dl_phdr_info, _: usize, out: *mut libc::c_void) -> libc::c_int {
+        // SAFETY: the loader passes a valid record; `out` is our vector.
+        let (info, out) = unsafe { (&*info, &mut *out.cast::<alloc::vec::Vec<(usize, usize)>>()) };
+        for k in 0..info.dlpi_phnum as usize {
+            // SAFETY: `dlpi_phnum` headers follow `dlpi_phdr`.
+            let ph = unsafe { &*info.dlpi_phdr.add(k) };
+            let ro = match ph.p_type {
+                libc::PT_LOAD => ph.p_flags & libc::PF_W == 0,
+                libc::PT_GNU_RELRO => true,
+                _ => false,
+            };
+            if ro && ph.p_memsz > 0 {
+                let start = info.dlpi_addr as usize + ph.p_vaddr as usize;
+                out.push((start, start + ph.p_memsz as usize));
+            }
+        }
+        0
+    }
+    let mut out = alloc::vec::Vec::new();
+    // SAFETY: the callback only reads the records and pushes to `out`.
+    unsafe { libc::dl_iterate_phdr(Some(each), (&mut out as *mut alloc::vec::Vec<(usize, usize)>).cast()) };
+    out
+}

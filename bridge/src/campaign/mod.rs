@@ -7,6 +7,7 @@ pub mod alarms;
 mod favored;
 mod imports;
 pub mod outdir;
+mod seed_check;
 pub mod signatures;
 pub mod state;
 pub mod status;
@@ -109,6 +110,7 @@ impl Campaign {
             .filter(|p| p.is_file())
             .collect();
         seeds.sort();
+        let mut seed_runs = Vec::new();
         for path in seeds {
             let data = match std::fs::read(&path) {
                 Ok(d) => d,
@@ -124,6 +126,7 @@ impl Campaign {
             c.out.write_test(&record.test.clone(), &data, &record)?;
             c.next_id += 1;
             let outcome = c.fs.run(&data)?;
+            seed_runs.push(seed_check::SeedRun { name: name.clone(), outcome, time: c.fs.last_run_time() });
             c.cov.add(c.fs.map());
             c.file.stats.execs += 1;
             c.record_failure(outcome, &data, &format!("{id:06}"), "seed", || record.clone())?;
@@ -132,6 +135,9 @@ impl Campaign {
             c.corpus.push(Entry { id, data, hits, new_word: false, seed: true, labels, run_us: c.run_us() });
         }
         anyhow::ensure!(!c.corpus.is_empty(), "no readable seed in {}", c.file.config.input_dir.display());
+        for line in seed_check::report(&seed_runs) {
+            eprintln!("bridge run: {line}");
+        }
         c.calibrate()?;
         c.save()?;
         Ok(c)

@@ -84,8 +84,7 @@ impl OutDir {
     /// Writes `rel` atomically (temporary file, then rename).
     pub fn write(&self, rel: &str, bytes: &[u8]) -> anyhow::Result<()> {
         let path = self.root.join(rel);
-        let mut tmp =
-            tempfile::NamedTempFile::new_in(self.root.join(".tmp")).context("cannot create a temporary file")?;
+        let mut tmp = driver::files::temp_file_in(&self.root.join(".tmp")).context("cannot create a temporary file")?;
         tmp.write_all(bytes).with_context(|| format!("cannot write {}", path.display()))?;
         tmp.persist(&path).with_context(|| format!("cannot move a file into place at {}", path.display()))?;
         Ok(())

@@ -30,9 +30,8 @@ pub fn take_key(root: &Path, depth: usize) -> Option<String> {
     // A hang (the fork server's SIGUSR2) by the function it was in.
     let hang = signal == libc::SIGUSR2;
     let own = if hang { dump.own_hang(depth) } else { dump.own(depth) };
-    let places: Vec<String> = own.iter().map(|o| format!("{o:#x}")).collect();
     let what = if hang { "hang".to_string() } else { format!("signal {signal}") };
-    Some(format!("{what} at {}", places.join(" ")))
+    Some(format!("{what} at {}", own.join(" ")))
 }
 
 #[cfg(test)]

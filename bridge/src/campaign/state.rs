@@ -42,6 +42,32 @@ pub struct Config {
     pub sync: Option<PathBuf>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sync_name: Option<String>,
+    /// The directory `command` was given in (absent in campaigns from
+    /// before it was recorded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cwd: Option<PathBuf>,
+}
+
+impl Config {
+    /// `command` as it runs from any directory: a program given by a
+    /// relative path, and arguments naming files relative to `cwd`, made
+    /// absolute (a bare program name is still looked up in `PATH`).
+    pub fn command_from_anywhere(&self) -> Vec<String> {
+        let mut out = self.command.clone();
+        let Some(cwd) = &self.cwd else { return out };
+        if let Some(p) = out.first_mut() {
+            let path = std::path::Path::new(p.as_str());
+            if path.is_relative() && path.components().count() > 1 {
+                *p = cwd.join(path).components().collect::<PathBuf>().to_string_lossy().into_owned();
+            }
+        }
+        if out.len() > 1 {
+            for (i, abs) in ::exec::path_args_in(cwd, &out[1..]) {
+                out[i + 1] = abs;
+            }
+        }
+        out
+    }
 }
 
 fn default_depth() -> usize {
@@ -281,6 +307,7 @@ mod tests {
             calibrate: true,
             sync: None,
             sync_name: None,
+            cwd: None,
             mem_limit_mb: 512,
             input_dir: "seeds".into(),
             batch: 64,

@@ -19,6 +19,7 @@ use std::time::Duration;
 pub fn target(args: &TargetArgs) -> anyhow::Result<::exec::Target> {
     let (program, rest) = args.command.split_first().ok_or_else(|| anyhow::anyhow!("no target given after --"))?;
     anyhow::ensure!(args.timeout_ms() > 0, "the timeout must be positive");
+    say_how_it_runs(std::path::Path::new(program), rest, !args.no_contain)?;
     let mut t = ::exec::Target::new(program, rest.to_vec());
     t.timeout = Duration::from_millis(args.timeout_ms());
     t.mem_limit_mb = (args.mem_limit_mb > 0).then_some(args.mem_limit_mb);
@@ -26,6 +27,39 @@ pub fn target(args: &TargetArgs) -> anyhow::Result<::exec::Target> {
     t.args_in_input = args.args_in_input;
     t.contain = !args.no_contain;
     Ok(t)
+}
+
+/// Says what runs in place of what was given: the program a libtool
+/// wrapper runs (or why it cannot), a warning for other scripts, and the
+/// arguments made absolute because runs happen in a scratch directory.
+/// Nothing about a target's command line changes without a word here.
+fn say_how_it_runs(program: &std::path::Path, args: &[String], contain: bool) -> anyhow::Result<()> {
+    use ::exec::libtool::Script;
+    let found = ::exec::forkserver::resolve(program).ok();
+    match found.as_deref().and_then(::exec::libtool::script) {
+        Some(Script::Libtool { program: real, library_path }) => eprintln!(
+            "bridge: {} is libtool's wrapper script: running the program it wraps, {}, with LD_LIBRARY_PATH={library_path} before yours, as the wrapper would",
+            program.display(),
+            real.display()
+        ),
+        Some(Script::LibtoolUnbuilt { .. }) => {
+            ::exec::libtool::unwrap(found.as_deref().unwrap_or(program))?;
+        }
+        Some(Script::Other { interpreter }) => eprintln!(
+            "bridge: warning: {} is a script ({interpreter}), not a program: the fork server is whatever instrumented program it starts, and coverage is that program's; give the program itself if you can",
+            program.display()
+        ),
+        None => {}
+    }
+    if contain {
+        for (i, abs) in ::exec::path_args(args) {
+            eprintln!(
+                "bridge: argument '{}' names a file here; runs happen in a scratch directory, so the target gets {abs} (--no-contain runs here, arguments as given)",
+                args[i]
+            );
+        }
+    }
+    Ok(())
 }
 
 /// The files of directory `dir` (not its subdirectories), sorted.

@@ -218,18 +218,28 @@ fn provenance_tables(root: &Path) -> Vec<review::html::Table> {
 
 /// The target the campaign ran, with its time limit and input mode.
 fn campaign_target(c: &CampaignFile) -> anyhow::Result<::exec::Target> {
-    let (program, rest) = c.config.command.split_first().context("campaign.json names no command")?;
+    let command = c.config.command_from_anywhere();
+    let (program, rest) = command.split_first().context("campaign.json names no command")?;
+    // The program a libtool wrapper runs: its frames are symbolized from
+    // it, not from the script.
+    let (program, env) = ::exec::libtool::unwrap(&::exec::forkserver::resolve(Path::new(program))?)?;
     let mut t = ::exec::Target::new(program, rest.to_vec());
+    t.env = env;
     t.timeout = Duration::from_millis(c.config.timeout_ms.max(1));
     t.args_in_input = c.config.args_in_input;
     Ok(t)
 }
 
 /// How a reproducer runs on the program (instrumented or not), `FILE`
-/// standing for the test.
+/// standing for the test: a command for a shell, from any directory.
 fn shown_command(c: &CampaignFile) -> String {
-    let file = c.config.command.iter().any(|w| w.contains("@@"));
-    let words: Vec<String> = c.config.command.iter().map(|w| w.replace("@@", "FILE")).collect();
+    let command = c.config.command_from_anywhere();
+    let file = command.iter().any(|w| w.contains("@@"));
+    let quote = |w: &String| {
+        let q = shlex::try_quote(w).map(|q| q.into_owned()).unwrap_or_else(|_| w.clone());
+        q.replace("@@", "FILE")
+    };
+    let words: Vec<String> = command.iter().map(quote).collect();
     let shown = words.join(" ");
     match (c.config.args_in_input, file) {
         (true, _) => {

@@ -88,6 +88,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
             grammar_mode: grammar_path.as_ref().map(|_| args.mode.clone()),
             sync: args.sync.as_deref().map(std::path::absolute).transpose()?,
             sync_name: args.sync.as_ref().map(|_| args.name.clone()),
+            cwd: std::env::current_dir().ok(),
         };
         let fs = ::exec::ForkServer::start(with_stacks(target.clone(), &out))?;
         let c = Campaign::start(out, CampaignFile::new(config), fs, g)?;

@@ -14,5 +14,6 @@ mod libc_models;
 mod modules;
 mod node_lifts;
 mod review;
+mod shared_libs;
 mod symbolic;
 mod timeouts;

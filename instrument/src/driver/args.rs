@@ -42,9 +42,13 @@ pub struct Invocation {
     pub writes_deps: bool,
     pub has_dep_file: bool,
     pub has_dep_target: bool,
-    /// A link that must not get the runtime (`-r`, `-nostdlib`, ...). Shared
-    /// libraries get their own copy, so they load into any program.
+    /// A link that must not get the runtime (`-r`, `-nostdlib`, ...).
     pub no_runtime: bool,
+    /// `-shared`: a shared library, which gets the runtime as a shared
+    /// library too (one runtime per process, see `compile::link_args`).
+    pub shared: bool,
+    /// `-static` or `-static-pie`: nothing is exported dynamically.
+    pub static_link: bool,
 }
 
 /// Flags that take the next argument as their value.
@@ -108,6 +112,8 @@ impl Invocation {
             has_dep_file: false,
             has_dep_target: false,
             no_runtime: false,
+            shared: false,
+            static_link: false,
         };
         let (mut compile, mut assemble, mut pass) = (false, false, false);
         let (mut dep_only, mut lang): (bool, Option<String>) = (false, None);
@@ -126,6 +132,8 @@ impl Invocation {
                 }
                 "-MP" | "-MG" => inv.dep_flags[i] = true,
                 "-r" | "-nostdlib" | "-nodefaultlibs" | "-nostartfiles" => inv.no_runtime = true,
+                "-shared" => inv.shared = true,
+                "-static" | "-static-pie" => inv.static_link = true,
                 "-" => inv.inputs.push(Input { pos: i, path: a.into(), lang: lang.clone(), is_source: false }),
                 _ if a == "-o" => {
                     inv.output = Some(value(i + 1));
@@ -245,6 +253,8 @@ mod tests {
     #[test]
     fn links_know_when_not_to_add_the_runtime() {
         assert!(!parse("-shared -fPIC a.c -o liba.so").no_runtime);
+        assert!(parse("-shared -fPIC a.c -o liba.so").shared);
+        assert!(parse("-static a.c").static_link && !parse("a.c").static_link);
         assert!(parse("-r a.o b.o -o ab.o").no_runtime);
         assert!(!parse("a.o b.o -o prog").no_runtime);
         assert_eq!(parse("a.o b.o -o prog").mode, Mode::Link);

@@ -63,8 +63,9 @@ pub fn run(inv: &Invocation, tc: &Toolchain) -> Result<i32, DriverError> {
             Ok(0)
         }
         Mode::Link => {
-            if !tc.runtime.is_file() && !inv.no_runtime {
-                return Err(DriverError::NoRuntime(tc.runtime.clone()));
+            let needed = if inv.shared { tc.runtime.with_file_name("libcarve_rt.so") } else { tc.runtime.clone() };
+            if !needed.is_file() && !inv.no_runtime {
+                return Err(DriverError::NoRuntime(needed));
             }
             let mut objects = Vec::new();
             for (k, src) in sources.iter().enumerate() {
@@ -114,8 +115,34 @@ fn link_args(inv: &Invocation, tc: &Toolchain, objects: &[(usize, PathBuf)]) -> 
             args.push("-x".into());
             args.push("none".into());
         }
-        // The runtime is `no_std`: it needs nothing beyond libc.
-        args.push(runtime_without_unwind(tc).to_string_lossy().into_owned());
+        args.extend(runtime_link_args(inv, tc));
+    }
+    args
+}
+
+/// How a link gets the runtime: one runtime per process, however many
+/// instrumented modules it loads.
+///
+/// - A program links the static runtime (`no_std`: it needs nothing beyond
+///   libc) and exports its entry points, so that the instrumented shared
+///   libraries it loads, at start or by `dlopen`, bind to them.
+/// - A shared library links `libcarve_rt.so` (found through its RUNPATH):
+///   its calls into the runtime stay undefined references, bound at load
+///   time to the program's runtime when the program has one, or else to
+///   `libcarve_rt.so` (an uninstrumented host). A static copy in each
+///   library would give it a runtime of its own whenever its exports are
+///   hidden (a version script's `local: *`), with its own map placement
+///   and function table.
+fn runtime_link_args(inv: &Invocation, tc: &Toolchain) -> Vec<String> {
+    if inv.shared {
+        let dir = tc.runtime.parent().unwrap_or(Path::new(".")).to_string_lossy().into_owned();
+        return vec![format!("-L{dir}"), "-l:libcarve_rt.so".into(), format!("-Wl,-rpath,{dir}")];
+    }
+    let mut args = vec![runtime_without_unwind(tc).to_string_lossy().into_owned()];
+    if !inv.static_link {
+        for prefix in crate::abi::RUNTIME_PREFIXES {
+            args.push(format!("-Wl,--export-dynamic-symbol={prefix}*"));
+        }
     }
     args
 }
@@ -229,8 +256,10 @@ fn spawn(tc: &Toolchain, args: &[String], step: Option<(Step, &str)>) -> Result<
     if let Some(s) = &in_step {
         s.set_child(child.id());
     }
-    let status = child.wait().map_err(|err| DriverError::Spawn { cc: tc.cc.clone(), err })?;
+    let status = child.wait().map_err(|err| DriverError::Spawn { cc: tc.cc.clone(), err });
+    // Leaving the step waits for the watchdog if it stopped the step.
     drop(in_step);
+    let status = status?;
     if let (Some(sig), Some((s, file))) = (status.signal(), step) {
         eprintln!("carve-clang: error: {} ended by signal {sig} in {} of {file}", tc.cc, s.what());
     }

@@ -101,6 +101,9 @@ static MSG_LEN: AtomicUsize = AtomicUsize::new(0);
 static DEADLINE_MS: AtomicU64 = AtomicU64::new(0);
 static LIMIT_MS: AtomicU64 = AtomicU64::new(0);
 static CHILD: AtomicI32 = AtomicI32::new(0);
+/// Set once the watchdog stops the step: from then on the process is the
+/// watchdog's to end.
+static FIRED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 static INSTALL: Once = Once::new();
 
 /// The step under way; leaving it (dropping this) clears it.
@@ -117,6 +120,11 @@ impl InStep {
 
 impl Drop for InStep {
     fn drop(&mut self) {
+        // A clang the watchdog killed returns here: the watchdog is saying
+        // why and ends the process.
+        while FIRED.load(Ordering::SeqCst) {
+            std::thread::sleep(Duration::from_secs(1));
+        }
         DEADLINE_MS.store(0, Ordering::SeqCst);
         CHILD.store(0, Ordering::SeqCst);
         MSG_LEN.store(0, Ordering::SeqCst);
@@ -197,13 +205,15 @@ fn watch_loop() {
             std::thread::sleep(Duration::from_millis(wait.max(1)));
             continue;
         }
+        FIRED.store(true, Ordering::SeqCst);
+        let mut buf = [0u8; MSG_CAP];
+        let step = current(&mut buf);
         let child = CHILD.load(Ordering::SeqCst);
         if child > 0 {
             kill_tree(child);
         }
-        let mut buf = [0u8; MSG_CAP];
         say(b"carve-clang: error: ");
-        say(current(&mut buf));
+        say(step);
         let limit = LIMIT_MS.load(Ordering::SeqCst) as f64 / 1000.0;
         say(format!(" still ran after {limit} s (the limit, {}); stopped\n", model::env::CC_TIMEOUT).as_bytes());
         say(REPORT);

@@ -315,7 +315,13 @@ impl<'ctx> Shadower<'_, 'ctx> {
             d
         });
         self.b.position_before(&i);
-        let (sp, fp) = (sym.as_global_value().as_pointer_value(), f.as_global_value().as_pointer_value());
+        // The clone the static link bound, else the one the function is
+        // bound to in the process (an instrumented shared library's).
+        let linked = sym.as_global_value().as_pointer_value();
+        let named = crate::preserve::named_copy(self.ctx, self.module, &self.b, name, 1)?;
+        let has = self.b.build_is_not_null(linked, "")?;
+        let sp = self.b.build_select(has, linked, named, "")?.into_pointer_value();
+        let fp = f.as_global_value().as_pointer_value();
         self.through_clone(i, args, name, sp, fp, f.count_params() as usize)
     }
 
