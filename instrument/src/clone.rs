@@ -36,13 +36,13 @@ pub fn clone_functions<'ctx>(
         }
     }
     // SAFETY: aliases of the copy are replaced by what they alias.
+    let mut aliases = Vec::new();
     unsafe {
         let mut a = llvm::LLVMGetFirstGlobalAlias(copy.as_mut_ptr());
         while !a.is_null() {
-            let next = llvm::LLVMGetNextGlobalAlias(a);
             llvm::LLVMReplaceAllUsesWith(a, llvm::LLVMAliasGetAliasee(a));
-            llvm::LLVMDeleteGlobal(a);
-            a = next;
+            aliases.push(a);
+            a = llvm::LLVMGetNextGlobalAlias(a);
         }
     }
     let mut private = Vec::new();
@@ -99,6 +99,7 @@ pub fn clone_functions<'ctx>(
             }
         }
     }
+    retire_aliases(&copy, &aliases);
     module.link_in_module(copy).map_err(|e| Error::Verify(format!("linking the symbolic clones: {e}")))?;
     for (decl, name) in private {
         if let (Some(d), Some(g)) = (module.get_global(&decl), module.get_global(&name)) {
@@ -125,6 +126,33 @@ pub fn clone_functions<'ctx>(
         }
     }
     Ok(clones.into_iter().map(|(name, sym, _)| (name, sym)).collect())
+}
+
+/// Makes the copy's aliases, unused now, harmless: private, renamed, and
+/// aliasing a private byte of their own (what they aliased may be a
+/// declaration by now). The C interface cannot erase an alias:
+/// `LLVMDeleteGlobal` takes it for a global variable, and freeing it as
+/// one read past its end (a crash on libxml2's `entities.c`). The dead
+/// aliases go with the optimiser's dead-global pass, or stay as private
+/// symbols no object file shows.
+fn retire_aliases(copy: &Module<'_>, aliases: &[LLVMValueRef]) {
+    if aliases.is_empty() {
+        return;
+    }
+    let ctx = copy.get_context();
+    let byte = copy.add_global(ctx.i8_type(), None, "carve.retired");
+    byte.set_linkage(Linkage::Private);
+    byte.set_initializer(&ctx.i8_type().const_zero());
+    byte.set_constant(true);
+    for &a in aliases {
+        // SAFETY: `a` is a live alias of `copy` without uses; a private
+        // global of `copy` is a valid aliasee.
+        unsafe {
+            llvm::LLVMAliasSetAliasee(a, byte.as_value_ref());
+            llvm::LLVMSetLinkage(a, inkwell::llvm_sys::LLVMLinkage::LLVMPrivateLinkage);
+            llvm::LLVMSetValueName2(a, c"carve.retired.alias".as_ptr(), "carve.retired.alias".len());
+        }
+    }
 }
 
 /// The linkage of a function's clone: a function other modules may call
