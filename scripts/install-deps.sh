@@ -28,7 +28,9 @@ pkgs=(clang-19 llvm-19 llvm-19-dev libpolly-19-dev libzstd-dev zlib1g-dev libz3-
 # libclang-rt-19-dev: the profile runtime of the subjects' llvm-cov builds
 # (scripts/subjects.sh --variant cov).
 if [ "$want_subjects" = 1 ]; then
-  pkgs+=(dpkg-dev texinfo bison flex ed perl libclang-rt-19-dev)
+  # autoconf, automake, libtool: jq's and libxml2's Debian trees need
+  # autoreconf; libonig-dev, zlib1g-dev, liblzma-dev: what they link.
+  pkgs+=(dpkg-dev texinfo bison flex ed perl libclang-rt-19-dev autoconf automake libtool libonig-dev zlib1g-dev liblzma-dev)
 fi
 if [ "$want_bench" = 1 ]; then
   pkgs+=(valgrind python3-pip)

@@ -2,11 +2,20 @@
 # Builds the evaluation subjects (DESIGN.md section 10) from Debian source
 # packages: cut, paste, tac, b2sum (coreutils 9.1), sed (sed 4.9) and dc
 # (bc 1.07.1), sources unchanged: `./configure CC=... CFLAGS=...`, then make
-# of just what the subjects need (see run_make).
+# of just what the subjects need (see run_make). Also jq (jq 1.6) and
+# xmllint (libxml2 2.9.14), with their default shared build: the program
+# is libtool's wrapper script in the build tree (bin-<variant>/ holds a
+# link to it), the library it loads is instrumented too. Their Debian
+# trees need `autoreconf -fi` before configure (their generated files are
+# older than the automake Debian ships); the version is pinned, and any
+# other version the archive offers is tried when the pinned one is gone.
 #
 #   scripts/subjects.sh [--variant plain|carve|afl|all|v1,v2] [--subjects cut,sed,...] [--force]
 #
-# Variants (all with CFLAGS="-O2 -g0"; for bc also
+# --subjects: among cut paste tac b2sum sed dc jq xmllint (default: the
+# first six).
+#
+# Variants (all with CFLAGS="-O2 -g0", jq and libxml2 with "-g -O2"; for bc also
 # -Wno-error=implicit-function-declaration, see build_package):
 #   plain  CC=clang-19
 #   carve  CC=carve-clang ($REPO/target/release/carve-clang, or on PATH; built
@@ -28,7 +37,9 @@ set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 CACHE=${CARVE_CACHE:-$HOME/.cache/carve-bridge}/subjects
-ALL_SUBJECTS=(cut paste tac b2sum sed dc)
+ALL_SUBJECTS=(cut paste tac b2sum sed dc jq xmllint)
+# Without --subjects: the paper's six.
+DEFAULT_SUBJECTS=(cut paste tac b2sum sed dc)
 CFLAGS_ALL="-O2 -g0"
 
 usage() {
@@ -39,7 +50,7 @@ log() { printf '[subjects %s] %s\n' "$(date +%H:%M:%S)" "$*"; }
 die() { printf 'subjects.sh: error: %s\n' "$*" >&2; exit 1; }
 
 variant_arg="plain,carve"
-subjects_arg=$(IFS=,; echo "${ALL_SUBJECTS[*]}")
+subjects_arg=$(IFS=,; echo "${DEFAULT_SUBJECTS[*]}")
 force=0
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -82,13 +93,25 @@ pkg_of() {
     cut|paste|tac|b2sum) echo coreutils ;;
     sed) echo sed ;;
     dc) echo bc ;;
+    jq) echo jq ;;
+    xmllint) echo libxml2 ;;
   esac
 }
+# The upstream version: the name of the extracted directory.
 version_of() {
   case "$1" in
     coreutils) echo 9.1 ;;
     sed) echo 4.9 ;;
     bc) echo 1.07.1 ;;
+    jq) echo 1.6 ;;
+    libxml2) echo 2.9.14+dfsg ;;
+  esac
+}
+# The Debian version asked for first (empty: whatever the archive has).
+pin_of() {
+  case "$1" in
+    jq) echo 1.6-2.1+deb12u2 ;;
+    libxml2) echo 2.9.14+dfsg-1.3~deb12u1 ;;
   esac
 }
 binpath_of() {
@@ -96,7 +119,14 @@ binpath_of() {
     cut|paste|tac|b2sum) echo "src/$1" ;;
     sed) echo sed/sed ;;
     dc) echo dc/dc ;;
+    jq) echo jq ;;
+    xmllint) echo xmllint ;;
   esac
+}
+# Packages built as their default build does, shared libraries included:
+# their programs are libtool wrapper scripts, linked rather than copied.
+is_shared_build() {
+  case "$1" in jq|libxml2) return 0 ;; *) return 1 ;; esac
 }
 
 packages=()
@@ -132,15 +162,30 @@ fetch_sources() {
   log "fetching Debian source package $pkg into $CACHE/src"
   rm -rf "$dir" "$CACHE/src/.$pkg.extracted"
   local logf="$CACHE/src/$pkg.apt-get-source.log"
-  if ! (cd "$CACHE/src" && apt-get source "$pkg") >"$logf" 2>&1; then
-    if grep -q "You must put some 'deb-src' URIs" "$logf"; then
-      log "no source index yet; running apt-get update"
-      apt-get update -qq >>"$logf" 2>&1 || true
+  : >"$logf"
+  if ! apt-cache showsrc "$pkg" >/dev/null 2>&1 || [ -z "$(apt-cache showsrc "$pkg" 2>/dev/null)" ]; then
+    log "no source index yet; running apt-get update"
+    apt-get update -qq >>"$logf" 2>&1 || true
+  fi
+  # The pinned version first, then every version the index lists (newest
+  # first), then whatever `apt-get source` picks: a mirror may list a
+  # version it no longer serves.
+  local pin tries=() v ok=0
+  pin=$(pin_of "$pkg")
+  [ -n "$pin" ] && tries+=("$pkg=$pin")
+  while read -r v; do tries+=("$pkg=$v"); done < <(apt-cache showsrc "$pkg" 2>/dev/null | awk '/^Version:/ {print $2}' | sort -rV | uniq)
+  tries+=("$pkg")
+  for v in "${tries[@]}"; do
+    echo "+ apt-get source $v" >>"$logf"
+    if (cd "$CACHE/src" && apt-get source "$v") >>"$logf" 2>&1 && [ -d "$dir" ]; then
+      ok=1
+      [ "$v" = "$pkg=$pin" ] || log "$pkg: the pinned version ${pin:-(none)} was not available; took $v"
+      break
     fi
-    (cd "$CACHE/src" && apt-get source "$pkg") >>"$logf" 2>&1 || {
-      tail -n 20 "$logf" >&2
-      die "apt-get source $pkg failed (log: $logf)"
-    }
+  done
+  if [ "$ok" = 0 ]; then
+    tail -n 20 "$logf" >&2
+    die "apt-get source $pkg failed for every version tried (${tries[*]}; log: $logf)"
   fi
   if [ ! -d "$dir" ]; then
     local found
@@ -215,6 +260,15 @@ run_make() {
       make -j2 -C lib
       echo "+ make -j2 -C dc"
       make -j2 -C dc ;;
+    jq|libxml2)
+      local built_sources prog
+      prog=$([ "$1" = jq ] && echo jq || echo xmllint)
+      # shellcheck disable=SC2016 # $(BUILT_SOURCES) is for make
+      built_sources=$(printf 'include Makefile\nprint-built-sources:\n\t@echo $(BUILT_SOURCES)\n' |
+        make -s -f - print-built-sources)
+      echo "+ make -j2 \$(BUILT_SOURCES) $prog"
+      # shellcheck disable=SC2086 # a list of make targets
+      make -j2 $built_sources "$prog" ;;
   esac
 }
 
@@ -223,6 +277,8 @@ make_step_desc() {
     coreutils) echo "make -j2 \$(BUILT_SOURCES); make -j2 src/cut src/paste src/tac src/b2sum" ;;
     sed) echo "make -j2" ;;
     bc) echo "make -j2 -C lib; make -j2 -C dc" ;;
+    jq) echo "make -j2 \$(BUILT_SOURCES) jq" ;;
+    libxml2) echo "make -j2 \$(BUILT_SOURCES) xmllint" ;;
   esac
 }
 
@@ -245,6 +301,8 @@ build_package() {
   if [ "$v" = afl ]; then export AFL_QUIET=1; fi
 
   local cflags=$CFLAGS_ALL
+  # jq and libxml2 with the flags their configure picks by default.
+  if is_shared_build "$pkg"; then cflags="-g -O2"; fi
   if [ "$v" = cov ]; then cflags="$cflags -fprofile-instr-generate -fcoverage-mapping"; fi
   if [ "$pkg" = bc ]; then
     # Debian's patch 05 calls checkferror_output() in dc/*.c without a
@@ -252,6 +310,13 @@ build_package() {
     cflags="$cflags -Wno-error=implicit-function-declaration"
   fi
 
+  if is_shared_build "$pkg"; then
+    log "$v/$pkg: autoreconf -fi (log: $bdir/autoreconf.log)"
+    (cd "$bdir" && autoreconf -fi) >"$bdir/autoreconf.log" 2>&1 || {
+      tail -n 30 "$bdir/autoreconf.log" >&2
+      die "$v/$pkg: autoreconf failed"
+    }
+  fi
   log "$v/$pkg: ./configure CC=$cc CFLAGS=\"$cflags\" (log: $bdir/configure.log)"
   if ! (cd "$bdir" && ./configure CC="$cc" CFLAGS="$cflags") >"$bdir/configure.log" 2>&1; then
     echo "---- tail of $bdir/configure.log ----" >&2
@@ -300,7 +365,11 @@ build_variant() {
   rm -rf "$stage"
   mkdir -p "$stage" "$bin"
   for s in "${subjects[@]}"; do
-    cp "$CACHE/build-$v/$(pkg_of "$s")/$(binpath_of "$s")" "$stage/$s"
+    if is_shared_build "$(pkg_of "$s")"; then
+      ln -s "$CACHE/build-$v/$(pkg_of "$s")/$(binpath_of "$s")" "$stage/$s"
+    else
+      cp "$CACHE/build-$v/$(pkg_of "$s")/$(binpath_of "$s")" "$stage/$s"
+    fi
   done
   for s in "${subjects[@]}"; do
     mv -f "$stage/$s" "$bin/$s"

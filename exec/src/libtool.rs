@@ -22,6 +22,9 @@ pub enum Script {
 /// for a binary (or a file that cannot be read).
 pub fn script(path: &Path) -> Option<Script> {
     use std::io::Read;
+    // A link to a wrapper (a subject's bin directory) finds the program
+    // beside the wrapper itself.
+    let path = &std::fs::canonicalize(path).ok()?;
     let mut head = Vec::new();
     std::fs::File::open(path).ok()?.take(64 * 1024).read_to_end(&mut head).ok()?;
     if !head.starts_with(b"#!") {
@@ -115,6 +118,12 @@ mod tests {
             library_path: "/src/jq/.libs:/src/jq/modules/oniguruma/src/.libs".into(),
         };
         assert_eq!(script(&d.join("jq")), Some(want));
+        // Through a link elsewhere, the program beside the wrapper.
+        let elsewhere = tempfile::tempdir().unwrap();
+        std::os::unix::fs::symlink(d.join("jq"), elsewhere.path().join("jq")).unwrap();
+        assert!(
+            matches!(script(&elsewhere.path().join("jq")), Some(Script::Libtool { program, .. }) if program == d.join(".libs/jq"))
+        );
         // A relinked program is the one the wrapper runs.
         std::fs::write(d.join(".libs/lt-jq"), "\x7fELF").unwrap();
         assert!(matches!(script(&d.join("jq")), Some(Script::Libtool { program, .. }) if program.ends_with("lt-jq")));

@@ -10,6 +10,7 @@
 # replay of `main` carved from it hits (the out-of-line copies), as the
 # Jaccard index of the two sets ("sys~unit", 1.0: the same slots).
 #   scripts/bench/fidelity.sh [--cache DIR] [--subjects cut,paste,...] [--max N]
+# (jq and xmllint too, after `scripts/subjects.sh --subjects jq,xmllint`.)
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 cache=${CARVE_CACHE:-$HOME/.cache/carve-bridge}/subjects
@@ -59,6 +60,14 @@ cases() {
       printf -- '@@\n2 3 + p 10 k 1 3 / p\n'
       printf '\001'; printf -- '@@\n[la 1 + d sa 5 >b] sb 0 sa lbx la p\n'
       printf '\001'; printf -- '@@\n16 o 255 p 2 i 1010 p c 1 0 / p\n' ;;
+    jq)
+      printf -- '. @@\n{"a": [1, 2.5, "x"], "b": null, "c": {"d": true}}\n'
+      printf '\001'; printf -- '-c .[] @@\n[{"k": "v"}, [1, [2]], "s\\u00e9"]\n'
+      printf '\001'; printf -- '.a+.b @@\n{"a": 40, "b": 2} {"a": "x", "b": "y"}\n' ;;
+    xmllint)
+      printf -- '@@\n<?xml version="1.0"?>\n<doc a="1"><i id="x">t &amp; u</i><!-- c --><e/></doc>\n'
+      printf '\001'; printf -- '--noout --valid @@\n<!DOCTYPE r [<!ELEMENT r (#PCDATA)><!ENTITY e "ent">]>\n<r>&e;</r>\n'
+      printf '\001'; printf -- '--format @@\n<a xmlns:n="urn:x"><n:b n:c="d"/><![CDATA[<raw>]]></a>\n' ;;
   esac
 }
 
@@ -73,7 +82,7 @@ for s in "${list[@]}"; do
     k=$((k + 1))
     printf '%s' "$tc" > "$work/$s.$k.test"
     out="$work/$s/$k"
-    "$bridge" carve --args-in-input --max-per-function "$max" -o "$out" -i "$work/$s.$k.test" -- "$bin" >/dev/null 2>"$work/$s.$k.carve.log" || { cat "$work/$s.$k.carve.log" >&2; exit 1; }
+    "$bridge" carve --args-in-input -t 10000 --max-per-function "$max" -o "$out" -i "$work/$s.$k.test" -- "$bin" >/dev/null 2>"$work/$s.$k.carve.log" || { cat "$work/$s.$k.carve.log" >&2; exit 1; }
     [ -d "$out" ] || mkdir -p "$out"
     if ls "$out"/*.unit >/dev/null 2>&1; then
       "$bridge" replay --json "$out" > "$work/$s.$k.json"

@@ -67,6 +67,10 @@ pub struct Campaign {
     /// The kept hang whose key the last run had when the short limit
     /// stopped it (see [`Campaign::run_system`]).
     known_hang: Option<u64>,
+    /// The last system run stopped at the calibrated limit and was not run
+    /// again (nothing new among timeouts, no kept hang's place): whether it
+    /// hangs is not known.
+    unchecked: bool,
     /// Which corpus entries are favoured (see `favored.rs`), kept up as
     /// the corpus grows.
     favored: favored::Favored,
@@ -235,6 +239,7 @@ impl Campaign {
             crash_keys: std::collections::HashMap::new(),
             hang_keys: std::collections::HashMap::new(),
             known_hang: None,
+            unchecked: false,
             favored: favored::Favored::default(),
             branch_slots,
             branch_mask,
@@ -386,6 +391,7 @@ impl Campaign {
     /// a recheck).
     fn run_system(&mut self, data: &[u8]) -> anyhow::Result<Outcome> {
         self.known_hang = None;
+        self.unchecked = false;
         let outcome = self.fs.run_limited(data)?;
         if outcome != Outcome::Timeout || self.fs.timeouts().calibrated.is_none() {
             return Ok(outcome);
@@ -397,6 +403,7 @@ impl Campaign {
         // Its edges count among the timeouts' whatever the recheck shows,
         // so a slow path is run to its end once, not every time.
         if self.hang_cov.add(self.fs.map()) != Newness::NewEdges {
+            self.unchecked = self.known_hang.is_none();
             return Ok(outcome);
         }
         if self.known_hang.is_some() {
@@ -419,6 +426,7 @@ impl Campaign {
         record: impl Fn() -> provenance::Record,
     ) -> anyhow::Result<bool> {
         let depth = self.file.config.signature_depth;
+        let unchecked = std::mem::take(&mut self.unchecked);
         let s = &mut self.file.stats;
         match outcome {
             Outcome::Crash(sig) => {
@@ -444,6 +452,10 @@ impl Campaign {
                 }
                 Ok(true)
             }
+            Outcome::Timeout if unchecked => {
+                s.timeouts_unchecked += 1;
+                Ok(true)
+            }
             Outcome::Timeout => {
                 s.hangs += 1;
                 let new_edges = self.hang_cov.add(self.fs.map()) == Newness::NewEdges;
@@ -451,7 +463,9 @@ impl Campaign {
                 let kept = self.known_hang.take().or_else(|| key.as_ref().and_then(|k| self.hang_keys.get(k)).copied());
                 if let Some(id) = kept {
                     *s.hang_counts.entry(format!("{id:06}")).or_insert(1) += 1;
-                } else if key.is_some() || new_edges {
+                } else if key.is_none() && !new_edges {
+                    s.hangs_unsigned += 1;
+                } else {
                     s.unique_hangs += 1;
                     let n = self.next_hang;
                     self.next_hang += 1;

@@ -105,6 +105,10 @@ pub struct Stats {
     /// showed no new edge among crashes: counted here only.
     #[serde(default)]
     pub crashes_unsigned: u64,
+    /// Hangs that left no stack and showed no new edge among hangs:
+    /// counted here only (`hangs` = the sum of `hang_counts` and these).
+    #[serde(default)]
+    pub hangs_unsigned: u64,
     /// Hanging runs per hang kept, likewise (a hang's signature: the
     /// function it was in when the fork server asked).
     #[serde(default)]
@@ -224,6 +228,11 @@ pub struct Stats {
     /// again: they had stopped where a kept hang loops.
     #[serde(default)]
     pub rechecks_spared: u64,
+    /// Runs past the calibrated limit that showed no edge a timeout had
+    /// not shown: not run again, so not known to hang, and not counted
+    /// among the hangs.
+    #[serde(default)]
+    pub timeouts_unchecked: u64,
     /// Seconds of system runs stopped by a time limit.
     #[serde(default)]
     pub timeout_lost_s: f64,

@@ -100,10 +100,11 @@ pub fn time_spent(s: &Stats) -> String {
     let limit = match s.timeout_calibrated_ms {
         0 => "runs under the full time limit".to_string(),
         ms => format!(
-            "runs limited to {ms} ms, {} re-run under the full limit ({} of them finished), {} not (stopped where a kept hang loops)",
+            "runs limited to {ms} ms, {} re-run under the full limit ({} of them finished), {} not (stopped where a kept hang loops), {} not (nothing new among timeouts: neither hangs nor kept)",
             thousands(s.timeouts_rechecked),
             thousands(s.slow_runs),
-            thousands(s.rechecks_spared)
+            thousands(s.rechecks_spared),
+            thousands(s.timeouts_unchecked)
         ),
     };
     let waited = if s.idle_s > 0.0 {

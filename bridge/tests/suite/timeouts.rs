@@ -43,6 +43,11 @@ fn runs_past_the_calibrated_limit_are_rechecked_when_new_and_only_real_hangs_are
     assert!(rechecked >= slow_runs + unique && rechecked <= slow_runs + hangs, "{stats}");
     assert!(hangs > rechecked - slow_runs, "every hang was run again under the full limit: {stats}");
     assert!(stats["timeout_lost_s"].as_f64().unwrap() >= unique as f64 * 1.0, "{stats}");
+    // The hangs counted are those counted against a kept one (or left no
+    // stack): the progress line, the summary and hang_counts agree.
+    let counted: u64 = stats["hang_counts"].as_object().unwrap().values().map(|v| v.as_u64().unwrap()).sum();
+    assert_eq!(hangs, counted + stats["hangs_unsigned"].as_u64().unwrap(), "{stats}");
+    assert_eq!(names(&out.join("hangs")).len() as u64, unique, "{stats}");
     for h in std::fs::read_dir(out.join("hangs")).unwrap() {
         let len = std::fs::metadata(h.unwrap().path()).unwrap().len();
         assert!(len > 64, "a kept hang of {len} bytes finishes in 50 ms");
