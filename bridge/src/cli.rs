@@ -185,9 +185,19 @@ pub struct TargetArgs {
     /// exceeds that before counting it as a hang.
     #[arg(short = 't', long = "timeout", value_name = "MS")]
     pub timeout_ms: Option<u64>,
-    /// Memory (address-space) limit of the target in MiB; 0 for none.
+    /// Memory (address-space) limit of the target in MiB; 0 for none. For a
+    /// program built with AddressSanitizer, whose shadow memory reserves
+    /// terabytes of address space, it limits ASan's allocator instead
+    /// (`malloc_limit_mb`), as AFL++ runs such programs without an
+    /// address-space limit.
     #[arg(short = 'm', long = "mem-limit", default_value_t = 1024, value_name = "MB")]
     pub mem_limit_mb: u64,
+    /// With a program built with AddressSanitizer: look for memory leaks
+    /// at exit (LeakSanitizer); a leak is then a failure. Off by default,
+    /// as fuzzers run such programs. Sanitizer options of your own
+    /// (`ASAN_OPTIONS`, `UBSAN_OPTIONS`) come after ours and win.
+    #[arg(long)]
+    pub detect_leaks: bool,
     /// Let the target's stdout and stderr through.
     #[arg(long)]
     pub show_output: bool,

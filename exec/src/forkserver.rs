@@ -39,6 +39,13 @@ pub struct ForkServer {
     pub(crate) timeouts: crate::timeouts::Timeouts,
     /// How long the last run took, input written included.
     pub(crate) last_run: Duration,
+    /// The sanitizers the program carries, and where runs write their
+    /// reports (`PREFIX.PID`).
+    sanitizers: crate::sanitizer::Sanitizers,
+    report_prefix: PathBuf,
+    last_pid: i32,
+    /// The sanitizer's report of the last run, when it crashed with one.
+    last_report: Option<String>,
 }
 
 struct Running {
@@ -52,9 +59,20 @@ impl ForkServer {
     pub fn start(target: Target) -> Result<ForkServer, Error> {
         let (program, mut env) = crate::libtool::unwrap(&resolve(&target.program)?)?;
         env.extend(target.env);
-        let target = Target { program, env, ..target };
-        let map = SharedMap::new().map_err(Error::Shm)?;
         let scratch = tempfile::Builder::new().prefix("carve-exec").tempdir()?;
+        let sanitizers = crate::sanitizer::detect(&program);
+        let reports = scratch.path().join("reports");
+        let mut mem_limit_mb = target.mem_limit_mb;
+        if sanitizers.any() {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::create_dir(&reports)?;
+            std::fs::set_permissions(&reports, std::fs::Permissions::from_mode(0o1777))?;
+            let limit = if sanitizers.address { mem_limit_mb.take() } else { None };
+            let opts = crate::sanitizer::Options::from_env(target.detect_leaks, limit);
+            env.extend(crate::sanitizer::environment(sanitizers, &opts, &reports.join("report")));
+        }
+        let target = Target { program, env, mem_limit_mb, ..target };
+        let map = SharedMap::new().map_err(Error::Shm)?;
         let input_path = scratch.path().join("input");
         let input = scratch_file(&input_path)?;
         let args_path = scratch.path().join("args");
@@ -78,6 +96,10 @@ impl ForkServer {
             run_timeout,
             timeouts: Default::default(),
             last_run: Duration::ZERO,
+            sanitizers,
+            report_prefix: reports.join("report"),
+            last_pid: 0,
+            last_report: None,
         };
         fs.spawn()?;
         Ok(fs)
@@ -182,6 +204,7 @@ impl ForkServer {
         if pid <= 0 {
             return Err(died());
         }
+        self.last_pid = pid;
         let mut timed_out = false;
         if !read_within(&mut p.st, &mut word, timeout) {
             timed_out = true;
@@ -208,7 +231,27 @@ impl ForkServer {
         if let Some(jail) = &self.jail {
             jail.clean()?;
         }
-        Ok(Outcome::from_wait_status(i32::from_le_bytes(status), timed_out))
+        let outcome = Outcome::from_wait_status(i32::from_le_bytes(status), timed_out);
+        self.last_report = None;
+        if self.sanitizers.any() {
+            let path = format!("{}.{}", self.report_prefix.display(), self.last_pid);
+            if outcome.is_crash() {
+                self.last_report = std::fs::read(&path).ok().map(|b| String::from_utf8_lossy(&b).into_owned());
+            }
+            let _ = std::fs::remove_file(&path);
+        }
+        Ok(outcome)
+    }
+
+    /// The sanitizer's report of the last run, when it crashed with one
+    /// (the program is built with ASan or UBSan).
+    pub fn last_report(&self) -> Option<&str> {
+        self.last_report.as_deref()
+    }
+
+    /// The sanitizers the program carries.
+    pub fn sanitizers(&self) -> crate::sanitizer::Sanitizers {
+        self.sanitizers
     }
 
     fn spawn(&mut self) -> Result<(), Error> {

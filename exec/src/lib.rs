@@ -7,6 +7,7 @@ mod error;
 pub mod forkserver;
 pub mod libtool;
 pub mod outcome;
+pub mod sanitizer;
 pub mod shm;
 pub mod target;
 pub mod timeouts;

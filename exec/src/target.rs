@@ -20,7 +20,8 @@ pub struct Target {
     pub args: Vec<String>,
     /// Per-run wall-clock limit.
     pub timeout: Duration,
-    /// Address-space limit of the target, in MiB.
+    /// Address-space limit of the target, in MiB (for a program built
+    /// with ASan, the limit of ASan's allocator instead).
     pub mem_limit_mb: Option<u64>,
     /// Let the target's stdout and stderr through (default: /dev/null).
     pub show_output: bool,
@@ -33,6 +34,9 @@ pub struct Target {
     pub contain: bool,
     /// Largest file the target may write, in MiB.
     pub fsize_limit_mb: Option<u64>,
+    /// A program built with ASan looks for leaks at exit (off by default,
+    /// as fuzzers run it).
+    pub detect_leaks: bool,
 }
 
 impl Target {
@@ -47,6 +51,7 @@ impl Target {
             args_in_input: false,
             contain: true,
             fsize_limit_mb: Some(64),
+            detect_leaks: false,
         }
     }
 

@@ -18,6 +18,10 @@
 //! or switch has its counter on the edge: in the successor when the edge is
 //! its only way in, else in a small block split into the edge. A taken edge
 //! costs one increment (`incb off(%reg)`); an edge not taken costs nothing.
+//! Sanitizers' checks are not counted: UBSan's are marked `nosanitize`
+//! (or, once the optimiser rewrote them, lead to a report handler), and
+//! in a function ASan (MSan, TSan) instruments, only branches with a
+//! source tag are counted (its checks come after the front end).
 
 use crate::{attrs, ir, preserve, Error, Stats};
 use inkwell::basic_block::BasicBlock;
@@ -87,12 +91,18 @@ pub fn plan<'ctx>(ctx: &'ctx Context, funcs: &[FunctionValue<'ctx>]) -> Plan<'ct
     let mut keyed = Vec::with_capacity(funcs.len());
     for (f, &fid) in funcs.iter().zip(&ids) {
         let mut terms = Vec::new();
+        // In a sanitized function, a branch without a source tag is most
+        // likely a sanitizer's check: only source branches are counted.
+        let sanitized = ir::is_sanitized(*f);
         for bb in f.get_basic_blocks() {
             let Some(t) = bb.get_terminator() else { continue };
             if !ir::is_counted_branch(t) {
                 continue;
             }
             let tag = source_tag(t, tag_kind);
+            if tag.is_none() && (sanitized || ir::leads_to_report(t)) {
+                continue;
+            }
             let keys = successor_keys(t, tag, fid, &mut made);
             terms.push((t, keys));
         }

@@ -29,7 +29,33 @@ fn tracked(g: &GlobalValue<'_>) -> bool {
         && !name.starts_with("llvm.")
         && !name.starts_with(crate::abi::PREFIX)
         && !name.starts_with("carve.")
+        && !name.starts_with("__odr_asan")
+        && !name.starts_with("___asan")
+        && !name.starts_with("__asan")
         && g.get_linkage() != Linkage::AvailableExternally
+}
+
+/// The size of `g` as the program declared it. AddressSanitizer pads each
+/// global it instruments with its redzone, as `{ T, [N x i8] }`: the
+/// program's object is the `T`, and the redzone is no part of it (reading
+/// it trips ASan, restoring it would write ASan's bytes).
+fn declared_size(g: &GlobalValue<'_>, td: &TargetData, asan: bool) -> u64 {
+    use inkwell::types::{AnyTypeEnum, BasicTypeEnum};
+    let ty = g.get_value_type();
+    if asan {
+        if let AnyTypeEnum::StructType(st) = ty {
+            let fields = st.get_field_types();
+            if let [object, BasicTypeEnum::ArrayType(pad)] = fields.as_slice() {
+                if pad.get_element_type().is_int_type() && pad.get_element_type().into_int_type().get_bit_width() == 8 {
+                    return td.get_abi_size(object);
+                }
+            }
+        }
+    }
+    match BasicTypeEnum::try_from(ty) {
+        Ok(t) => td.get_abi_size(&t),
+        Err(_) => ty.size_of().and_then(|s| s.get_zero_extended_constant()).unwrap_or(0),
+    }
 }
 
 pub fn instrument<'ctx>(
@@ -38,15 +64,12 @@ pub fn instrument<'ctx>(
     funcs: &[FunctionValue<'ctx>],
 ) -> Result<Globals<'ctx>, Error> {
     let td = TargetData::create(&module.get_data_layout().as_str().to_string_lossy());
+    let asan = module.get_function("asan.module_ctor").is_some();
     let table: Vec<(GlobalValue<'ctx>, u64)> = module
         .get_globals()
         .filter(tracked)
         .map(|g| {
-            let size = g.get_value_type().size_of().and_then(|s| s.get_zero_extended_constant());
-            let size = match inkwell::types::BasicTypeEnum::try_from(g.get_value_type()) {
-                Ok(t) => td.get_abi_size(&t),
-                Err(_) => size.unwrap_or(0),
-            };
+            let size = declared_size(&g, &td, asan);
             (g, size)
         })
         .filter(|(_, size)| *size > 0)

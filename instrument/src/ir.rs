@@ -26,10 +26,16 @@ pub fn first_insertion_point(bb: BasicBlock<'_>) -> Option<InstructionValue<'_>>
 /// `available_externally` copies are left alone, as is our own code).
 pub fn is_instrumentable(f: FunctionValue<'_>) -> bool {
     use inkwell::module::Linkage;
+    let name = f.get_name().to_bytes();
     f.count_basic_blocks() > 0
         && f.get_linkage() != Linkage::AvailableExternally
-        && !f.get_name().to_bytes().starts_with(crate::abi::PREFIX.as_bytes())
+        && !name.starts_with(crate::abi::PREFIX.as_bytes())
+        && !SANITIZER_PREFIXES.iter().any(|p| name.starts_with(p.as_bytes()))
 }
+
+/// Prefixes of the functions sanitizers add to a module (their
+/// constructors, their helpers): not the program's.
+const SANITIZER_PREFIXES: [&str; 7] = ["asan.", "msan.", "tsan.", "hwasan.", "sancov.", "__asan_", "__sanitizer_"];
 
 use inkwell::context::Context;
 use inkwell::llvm_sys::core as llvm;
@@ -149,13 +155,60 @@ pub fn hoist_static_allocas<'ctx>(bb: BasicBlock<'ctx>) -> Option<InstructionVal
 }
 
 /// Whether `t` is a terminator whose outcomes are counted: a conditional
-/// branch or a switch.
+/// branch or a switch, but not a sanitizer's check (clang marks the
+/// instructions of UBSan's checks `nosanitize`): its outcomes are "no
+/// report" and the report, a failure of its own.
 pub fn is_counted_branch(t: InstructionValue<'_>) -> bool {
-    match t.get_opcode() {
+    let branch = match t.get_opcode() {
         InstructionOpcode::Br => t.get_num_operands() == 3,
         InstructionOpcode::Switch => true,
         _ => false,
-    }
+    };
+    branch && !has_metadata(t, "nosanitize")
+}
+
+/// Whether `t` carries metadata of kind `kind`.
+pub fn has_metadata(t: InstructionValue<'_>, kind: &str) -> bool {
+    let id = t.get_parent().and_then(|b| b.get_parent()).map(|f| f.get_type().get_context().get_kind_id(kind));
+    id.is_some_and(|id| t.get_metadata(id).is_some())
+}
+
+/// Whether `t` leads to a sanitizer's report (a successor calls a report
+/// handler or UBSan's trap): a check whose `nosanitize` mark the optimiser
+/// dropped when it rewrote the branch.
+pub fn leads_to_report(t: InstructionValue<'_>) -> bool {
+    const REPORTS: [&[u8]; 5] =
+        [b"__ubsan_handle", b"__asan_report", b"__msan_warning", b"__tsan_report", b"llvm.ubsantrap"];
+    let raw = t.as_value_ref();
+    // SAFETY: `raw` is a live terminator; its successors are live blocks.
+    let n = unsafe { llvm::LLVMGetNumSuccessors(raw) };
+    (0..n).any(|i| {
+        let Some(bb) = (unsafe { BasicBlock::new(llvm::LLVMGetSuccessor(raw, i)) }) else { return false };
+        instructions(bb).into_iter().any(|i| {
+            i.get_opcode() == InstructionOpcode::Call && {
+                let n = i.get_num_operands();
+                // SAFETY: the last operand of a call is its callee.
+                let callee = unsafe { llvm::LLVMGetOperand(i.as_value_ref(), n - 1) };
+                !callee.is_null() && unsafe { !llvm::LLVMIsAFunction(callee).is_null() } && {
+                    let mut len = 0;
+                    // SAFETY: a function's name, `len` bytes.
+                    let name = unsafe { llvm::LLVMGetValueName2(callee, &mut len) };
+                    let name = unsafe { std::slice::from_raw_parts(name as *const u8, len) };
+                    REPORTS.iter().any(|r| name.starts_with(r))
+                }
+            }
+        })
+    })
+}
+
+/// Whether a sanitizer instruments `f` (ASan, MSan, TSan and HWASan mark
+/// the functions they instrument): the branches they add after the front
+/// end (a check per memory access) have no source tag.
+pub fn is_sanitized(f: FunctionValue<'_>) -> bool {
+    use inkwell::attributes::{Attribute, AttributeLoc};
+    ["sanitize_address", "sanitize_memory", "sanitize_thread", "sanitize_hwaddress"]
+        .iter()
+        .any(|a| f.get_enum_attribute(AttributeLoc::Function, Attribute::get_named_enum_kind_id(a)).is_some())
 }
 
 /// The elements of the appending array global `name` (`llvm.global_ctors`,

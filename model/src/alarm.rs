@@ -84,12 +84,15 @@ pub enum FailureKind {
     Signal(String),
     /// Ran past its time limit.
     Hang,
+    /// A sanitizer's report: its type, with the access and its size when
+    /// the report gives them (`heap-buffer-overflow WRITE 1`).
+    Sanitizer(String),
 }
 
 impl std::fmt::Display for FailureKind {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            FailureKind::Signal(s) => f.write_str(s),
+            FailureKind::Signal(s) | FailureKind::Sanitizer(s) => f.write_str(s),
             FailureKind::Hang => f.write_str("hang"),
         }
     }

@@ -88,6 +88,9 @@ pub const NO_SLOT: u32 = u32::MAX;
 /// the path reached its bound (later branches were not recorded).
 pub const TRACE_NODES_FULL: u32 = 1;
 pub const TRACE_PATH_FULL: u32 = 2;
+/// A node whose width did not fit its operands' was not built: its value
+/// was left concrete.
+pub const TRACE_ILL_TYPED: u32 = 4;
 
 /// Size of a node on the wire.
 pub const NODE_LEN: usize = 22;

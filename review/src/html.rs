@@ -24,6 +24,8 @@ pub struct Page<'a> {
     /// Its trail back to a seed: each test and the operators that made it
     /// (empty when unknown).
     pub trail: Vec<(String, String)>,
+    /// The sanitizer's report of the first finding, when it ended in one.
+    pub report: Option<String>,
 }
 
 /// Text for HTML: entities for markup, `\xNN` for control bytes and
@@ -245,6 +247,9 @@ pub fn render(
             s.push_str("</li>");
         }
         s.push_str("</ol>");
+        if let Some(r) = &p.report {
+            let _ = write!(s, "<h3>The sanitizer's report</h3><pre>{}</pre>", escape(r.as_bytes()));
+        }
         if let Some(c) = &p.unit_c {
             let _ = write!(s, "<h3>The unit, as C</h3><pre>{}</pre>", escape(c.as_bytes()));
         }

@@ -7,6 +7,7 @@
 
 pub mod html;
 pub mod reduce;
+pub mod report;
 pub mod sarif;
 pub mod signature;
 pub mod stack;

@@ -21,7 +21,53 @@ pub fn of_test(
         Ran::Signal(s) => FailureKind::Signal(signal_name(s)),
         Ran::Hang => FailureKind::Hang,
     };
+    let program = exec::libtool::unwrap(&target.program).map(|(p, _)| p).unwrap_or_else(|_| target.program.clone());
+    if let Some(r) = dump.report.as_deref().and_then(crate::report::parse) {
+        if matches!(ran, Ran::Signal(_)) {
+            return Ok(Some((from_report(&r, &program, symbolizer), dump)));
+        }
+    }
     Ok(Some((from_dump(kind, &dump, &target.program, symbolizer), dump)))
+}
+
+/// The signature of a sanitizer's report: its kind, and its stack
+/// symbolized without the sanitizer's own frames (an interceptor such as
+/// `__asan_memcpy`). A frame of a module that carries the runtime (an
+/// instrumented shared library) counts as the program's, as the runtime's
+/// stacks say (`+PATH`).
+pub fn from_report(r: &crate::report::Report, program: &Path, symbolizer: Option<&Path>) -> Signature {
+    let mut instrumented = std::collections::HashMap::new();
+    let places: Vec<stack::Place> = r
+        .frames
+        .iter()
+        .map(|p| {
+            let module = if Path::new(&p.module) == program {
+                "-".to_string()
+            } else if *instrumented.entry(p.module.clone()).or_insert_with(|| carries_runtime(Path::new(&p.module))) {
+                format!("+{}", p.module)
+            } else {
+                p.module.clone()
+            };
+            stack::Place { module, offset: p.offset }
+        })
+        .collect();
+    let frames = crate::symbolize::frames(symbolizer, program, &places, false)
+        .into_iter()
+        .filter(|f| !is_sanitizer_frame(&f.function))
+        .collect();
+    Signature { kind: FailureKind::Sanitizer(r.kind.clone()), frames }
+}
+
+/// Whether the file at `path` carries the runtime (an instrumented module).
+fn carries_runtime(path: &Path) -> bool {
+    std::fs::read(path).is_ok_and(|b| memchr::memmem::find(&b, b"__carve_register_module").is_some())
+}
+
+/// A frame of a sanitizer's runtime, by its function's name.
+fn is_sanitizer_frame(function: &str) -> bool {
+    ["__asan", "__interceptor_", "__sanitizer", "__ubsan", "__lsan", "__interception"]
+        .iter()
+        .any(|p| function.starts_with(p))
 }
 
 /// The signature of a failure of `kind` whose stack is `dump`.

@@ -27,6 +27,9 @@ pub struct Dump {
     /// The start of the function the interrupted instruction is in.
     pub func: Option<Place>,
     pub frames: Vec<Place>,
+    /// The sanitizer's report, when the program is built with ASan or
+    /// UBSan and the run ended in one.
+    pub report: Option<String>,
 }
 
 /// How a run ended.
@@ -66,6 +69,25 @@ impl Dump {
     /// `libfoo.so+0x1a2b` in a library.
     pub fn own(&self, depth: usize) -> Vec<String> {
         own_places(self.pc.as_ref(), &self.frames, depth)
+    }
+
+    /// What tells this failure from others, for a reduction to keep: the
+    /// sanitizer's report type and its `depth` innermost places when the
+    /// run ended in a report (the runtime's stack of the abort starts in
+    /// the sanitizer), else no type and [`Dump::own`].
+    pub fn identity(&self, depth: usize) -> (Option<String>, Vec<String>) {
+        match self.report.as_deref().and_then(crate::report::parse) {
+            Some(r) => {
+                let places = r
+                    .frames
+                    .iter()
+                    .take(depth)
+                    .map(|p| format!("{}+{:#x}", p.module.rsplit('/').next().unwrap_or(&p.module), p.offset))
+                    .collect();
+                (Some(r.kind), places)
+            }
+            None => (None, self.own(depth)),
+        }
     }
 
     /// [`Dump::own`] for a hang: the function it was in rather than the
@@ -108,6 +130,10 @@ pub fn run(target: &Target, test: &[u8], timeout: Duration) -> Result<(Ran, Dump
     let (program, lib_env) = exec::libtool::unwrap(&program).map_err(Error::Target)?;
     let mut cmd = Command::new(&program);
     cmd.envs(lib_env);
+    let sanitizers = exec::sanitizer::detect(&program);
+    let report_prefix = dir.path().join("report");
+    let opts = exec::sanitizer::Options::from_env(target.detect_leaks, None);
+    cmd.envs(exec::sanitizer::environment(sanitizers, &opts, &report_prefix));
     for a in words.iter().map(Vec::as_slice).chain(args.iter().map(|a| a.as_bytes())) {
         let arg = exec::substitute(a, path);
         cmd.arg(<std::ffi::OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(&arg));
@@ -138,7 +164,9 @@ pub fn run(target: &Target, test: &[u8], timeout: Duration) -> Result<(Ran, Dump
     };
     // Whatever the run left of its group goes too.
     signal_group(child.id(), libc::SIGKILL);
-    let dump = read_dump(&stack);
+    let mut dump = read_dump(&stack);
+    let report = format!("{}.{}", report_prefix.display(), child.id());
+    dump.report = std::fs::read(report).ok().map(|b| String::from_utf8_lossy(&b).into_owned());
     let ran = match status {
         _ if hung => Ran::Hang,
         Some(s) => match (s.signal(), s.code()) {

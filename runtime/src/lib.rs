@@ -37,6 +37,7 @@ mod symfile;
 mod symfold;
 mod symgetopt;
 mod symmodels;
+mod symoverflow;
 mod symprintf;
 mod symptr;
 mod symregex;

@@ -200,10 +200,9 @@ impl Context {
         // SAFETY: `place` holds at least `len` bytes (checked above for
         // globals); a global that already holds them is not written, nor
         // is a read-only one (see `frozen`).
-        let same =
-            h.kind == OBJ_GLOBAL && unsafe { core::slice::from_raw_parts(place as *const u8, data.len()) } == data;
+        let same = h.kind == OBJ_GLOBAL && unsafe { sys::equal_unchecked(place as *const u8, data) };
         if !(same || h.kind == OBJ_GLOBAL && self.is_readonly(place, room)) {
-            unsafe { core::ptr::copy_nonoverlapping(data.as_ptr(), place as *mut u8, data.len()) };
+            unsafe { sys::copy_unchecked(place as *mut u8, data) };
         }
         Ok((place, room))
     }

@@ -112,6 +112,16 @@ impl Sym {
         if [a, b, c][..refs].contains(&0) {
             return 0;
         }
+        // A node whose width does not fit its operands' would make the
+        // whole trace unreadable: the value is left concrete instead, and
+        // the trace says one was (a model or a cast got a width wrong).
+        let w = |x: u32| self.nodes.get(x as usize).map_or(0, |n| n.width);
+        let typed = crate::model::op::Op::from_code(op)
+            .is_some_and(|o| o.well_typed(width as u8, w(a), w(b), w(c), val) && width <= 64);
+        if !typed {
+            self.flags |= TRACE_ILL_TYPED;
+            return 0;
+        }
         if self.nodes.len() >= MAX_NODES {
             self.flags |= TRACE_NODES_FULL;
             return 0;

@@ -31,6 +31,20 @@ pub extern "C" fn __sym_binop(op: u32, sa: u32, sb: u32, va: u64, vb: u64, width
     binary(op, sa, sb, va, vb, width, width)
 }
 
+/// The overflow flag (1 bit) of an `llvm.*.with.overflow` of kind `kind`
+/// (uadd, sadd, usub, ssub, umul, smul: 0..5) on `width`-bit operands;
+/// see `symoverflow.rs`.
+#[no_mangle]
+pub extern "C" fn __sym_overflow(kind: u32, sa: u32, sb: u32, va: u64, vb: u64, width: u32) -> u32 {
+    if (sa == 0 && sb == 0) || width == 0 || width > 64 {
+        return 0;
+    }
+    with(|s| {
+        let (a, b) = (s.operand(sa, va, width), s.operand(sb, vb, width));
+        crate::symoverflow::flag(s, kind, a, b, width)
+    })
+}
+
 /// A comparison (`op`: `OP_EQ` .. `OP_SGE`): 1 bit.
 #[no_mangle]
 pub extern "C" fn __sym_cmp(op: u32, sa: u32, sb: u32, va: u64, vb: u64, width: u32) -> u32 {

@@ -237,3 +237,28 @@ pub fn readonly_ranges() -> alloc::vec::Vec<(usize, usize)> {
     unsafe { libc::dl_iterate_phdr(Some(each), (&mut out as *mut alloc::vec::Vec<(usize, usize)>).cast()) };
     out
 }
+
+/// Copies `src` to `dst` without calling `memcpy`: in a program built with
+/// AddressSanitizer, `memcpy` is ASan's, which checks the program's memory
+/// as the program's own accesses are checked; the runtime restoring a
+/// context is no access of the program's.
+///
+/// # Safety
+/// `dst` is valid for `src.len()` bytes.
+pub unsafe fn copy_unchecked(dst: *mut u8, src: &[u8]) {
+    for (k, &b) in src.iter().enumerate() {
+        // SAFETY: within `dst`'s `src.len()` bytes; volatile, so the loop
+        // is not turned back into a `memcpy` call.
+        unsafe { core::ptr::write_volatile(dst.add(k), b) };
+    }
+}
+
+/// Whether the `bytes.len()` bytes at `p` equal `bytes`, without calling
+/// `bcmp` (see [`copy_unchecked`]).
+///
+/// # Safety
+/// `p` is valid for `bytes.len()` bytes.
+pub unsafe fn equal_unchecked(p: *const u8, bytes: &[u8]) -> bool {
+    // SAFETY: within `p`'s `bytes.len()` bytes.
+    bytes.iter().enumerate().all(|(k, &b)| unsafe { core::ptr::read_volatile(p.add(k)) } == b)
+}

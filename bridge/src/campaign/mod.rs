@@ -182,7 +182,7 @@ impl Campaign {
                 if which == 0 {
                     c.crash_cov.add(c.fs.map());
                     c.next_crash = c.next_crash.max(s.id + 1);
-                    if let Some(key) = signatures::take_key(c.out.root(), c.file.config.signature_depth) {
+                    if let Some(key) = signatures::failure_key(c.out.root(), c.file.config.signature_depth, &c.fs) {
                         c.crash_keys.entry(key).or_insert(s.id);
                     }
                 } else {
@@ -432,7 +432,7 @@ impl Campaign {
             Outcome::Crash(sig) => {
                 s.crashes += 1;
                 let new_edges = self.crash_cov.add(self.fs.map()) == Newness::NewEdges;
-                let key = signatures::take_key(self.out.root(), depth);
+                let key = signatures::failure_key(self.out.root(), depth, &self.fs);
                 let kept = key.as_ref().and_then(|k| self.crash_keys.get(k)).copied();
                 if let Some(id) = kept {
                     *s.crash_counts.entry(format!("{id:06}")).or_insert(1) += 1;

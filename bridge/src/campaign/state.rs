@@ -42,6 +42,9 @@ pub struct Config {
     pub sync: Option<PathBuf>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sync_name: Option<String>,
+    /// Whether runs of a program built with ASan look for leaks.
+    #[serde(default)]
+    pub detect_leaks: bool,
     /// The directory `command` was given in (absent in campaigns from
     /// before it was recorded).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -317,6 +320,7 @@ mod tests {
             sync: None,
             sync_name: None,
             cwd: None,
+            detect_leaks: false,
             mem_limit_mb: 512,
             input_dir: "seeds".into(),
             batch: 64,

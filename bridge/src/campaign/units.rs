@@ -507,7 +507,7 @@ impl Campaign {
         };
         // What the lifted run's crash was, if it crashed (taken whatever
         // the class, so that no later run is given this stack).
-        let key = super::signatures::take_key(self.out.root(), self.file.config.signature_depth);
+        let key = super::signatures::failure_key(self.out.root(), self.file.config.signature_depth, &self.fs);
         self.file.stats.execs += 1;
         self.file.stats.lifted += 1;
         let function = unit.meta.function.clone();

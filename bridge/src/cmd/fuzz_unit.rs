@@ -155,7 +155,11 @@ fn run_with(
             let subs: Vec<_> = t.candidate.values.iter().map(|(k, v)| (&params[*k], v)).collect();
             let lifted = lifter::lift_all(&input, &subs, args_in_input);
             let (class, sys_outcome) = lifter::check(&mut system, &mut sys_cov, &lifted)?;
-            let key = crate::campaign::signatures::take_key(stacks.path(), crate::campaign::signatures::DEFAULT_DEPTH);
+            let key = crate::campaign::signatures::failure_key(
+                stacks.path(),
+                crate::campaign::signatures::DEFAULT_DEPTH,
+                &system,
+            );
             sum.lifted += 1;
             if t.candidate.values.iter().any(|(k, _)| matches!(params[*k].encoding, Encoding::Digits { .. })) {
                 sum.digit_lifts += 1;

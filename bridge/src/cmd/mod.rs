@@ -19,13 +19,14 @@ use std::time::Duration;
 pub fn target(args: &TargetArgs) -> anyhow::Result<::exec::Target> {
     let (program, rest) = args.command.split_first().ok_or_else(|| anyhow::anyhow!("no target given after --"))?;
     anyhow::ensure!(args.timeout_ms() > 0, "the timeout must be positive");
-    say_how_it_runs(std::path::Path::new(program), rest, !args.no_contain)?;
+    say_how_it_runs(std::path::Path::new(program), rest, !args.no_contain, args.detect_leaks)?;
     let mut t = ::exec::Target::new(program, rest.to_vec());
     t.timeout = Duration::from_millis(args.timeout_ms());
     t.mem_limit_mb = (args.mem_limit_mb > 0).then_some(args.mem_limit_mb);
     t.show_output = args.show_output;
     t.args_in_input = args.args_in_input;
     t.contain = !args.no_contain;
+    t.detect_leaks = args.detect_leaks;
     Ok(t)
 }
 
@@ -33,7 +34,12 @@ pub fn target(args: &TargetArgs) -> anyhow::Result<::exec::Target> {
 /// wrapper runs (or why it cannot), a warning for other scripts, and the
 /// arguments made absolute because runs happen in a scratch directory.
 /// Nothing about a target's command line changes without a word here.
-fn say_how_it_runs(program: &std::path::Path, args: &[String], contain: bool) -> anyhow::Result<()> {
+fn say_how_it_runs(
+    program: &std::path::Path,
+    args: &[String],
+    contain: bool,
+    detect_leaks: bool,
+) -> anyhow::Result<()> {
     use ::exec::libtool::Script;
     let found = ::exec::forkserver::resolve(program).ok();
     match found.as_deref().and_then(::exec::libtool::script) {
@@ -50,6 +56,21 @@ fn say_how_it_runs(program: &std::path::Path, args: &[String], contain: bool) ->
             program.display()
         ),
         None => {}
+    }
+    if let Some(p) = found.as_deref() {
+        let real = ::exec::libtool::unwrap(p).map(|(p, _)| p).unwrap_or_else(|_| p.to_path_buf());
+        let san = ::exec::sanitizer::detect(&real);
+        // ASan's runtime carries UBSan's handlers: a program with both
+        // looks like one with ASan alone.
+        let name = if san.address { Some("AddressSanitizer") } else { san.undefined.then_some("UBSan") };
+        if let Some(name) = name {
+            eprintln!(
+                "bridge: {} is built with {name}: a report ends its run (SIGABRT) and names the failure; leaks are {}looked for{}",
+                program.display(),
+                if detect_leaks { "" } else { "not " },
+                if san.address { "; -m limits ASan's allocator, not the address space" } else { "" }
+            );
+        }
     }
     if contain {
         for (i, abs) in ::exec::path_args(args) {

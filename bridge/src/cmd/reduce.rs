@@ -15,10 +15,12 @@ pub(super) fn reduce_test(
     let timeout = target.timeout;
     let (ran, dump) = review::stack::run(target, test, timeout)?;
     let review::stack::Ran::Signal(sig) = ran else { return Ok(None) };
-    let own = dump.own(depth);
+    // The same signal at the same places; for a sanitizer's report, the
+    // same report type too.
+    let own = dump.identity(depth);
     let mut failure = None;
     let mut same = |t: &[u8]| match review::stack::run(target, t, timeout) {
-        Ok((review::stack::Ran::Signal(s), d)) => s == sig && d.own(depth) == own,
+        Ok((review::stack::Ran::Signal(s), d)) => s == sig && d.identity(depth) == own,
         Ok(_) => false,
         Err(e) => {
             failure.get_or_insert(e);

@@ -43,6 +43,10 @@ pub fn run(args: ReviewArgs) -> anyhow::Result<i32> {
     }
     let inputs: std::collections::HashMap<String, PathBuf> =
         signed.iter().map(|(f, _)| (f.finding.path.clone(), f.input.clone())).collect();
+    let reports: std::collections::HashMap<String, String> = signed
+        .iter()
+        .filter_map(|(f, _)| Some((f.finding.path.clone(), std::fs::read_to_string(report_path(&f.cache)).ok()?)))
+        .collect();
     let mut groups = review::table::group(signed.into_iter().map(|(f, s)| (f.finding, s)).collect(), depth);
     if !args.no_reduce {
         for g in &mut groups {
@@ -71,6 +75,17 @@ pub fn run(args: ReviewArgs) -> anyhow::Result<i32> {
         );
     } else {
         print!("{}", review::table::render(&groups));
+        for (k, g) in groups.iter().enumerate() {
+            let error = reports.get(&g.findings[0].path).and_then(|r| r.lines().find(|l| is_report_line(l)));
+            if let Some(line) = error {
+                println!(
+                    "{k:>3}  {}",
+                    line.trim_start_matches('=')
+                        .trim_start_matches(|c: char| c.is_ascii_digit())
+                        .trim_start_matches('=')
+                );
+            }
+        }
         let total: u64 = groups.iter().map(|g| g.count()).sum();
         println!(
             "bridge review: {total} failing run{}, {} signature{} (kind and {depth} innermost frames of the program); reproduce one with: {command}",
@@ -87,7 +102,7 @@ pub fn run(args: ReviewArgs) -> anyhow::Result<i32> {
     }
     if let Some(dir) = &args.html {
         let pages: Vec<review::html::Page<'_>> =
-            groups.iter().map(|g| page(root, g, &inputs[&g.findings[0].path], &command)).collect();
+            groups.iter().map(|g| page(root, g, &inputs[&g.findings[0].path], &command, &reports)).collect();
         let csv = std::fs::read_to_string(root.join("coverage.csv")).ok();
         let title = format!("bridge review of {}", campaign.config.command.join(" "));
         let functions = match function_coverage(root, &target) {
@@ -139,7 +154,13 @@ fn function_coverage(root: &Path, target: &::exec::Target) -> anyhow::Result<Vec
 }
 
 /// What the HTML page shows of group `g`, whose first finding is `input`.
-fn page<'a>(root: &Path, g: &'a Group, input: &Path, command: &str) -> review::html::Page<'a> {
+fn page<'a>(
+    root: &Path,
+    g: &'a Group,
+    input: &Path,
+    command: &str,
+    reports: &std::collections::HashMap<String, String>,
+) -> review::html::Page<'a> {
     let first = &g.findings[0].path;
     let original = std::fs::read(input).unwrap_or_default();
     let reduced = std::fs::read(reduced_path(root, g)).ok();
@@ -190,7 +211,8 @@ fn page<'a>(root: &Path, g: &'a Group, input: &Path, command: &str) -> review::h
             (step.path, made)
         })
         .collect();
-    review::html::Page { group: g, original, reduced, parent, unit_c, source, command, trail }
+    let report = reports.get(first).cloned();
+    review::html::Page { group: g, original, reduced, parent, unit_c, source, command, trail, report }
 }
 
 /// What the seeds, their lines and the operators led to, for the report
@@ -225,6 +247,7 @@ fn campaign_target(c: &CampaignFile) -> anyhow::Result<::exec::Target> {
     let (program, env) = ::exec::libtool::unwrap(&::exec::forkserver::resolve(Path::new(program))?)?;
     let mut t = ::exec::Target::new(program, rest.to_vec());
     t.env = env;
+    t.detect_leaks = c.config.detect_leaks;
     t.timeout = Duration::from_millis(c.config.timeout_ms.max(1));
     t.args_in_input = c.config.args_in_input;
     Ok(t)
@@ -334,12 +357,28 @@ fn signature(f: &Found, target: &::exec::Target, symbolizer: Option<&Path>) -> a
     }
     let test = std::fs::read(&f.input).with_context(|| format!("cannot read {}", f.input.display()))?;
     let timeout = target.timeout * 2;
-    let s = review::signature::of_test(target, &test, timeout, symbolizer)?.map(|(s, _)| s);
+    let found = review::signature::of_test(target, &test, timeout, symbolizer)?;
     if let Some(dir) = f.cache.parent() {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     }
+    if let Some(report) = found.as_ref().and_then(|(_, dump)| dump.report.as_deref()) {
+        driver::files::write_atomic(&report_path(&f.cache), report.as_bytes())?;
+    }
+    let s = found.map(|(s, _)| s);
     driver::files::write_atomic(&f.cache, serde_json::to_string_pretty(&s)?.as_bytes())?;
     Ok(s)
+}
+
+/// Where a failure's sanitizer report is kept, beside its signature.
+fn report_path(cache: &Path) -> PathBuf {
+    cache.with_extension("report.txt")
+}
+
+/// The line of a sanitizer's report that says what went wrong.
+fn is_report_line(line: &str) -> bool {
+    line.contains("ERROR: AddressSanitizer:")
+        || line.contains("ERROR: LeakSanitizer:")
+        || line.contains("runtime error:")
 }
 
 fn reduced_path(root: &Path, g: &Group) -> PathBuf {

@@ -89,6 +89,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
             sync: args.sync.as_deref().map(std::path::absolute).transpose()?,
             sync_name: args.sync.as_ref().map(|_| args.name.clone()),
             cwd: std::env::current_dir().ok(),
+            detect_leaks: args.target.detect_leaks,
         };
         let fs = ::exec::ForkServer::start(with_stacks(target.clone(), &out))?;
         let c = Campaign::start(out, CampaignFile::new(config), fs, g)?;

@@ -14,6 +14,7 @@ mod libc_models;
 mod modules;
 mod node_lifts;
 mod review;
+mod sanitizers;
 mod shared_libs;
 mod symbolic;
 mod timeouts;

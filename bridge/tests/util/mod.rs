@@ -16,6 +16,11 @@ pub fn repo() -> PathBuf {
 /// Compiles one C file with carve-clang into `out_dir`; panics with the
 /// compiler's message on failure.
 pub fn carve_compile(src: &Path, out_dir: &Path) -> PathBuf {
+    carve_compile_with(src, out_dir, &[])
+}
+
+/// [`carve_compile`] with more flags (`-fsanitize=address`...).
+pub fn carve_compile_with(src: &Path, out_dir: &Path, flags: &[&str]) -> PathBuf {
     let cc = tools_dir().join("carve-clang");
     assert!(
         cc.exists() && tools_dir().join("libcarve_rt.a").exists(),
@@ -23,7 +28,7 @@ pub fn carve_compile(src: &Path, out_dir: &Path) -> PathBuf {
         tools_dir().display()
     );
     let out = out_dir.join(src.file_stem().unwrap());
-    let o = Command::new(&cc).args(["-O2", "-o"]).arg(&out).arg(src).output().unwrap();
+    let o = Command::new(&cc).arg("-O2").args(flags).arg("-o").arg(&out).arg(src).output().unwrap();
     assert!(o.status.success(), "carve-clang failed on {}: {}", src.display(), String::from_utf8_lossy(&o.stderr));
     out
 }

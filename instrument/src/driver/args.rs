@@ -49,6 +49,9 @@ pub struct Invocation {
     pub shared: bool,
     /// `-static` or `-static-pie`: nothing is exported dynamically.
     pub static_link: bool,
+    /// The sanitizers `-fsanitize=` asks for (net of `-fno-sanitize=`), in
+    /// the order first named.
+    pub sanitizers: Vec<String>,
 }
 
 /// Flags that take the next argument as their value.
@@ -114,6 +117,7 @@ impl Invocation {
             no_runtime: false,
             shared: false,
             static_link: false,
+            sanitizers: Vec::new(),
         };
         let (mut compile, mut assemble, mut pass) = (false, false, false);
         let (mut dep_only, mut lang): (bool, Option<String>) = (false, None);
@@ -133,6 +137,17 @@ impl Invocation {
                 "-MP" | "-MG" => inv.dep_flags[i] = true,
                 "-r" | "-nostdlib" | "-nodefaultlibs" | "-nostartfiles" => inv.no_runtime = true,
                 "-shared" => inv.shared = true,
+                _ if a.starts_with("-fsanitize=") => {
+                    for s in a["-fsanitize=".len()..].split(',').filter(|s| !s.is_empty()) {
+                        if !inv.sanitizers.iter().any(|x| x == s) {
+                            inv.sanitizers.push(s.to_string());
+                        }
+                    }
+                }
+                _ if a.starts_with("-fno-sanitize=") => {
+                    let off: Vec<&str> = a["-fno-sanitize=".len()..].split(',').collect();
+                    inv.sanitizers.retain(|s| !off.contains(&s.as_str()) && !off.contains(&"all"));
+                }
                 "-static" | "-static-pie" => inv.static_link = true,
                 "-" => inv.inputs.push(Input { pos: i, path: a.into(), lang: lang.clone(), is_source: false }),
                 _ if a == "-o" => {
@@ -204,6 +219,27 @@ impl Invocation {
         inv
     }
 
+    /// The first sanitizer asked for that carve-clang does not support,
+    /// with why; `None` when every one is supported (ASan, UBSan and its
+    /// checks, LeakSanitizer, the fuzzer driver).
+    pub fn unsupported_sanitizer(&self) -> Option<(&str, &'static str)> {
+        self.sanitizers.iter().find_map(|s| {
+            let why = match s.as_str() {
+                "memory" | "kernel-memory" => {
+                    "MemorySanitizer needs every byte a program reads to come from instrumented code; the runtime's are not"
+                }
+                "thread" => "ThreadSanitizer is not tested with the runtime and its fork server",
+                "hwaddress" | "kernel-hwaddress" | "kernel-address" => "only the userspace AddressSanitizer is supported",
+                "dataflow" | "safe-stack" | "shadow-call-stack" | "scudo" | "numerical" | "realtime" | "type" => {
+                    "not supported by carve-clang"
+                }
+                s if s.starts_with("cfi") || s.starts_with("memtag") => "not supported by carve-clang",
+                _ => return None,
+            };
+            Some((s.as_str(), why))
+        })
+    }
+
     /// Flags common to every per-source step: everything but inputs, `-c`,
     /// `-S`, `-o`, `-x` (and dependency flags unless `keep_deps`).
     pub fn common_flags(&self, keep_deps: bool) -> Vec<String> {
@@ -248,6 +284,18 @@ mod tests {
         assert_eq!(paths, ["a.c", "b.cc"]);
         assert!(inv.writes_deps && inv.has_dep_target && !inv.has_dep_file);
         assert_eq!(inv.common_flags(false), ["-I", "inc", "-D", "X=1", "-include", "cfg.h"]);
+    }
+
+    #[test]
+    fn sanitizers_are_read_and_the_unsupported_named() {
+        let inv = parse("-fsanitize=address,undefined -fno-sanitize-recover=all -fsanitize=address -c a.c");
+        assert_eq!(inv.sanitizers, ["address", "undefined"]);
+        assert_eq!(inv.unsupported_sanitizer(), None);
+        let inv = parse("-fsanitize=undefined,memory -c a.c");
+        assert_eq!(inv.unsupported_sanitizer().map(|(s, _)| s), Some("memory"));
+        assert_eq!(parse("-fsanitize=thread -fno-sanitize=thread -c a.c").unsupported_sanitizer(), None);
+        assert_eq!(parse("-fsanitize=cfi-icall a.c").unsupported_sanitizer().map(|(s, _)| s), Some("cfi-icall"));
+        assert!(parse("-fsanitize=fuzzer,address a.c").unsupported_sanitizer().is_none());
     }
 
     #[test]

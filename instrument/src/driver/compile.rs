@@ -35,12 +35,17 @@ pub enum DriverError {
     Instrument { source_path: String, err: crate::Error },
     #[error("-o with several sources and -c or -S")]
     OutputWithManySources,
+    #[error("-fsanitize={name} is not supported: {why} (address, undefined and its checks, and leak are)")]
+    Sanitizer { name: String, why: &'static str },
 }
 
 /// Runs the invocation; returns the exit status to exit with.
 pub fn run(inv: &Invocation, tc: &Toolchain) -> Result<i32, DriverError> {
     if tc.plain || inv.mode == Mode::PassThrough {
         return spawn(tc, &inv.args, None);
+    }
+    if let Some((name, why)) = inv.unsupported_sanitizer() {
+        return Err(DriverError::Sanitizer { name: name.to_string(), why });
     }
     let tmp = tempfile::Builder::new().prefix("carve-clang").tempdir().map_err(DriverError::Temp)?;
     let sources: Vec<&Input> = inv.sources().collect();

@@ -9,6 +9,10 @@ use inkwell::AddressSpace;
 
 /// The entry points, declared in one module.
 pub struct Abi<'ctx> {
+    /// `u32 __sym_overflow(kind, sa, sb, va, vb, width)`: the overflow flag
+    /// of an `llvm.*.with.overflow` (kind: uadd, sadd, usub, ssub, umul,
+    /// smul).
+    pub overflow: FunctionValue<'ctx>,
     pub binop: FunctionValue<'ctx>,
     pub cmp: FunctionValue<'ctx>,
     pub cmp_ptr: FunctionValue<'ctx>,
@@ -70,6 +74,7 @@ impl<'ctx> Abi<'ctx> {
         let f = |name: &str, t| module.get_function(name).unwrap_or_else(|| module.add_function(name, t, None));
         Abi {
             binop: f("__sym_binop", i32t.fn_type(&[i, i, i, l, l, i], false)),
+            overflow: f("__sym_overflow", i32t.fn_type(&[i, i, i, l, l, i], false)),
             cmp: f("__sym_cmp", i32t.fn_type(&[i, i, i, l, l, i], false)),
             cmp_ptr: f("__sym_cmp_ptr", i32t.fn_type(&[i, i, i, l, l], false)),
             cast: f("__sym_cast", i32t.fn_type(&[i, i, i], false)),

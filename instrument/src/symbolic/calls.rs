@@ -110,6 +110,36 @@ impl<'ctx> Shadower<'_, 'ctx> {
                 let s = self.or_zero(self.shadow(args[1]));
                 self.call(self.abi.memset, &[args[0], s.into(), n.into()])?;
             }
+            "llvm.sadd" | "llvm.uadd" | "llvm.ssub" | "llvm.usub" | "llvm.smul" | "llvm.umul"
+                if name.contains(".with.overflow.") && args.len() == 2 =>
+            {
+                // `{result, overflowed}`: the operation, and its flag, for
+                // the `extractvalue`s (UBSan's checks branch on the flag).
+                let Some(w) = int_width(inkwell::types::AnyType::as_any_type_enum(&args[0].get_type())) else {
+                    return Ok(());
+                };
+                let (sa, sb) = (self.shadow(args[0]), self.shadow(args[1]));
+                if sa.is_none() && sb.is_none() {
+                    return Ok(());
+                }
+                use model::trace::*;
+                let (code, kind) = match base.as_str() {
+                    "llvm.uadd" => (OP_ADD, 0),
+                    "llvm.sadd" => (OP_ADD, 1),
+                    "llvm.usub" => (OP_SUB, 2),
+                    "llvm.ssub" => (OP_SUB, 3),
+                    "llvm.umul" => (OP_MUL, 4),
+                    _ => (OP_MUL, 5),
+                };
+                self.after(i);
+                let (va, vb) = (self.wide(args[0], false)?, self.wide(args[1], false)?);
+                let (sa, sb, wc) = (self.or_zero(sa), self.or_zero(sb), self.i32c(w.into()));
+                let r = [self.i32c(code.into()).into(), sa.into(), sb.into(), va.into(), vb.into(), wc.into()];
+                let r = self.call(self.abi.binop, &r)?.expect("i32");
+                let f = [self.i32c(kind).into(), sa.into(), sb.into(), va.into(), vb.into(), wc.into()];
+                let f = self.call(self.abi.overflow, &f)?.expect("i32");
+                self.fields.insert(i.as_value_ref(), [Some(r), Some(f)]);
+            }
             "llvm.umin" | "llvm.umax" | "llvm.smin" | "llvm.smax" if args.len() == 2 => {
                 let Some(w) = int_width(i.get_type()) else { return Ok(()) };
                 let (sa, sb) = (self.shadow(args[0]), self.shadow(args[1]));
@@ -227,12 +257,13 @@ impl<'ctx> Shadower<'_, 'ctx> {
                 self.call(self.abi.model_sprintf, &[args[0], n.into(), fmt, arg, r.into()])?;
                 None
             }
-            "memcpy" | "memmove" if args.len() == 3 => {
+            // ASan's forms of them, in a program built with it.
+            "memcpy" | "memmove" | "__asan_memcpy" | "__asan_memmove" if args.len() == 3 => {
                 self.after(i);
                 let n = self.wide(args[2], false)?;
                 self.call(self.abi.memcpy, &[args[0], args[1], n.into()])?
             }
-            "memset" if args.len() == 3 => {
+            "memset" | "__asan_memset" if args.len() == 3 => {
                 self.after(i);
                 let n = self.wide(args[2], false)?;
                 let s = self.or_zero(self.shadow(args[1]));

@@ -30,6 +30,10 @@ pub struct Shadower<'a, 'ctx> {
     pub(super) td: &'a TargetData,
     pub(super) b: Builder<'ctx>,
     pub(super) map: HashMap<LLVMValueRef, IntValue<'ctx>>,
+    /// The shadows of the fields of `{iN, i1}` results (the arithmetic
+    /// intrinsics that also say whether they overflowed), for the
+    /// `extractvalue`s that take them apart.
+    pub(super) fields: HashMap<LLVMValueRef, [Option<IntValue<'ctx>>; 2]>,
     site_base: u32,
     next_site: u32,
 }
@@ -96,7 +100,17 @@ fn fnv(bytes: &[u8]) -> u32 {
 
 impl<'a, 'ctx> Shadower<'a, 'ctx> {
     pub fn new(ctx: &'ctx Context, module: &'a Module<'ctx>, abi: &'a Abi<'ctx>, td: &'a TargetData) -> Self {
-        Shadower { ctx, module, abi, td, b: ctx.create_builder(), map: HashMap::new(), site_base: 0, next_site: 0 }
+        Shadower {
+            ctx,
+            module,
+            abi,
+            td,
+            b: ctx.create_builder(),
+            map: HashMap::new(),
+            fields: HashMap::new(),
+            site_base: 0,
+            next_site: 0,
+        }
     }
 
     /// A site id for a branch or switch: stable for a given function
@@ -314,6 +328,18 @@ impl<'a, 'ctx> Shadower<'a, 'ctx> {
                 }
             }
             Op::Select => self.select(i)?,
+            Op::ExtractValue => {
+                let Some(fields) = op_k(0).and_then(|a| self.fields.get(&a.as_value_ref())) else { return Ok(()) };
+                // SAFETY: an extractvalue has at least one index.
+                let k = unsafe {
+                    let n = inkwell::llvm_sys::core::LLVMGetNumIndices(i.as_value_ref());
+                    (n == 1).then(|| *inkwell::llvm_sys::core::LLVMGetIndices(i.as_value_ref()))
+                };
+                if let Some(s) = k.and_then(|k| fields.get(k as usize).copied().flatten()) {
+                    self.map.insert(i.as_value_ref(), s);
+                }
+            }
+            Op::Load if is_asan_shadow_load(i) => {}
             Op::Load => self.load(i)?,
             Op::Store => self.store(i)?,
             Op::Alloca => self.alloca(i)?,
@@ -507,6 +533,29 @@ impl<'a, 'ctx> Shadower<'a, 'ctx> {
 
 /// The trace operator of an LLVM integer operation; `None` for any
 /// other instruction (never a wrong operator).
+/// Whether `i` loads AddressSanitizer's shadow memory (`(addr >> 3) +
+/// 0x7fff8000` on x86-64): a check ASan added, whose bytes are ASan's,
+/// not the program's. Following it would take every symbolic pointer for
+/// an index into that memory.
+fn is_asan_shadow_load<'ctx>(i: InstructionValue<'ctx>) -> bool {
+    const SHADOW_OFFSET: u64 = 0x7fff_8000;
+    fn int_op<'c>(v: Option<BasicValueEnum<'c>>) -> Option<inkwell::values::IntValue<'c>> {
+        v.filter(|v| v.is_int_value()).map(|v| v.into_int_value())
+    }
+    let Some(BasicValueEnum::PointerValue(p)) = operand(i, 0) else { return false };
+    let Some(cast) = p.as_instruction().filter(|c| c.get_opcode() == Op::IntToPtr) else { return false };
+    let Some(sum) = int_op(operand(cast, 0)).and_then(|v| v.as_instruction()) else { return false };
+    if !matches!(sum.get_opcode(), Op::Add | Op::Or) {
+        return false;
+    }
+    let (a, b) = (int_op(operand(sum, 0)), int_op(operand(sum, 1)));
+    let offset = b.and_then(|b| b.get_zero_extended_constant()) == Some(SHADOW_OFFSET);
+    let shifted = a.and_then(|a| a.as_instruction()).is_some_and(|s| {
+        s.get_opcode() == Op::LShr && int_op(operand(s, 1)).and_then(|k| k.get_zero_extended_constant()) == Some(3)
+    });
+    offset && shifted
+}
+
 fn binop_code(op: Op) -> Option<u8> {
     use model::op::Op as T;
     let t = match op {

@@ -1,3 +1,4 @@
 //! Tests beyond the invocation kinds of `tests.rs`.
 
 mod robustness;
+mod sanitizers;
