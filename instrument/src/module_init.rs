@@ -126,6 +126,20 @@ pub struct Tables<'a, 'ctx> {
 /// `globtab` = `{ i64 size, i32 addr, i32 name }[nglobals]`, where `fn`,
 /// `name`, `tramp`, `sym_tramp` and `addr` are offsets from the table's
 /// start (0 when the function has no trampoline).
+/// LLVM's code generator takes an `unnamed_addr` constant holding a
+/// pointer to another global, which a PC-relative difference refers to (as
+/// the tables do), for a GOT entry: it writes the difference as `@GOTPCREL`
+/// and drops the constant, though instructions still use it (they count
+/// for nothing in its reckoning of the constant's uses; csmith's programs
+/// failed to link on `undefined reference to g_759`). Without
+/// `unnamed_addr` it is no candidate.
+fn keep_out_of_got_equivalents(g: GlobalValue<'_>) {
+    let points = g.get_initializer().is_some_and(|i| i.is_pointer_value());
+    if g.is_constant() && points {
+        g.set_unnamed_address(inkwell::values::UnnamedAddress::None);
+    }
+}
+
 pub fn add_constructor<'ctx>(
     ctx: &'ctx Context,
     module: &Module<'ctx>,
@@ -198,6 +212,7 @@ pub fn add_constructor<'ctx>(
         .table
         .iter()
         .map(|(g, size)| {
+            keep_out_of_got_equivalents(*g);
             gl_t.const_named_struct(&[
                 i64t.const_int(*size, false).into(),
                 rel(g.as_pointer_value(), globtab).into(),

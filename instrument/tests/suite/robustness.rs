@@ -95,3 +95,32 @@ fn a_crash_names_the_step_and_the_file() {
     let (status, err, _) = compile_with(d, &[("CARVE_CC_FAULT", "nap:pass")]);
     assert_eq!(status.code(), Some(2), "{err}");
 }
+
+/// A regression test of an object that did not link: the tables refer to
+/// each global by a PC-relative difference, and LLVM's code generator
+/// took an `unnamed_addr` constant holding a pointer, referred to that
+/// way, for a GOT entry and dropped it, though a function still used it
+/// (`undefined reference to g_759` in a csmith program at -O2).
+#[test]
+fn a_constant_holding_a_pointer_stays_defined() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let ir = "@g = internal global i32 0, align 4\n\
+              @c = internal unnamed_addr constant ptr @g, align 8\n\
+              define ptr @pick(i1 %x, ptr %y) {\n\
+              entry:\n  br i1 %x, label %a, label %b\n\
+              a:\n  br label %b\n\
+              b:\n  %p = phi ptr [ %y, %entry ], [ @c, %a ]\n  ret ptr %p\n}\n";
+    std::fs::write(d.join("m.ll"), ir).unwrap();
+    let run = |cmd: &str, args: &[&str]| {
+        let o = Command::new(cmd).current_dir(d).args(args).output().unwrap();
+        assert!(o.status.success(), "{cmd} {args:?}: {}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    };
+    run("llvm-as-19", &["m.ll", "-o", "m.bc"]);
+    instrument::instrument_file(&d.join("m.bc"), &d.join("inst.bc")).unwrap();
+    run("llc-19", &["-O2", "-filetype=obj", "inst.bc", "-o", "inst.o"]);
+    let symbols = run("nm", &["inst.o"]);
+    let c = symbols.lines().find(|l| l.ends_with(" c")).unwrap_or_default();
+    assert!(!c.is_empty() && !c.contains(" U "), "{symbols}");
+}
