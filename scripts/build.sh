@@ -6,3 +6,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 (cd runtime && cargo build --release --target-dir ../target)
 cargo build --release --workspace
+# The driver of libFuzzer harnesses (`carve-clang -fsanitize=fuzzer`),
+# next to the runtime.
+mkdir -p target/release
+clang-19 -O2 -g -fPIC -c runtime/fuzzer/driver.c -o target/release/carve_fuzzer.o
+rm -f target/release/libcarve_fuzzer.a
+ar rcs target/release/libcarve_fuzzer.a target/release/carve_fuzzer.o

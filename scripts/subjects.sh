@@ -24,6 +24,9 @@
 #   cov    CC=clang-19 with -fprofile-instr-generate -fcoverage-mapping: the
 #          source-based coverage build that benchmarks replay tests on
 #          (scripts/bench/covreplay.sh; needs libclang-rt-19-dev)
+#   plain-asan, carve-asan, afl-asan
+#          the same with -fsanitize=address (AddressSanitizer builds: the
+#          plain one to reproduce on, the AFL++ one to compare with)
 # Default: plain and carve.
 #
 # Layout, under CACHE=${CARVE_CACHE:-$HOME/.cache/carve-bridge}/subjects:
@@ -69,9 +72,9 @@ variants=()
 IFS=, read -r -a vlist <<<"$variant_arg"
 for v in "${vlist[@]}"; do
   case "$v" in
-    plain|carve|afl|cov) variants+=("$v") ;;
+    plain|carve|afl|cov|plain-asan|carve-asan|afl-asan) variants+=("$v") ;;
     all) variants+=(plain carve afl) ;;
-    *) die "unknown variant '$v' (plain, carve, afl, cov, all)" ;;
+    *) die "unknown variant '$v' (plain, carve, afl, cov, plain-asan, carve-asan, afl-asan, all)" ;;
   esac
 done
 [ "${#variants[@]}" -gt 0 ] || die "no variant given"
@@ -179,7 +182,9 @@ fetch_sources() {
     echo "+ apt-get source $v" >>"$logf"
     if (cd "$CACHE/src" && apt-get source "$v") >>"$logf" 2>&1 && [ -d "$dir" ]; then
       ok=1
-      [ "$v" = "$pkg=$pin" ] || log "$pkg: the pinned version ${pin:-(none)} was not available; took $v"
+      if [ -n "$pin" ] && [ "$v" != "$pkg=$pin" ]; then
+        log "$pkg: the pinned version $pin was not available; took $v"
+      fi
       break
     fi
   done
@@ -213,7 +218,7 @@ find_carve_clang() {
 }
 
 compiler_of() {
-  local v=$1 cc
+  local v=${1%-asan} cc
   case "$v" in
     plain|cov) echo clang-19 ;;
     afl)
@@ -298,12 +303,15 @@ build_package() {
   cp -a "$src" "$bdir"
 
   export FORCE_UNSAFE_CONFIGURE=1   # coreutils' configure refuses root otherwise
-  if [ "$v" = afl ]; then export AFL_QUIET=1; fi
+  if [ "${v%-asan}" = afl ]; then export AFL_QUIET=1; fi
+  # configure's test programs leak: LeakSanitizer must not fail them.
+  case "$v" in *-asan) export ASAN_OPTIONS=detect_leaks=0 ;; esac
 
   local cflags=$CFLAGS_ALL
   # jq and libxml2 with the flags their configure picks by default.
   if is_shared_build "$pkg"; then cflags="-g -O2"; fi
   if [ "$v" = cov ]; then cflags="$cflags -fprofile-instr-generate -fcoverage-mapping"; fi
+  case "$v" in *-asan) cflags="$cflags -fsanitize=address" ;; esac
   if [ "$pkg" = bc ]; then
     # Debian's patch 05 calls checkferror_output() in dc/*.c without a
     # prototype in scope; clang >= 16 makes that an error by default.

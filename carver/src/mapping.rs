@@ -101,6 +101,9 @@ pub fn map(unit: &Unit, input: &[u8]) -> Vec<Param> {
                 if len < MIN_STRING
                     || !text.iter().all(|&b| b == b'\t' || b == b'\n' || (0x20..0x7f).contains(&b) || b >= 0x80)
                 {
+                    if let Some(p) = binary_param(o as u32, bytes, input) {
+                        out.push(p);
+                    }
                     continue;
                 }
                 let occ = find_all(input, text);
@@ -123,6 +126,27 @@ pub fn map(unit: &Unit, input: &[u8]) -> Vec<Param> {
     }
     out.truncate(MAX_PARAMS);
     out
+}
+
+/// Shortest block of binary bytes worth mapping: fewer match by chance.
+const MIN_BINARY: usize = 4;
+
+/// A block of bytes that is no text (a binary format's record, a libFuzzer
+/// harness's input) as a parameter, where the whole object occurs in the
+/// input: a buffer the program read its input into.
+fn binary_param(object: u32, bytes: &[u8], input: &[u8]) -> Option<Param> {
+    if bytes.len() < MIN_BINARY || bytes.iter().all(|&b| b == 0) {
+        return None;
+    }
+    let occ = find_all(input, bytes);
+    (!occ.is_empty()).then(|| Param {
+        site: Site::Bytes { object, offset: 0, len: bytes.len() as u64, nul: false },
+        encoding: Encoding::Raw,
+        occurrences: occ,
+        original: bytes.to_vec(),
+        excluded: Vec::new(),
+        room: 0,
+    })
 }
 
 /// `main`'s input file: the carving run's `@@` file or stdin, which is the

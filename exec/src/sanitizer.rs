@@ -28,12 +28,14 @@ impl Sanitizers {
     }
 }
 
-/// What `program` (and nothing it loads) carries, from the names of the
-/// sanitizers' runtimes in it.
+/// What `program` (and nothing it loads) carries, from the names the
+/// sanitizers' runtimes give themselves in their reports. (Not a symbol's
+/// name: the carving runtime, linked into every program, asks the loader
+/// for `__asan_init` itself.)
 pub fn detect(program: &Path) -> Sanitizers {
     let Ok(bytes) = std::fs::read(program) else { return Sanitizers::default() };
     let has = |name: &str| memchr::memmem::find(&bytes, name.as_bytes()).is_some();
-    Sanitizers { address: has("__asan_init"), undefined: has("__ubsan_handle_") }
+    Sanitizers { address: has("ERROR: AddressSanitizer"), undefined: has("UndefinedBehaviorSanitizer") }
 }
 
 /// How runs of a sanitized program are set up.
@@ -127,5 +129,13 @@ mod tests {
     fn a_program_without_sanitizers_has_none() {
         assert_eq!(detect(Path::new("/bin/true")), Sanitizers::default());
         assert_eq!(detect(Path::new("/no/such/file")), Sanitizers::default());
+        // The carving runtime names ASan's entry point (to ask whether it
+        // is there): that is no ASan build.
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("prog");
+        std::fs::write(&p, b"\x7fELF...__asan_init\0__carve_main_entry\0").unwrap();
+        assert_eq!(detect(&p), Sanitizers::default());
+        std::fs::write(&p, b"\x7fELF...==%d==ERROR: AddressSanitizer: %s\0").unwrap();
+        assert!(detect(&p).address);
     }
 }

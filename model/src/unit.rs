@@ -145,6 +145,9 @@ impl Param {
         match (&self.site, value) {
             (_, Value::Bytes(b)) if matches!(self.encoding, Encoding::Digits { .. }) => digits_text(b, self.encoding),
             (Site::InputFile, Value::Bytes(b)) => b.clone(),
+            // A block of binary bytes (no string: no NUL ends it) is
+            // written whole, zeros and all.
+            (Site::Bytes { nul: false, .. }, Value::Bytes(b)) if self.encoding == Encoding::Raw => b.clone(),
             (Site::NewWord { .. }, _) => {
                 let word = value.text();
                 if word.is_empty() {

@@ -262,3 +262,20 @@ pub unsafe fn equal_unchecked(p: *const u8, bytes: &[u8]) -> bool {
     // SAFETY: within `p`'s `bytes.len()` bytes.
     bytes.iter().enumerate().all(|(k, &b)| unsafe { core::ptr::read_volatile(p.add(k)) } == b)
 }
+
+/// Whether the program carries AddressSanitizer (its runtime's entry point
+/// is in the process), asked of the loader once.
+pub fn has_asan() -> bool {
+    use core::sync::atomic::{AtomicU8, Ordering};
+    static ASAN: AtomicU8 = AtomicU8::new(0);
+    match ASAN.load(Ordering::Relaxed) {
+        1 => false,
+        2 => true,
+        _ => {
+            // SAFETY: dlsym with a NUL-terminated name.
+            let found = !unsafe { libc::dlsym(libc::RTLD_DEFAULT, c"__asan_init".as_ptr()) }.is_null();
+            ASAN.store(if found { 2 } else { 1 }, Ordering::Relaxed);
+            found
+        }
+    }
+}

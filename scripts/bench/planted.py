@@ -3,6 +3,15 @@
 
   scripts/bench/planted.py [--time 60] [--seeds 3] [--out DIR] [--examples interp,hexdump]
 
+`tlv`, `stackfmt`, `accum` and `clamp` carry bugs only a sanitizer sees:
+they are built with `-fsanitize=address,undefined -fno-sanitize-recover=all`
+(the plain build too), a bug is named by its report's kind, a kept input
+counts as failing on the plain build when that build's report has the same
+kind, and the table also says where each bug was first seen (unit level:
+a lifted alarm came first; system level: a crash of a system test) and
+how many false alarms the campaigns filtered (`clamp`'s helper overflows
+its table only for arguments its caller never passes).
+
 For `interp`, `hexdump` and `inlined` (no annotations, built with
 `carve-clang -O2`): `bridge run --unit symbolic` for each seed, two
 campaigns at once (an output directory that holds a finished campaign is
@@ -35,7 +44,15 @@ BUGS = {
     "hexdump": {("apply", "SIGFPE"): "align=0", ("parse_hex", "SIGSEGV"): "empty data list",
                 ("apply", "SIGSEGV"): "len wraps the range check"},
     "inlined": {("store", "SIGABRT"): "32-bit address wrap in the inlined store()"},
+    "tlv": {("set_title", "heap-buffer-overflow WRITE 1"): "a title of exactly 48 bytes",
+            ("main", "heap-use-after-free READ 8"): "the longest entry deleted, then printed",
+            ("add_entry", "heap-use-after-free READ 8"): "the longest entry deleted, then compared"},
+    "stackfmt": {("expand", "stack-buffer-overflow WRITE 1"): "a field that ends at column 72"},
+    "accum": {("main", "signed-integer-overflow"): "quantity x price past INT_MAX"},
+    "clamp": {},
 }
+SANITIZED = {"tlv", "stackfmt", "accum", "clamp"}
+SANFLAGS = ["-fsanitize=address,undefined", "-fno-sanitize-recover=all"]
 
 
 def sh(cmd, **kw):
@@ -45,8 +62,9 @@ def sh(cmd, **kw):
 def build(work, name):
     src = os.path.join(REPO, "examples", name, f"{name}.c")
     carve, plain = os.path.join(work, name), os.path.join(work, f"{name}.plain")
-    sh([os.path.join(TOOLS, "carve-clang"), "-O2", "-g", "-o", carve, src])
-    sh(["clang-19", "-O2", "-g", "-o", plain, src])
+    flags = SANFLAGS if name in SANITIZED else []
+    sh([os.path.join(TOOLS, "carve-clang"), "-O2", "-g", *flags, "-o", carve, src])
+    sh(["clang-19", "-O2", "-g", *flags, "-o", plain, src])
     return carve, plain
 
 
@@ -65,14 +83,47 @@ def campaign(work, name, carve, seed, seconds):
 def bug_of(sig):
     """The innermost program function of a signature, and its kind."""
     kind = sig["signature"]["kind"]
-    kind = kind.get("Signal", str(kind)) if isinstance(kind, dict) else str(kind)
+    kind = next(iter(kind.values())) if isinstance(kind, dict) else str(kind)
     for f in sig["signature"]["frames"]:
-        if f.get("module") == "-":
+        if f.get("module") == "-" or f.get("module", "").startswith("+"):
             return (f["function"], kind)
     return ("?", kind)
 
 
-def fails_on_plain(plain, path):
+def report_kind(stderr):
+    """The kind a sanitizer's report names (its first word), or None."""
+    for line in stderr.splitlines():
+        if "ERROR: AddressSanitizer: " in line:
+            return line.split("ERROR: AddressSanitizer: ")[1].split()[0]
+        if "runtime error: " in line:
+            return "runtime-error"
+    return None
+
+
+def fails_on_plain(plain, path, kind=None):
+    """Whether the plain build fails on the input (a sanitized build: with
+    a report of the same kind)."""
+    if kind is not None:
+        with open(path, "rb") as f:
+            data = f.read()
+        with tempfile.NamedTemporaryFile(delete=False) as t:
+            t.write(data)
+        try:
+            env = dict(os.environ, ASAN_OPTIONS="detect_leaks=0")
+            r = subprocess.run([plain, t.name], capture_output=True, timeout=10, env=env)
+            got = report_kind(r.stderr.decode("utf-8", "replace"))
+            want = kind.split()[0]
+            # UBSan's checks all say "runtime error"; ASan's name the kind.
+            asan = want.split("-")[0] in ("heap", "stack", "global", "double", "SEGV", "alloc", "bad", "memory")
+            return got == want if asan else got == "runtime-error"
+        except subprocess.TimeoutExpired:
+            return False
+        finally:
+            os.unlink(t.name)
+    return fails_plain_signal(plain, path)
+
+
+def fails_plain_signal(plain, path):
     with open(path, "rb") as f:
         data = f.read()
     with tempfile.NamedTemporaryFile(delete=False) as t:
@@ -107,7 +158,7 @@ def main():
     for (name, seed), (out, review) in results:
         for sig in review["signatures"]:
             fn = bug_of(sig)
-            r = rows.setdefault((name, fn), {"found": 0, "lifted": 0, "times": [], "plain": [0, 0]})
+            r = rows.setdefault((name, fn), {"found": 0, "lifted": 0, "times": [], "plain": [0, 0], "unit_first": 0})
             r["found"] += 1
             alarms = [f for f in sig["findings"] if f.startswith("alarms/")]
             if alarms:
@@ -117,20 +168,35 @@ def main():
                     with open(os.path.join(out, f, "report.json")) as fh:
                         times.append(json.load(fh)["found_after_s"])
                 r["times"].append(min(times))
+            # Where it was first seen: the earliest of its findings.
+            when = [(t if t is not None else float("inf"), f) for f, t in zip(sig["findings"], sig.get("found_after_s", []))]
+            if when and min(when)[1].startswith("alarms/"):
+                r["unit_first"] += 1
             for inp in sig["inputs"]:
                 r["plain"][1] += 1
-                r["plain"][0] += fails_on_plain(builds[name][1], inp)
+                r["plain"][0] += fails_on_plain(builds[name][1], inp, fn[1] if name in SANITIZED else None)
     n = a.seeds
     print(f"{a.time} s campaigns, seeds 1..{n}, outputs in {work}\n")
-    print("| example | planted bug | found | lifted by the unit level | first lift (median s) | kept inputs failing on plain -O2 |")
-    print("|---|---|---|---|---|---|")
+    print("| example | planted bug | found | lifted by the unit level | first seen at unit level | first lift (median s) | kept inputs failing on plain -O2 |")
+    print("|---|---|---|---|---|---|---|")
+    empty = {"found": 0, "lifted": 0, "times": [], "plain": [0, 0], "unit_first": 0}
     for name in examples:
         for fn, what in BUGS[name].items():
-            r = rows.pop((name, fn), {"found": 0, "lifted": 0, "times": [], "plain": [0, 0]})
+            r = rows.pop((name, fn), dict(empty))
             t = f"{statistics.median(r['times']):.1f}" if r["times"] else "-"
-            print(f"| {name} | {what} (`{fn[0]}`, {fn[1]}) | {r['found']}/{n} | {r['lifted']}/{n} | {t} | {r['plain'][0]}/{r['plain'][1]} |")
+            print(f"| {name} | {what} (`{fn[0]}`, {fn[1]}) | {r['found']}/{n} | {r['lifted']}/{n} | {r['unit_first']}/{r['found']} | {t} | {r['plain'][0]}/{r['plain'][1]} |")
     for (name, fn), r in sorted(rows.items()):
-        print(f"| {name} | not planted (`{fn[0]}`, {fn[1]}) | {r['found']}/{n} | {r['lifted']}/{n} | | {r['plain'][0]}/{r['plain'][1]} |")
+        print(f"| {name} | not planted (`{fn[0]}`, {fn[1]}) | {r['found']}/{n} | {r['lifted']}/{n} | {r['unit_first']}/{r['found']} | | {r['plain'][0]}/{r['plain'][1]} |")
+    print()
+    for name in examples:
+        false = true = 0
+        for (nm, _), (out, _) in results:
+            if nm == name:
+                with open(os.path.join(out, "campaign.json")) as fh:
+                    st = json.load(fh)["stats"]
+                false += st.get("false_alarms", 0)
+                true += st.get("true_alarms", 0)
+        print(f"{name}: {true} true alarms lifted, {false} false alarms filtered, over {n} campaigns")
 
 
 if __name__ == "__main__":

@@ -63,6 +63,7 @@ pub fn run(args: ReviewArgs) -> anyhow::Result<i32> {
                     "signature": g.signature, "key": g.key, "count": g.count(),
                     "fingerprint": review::sarif::fingerprint(&g.key),
                     "findings": g.findings.iter().map(|f| &f.path).collect::<Vec<_>>(),
+                    "found_after_s": g.findings.iter().map(|f| f.found_after_s).collect::<Vec<_>>(),
                     "inputs": g.findings.iter().map(|f| &inputs[&f.path]).collect::<Vec<_>>(),
                     "reduced": g.reduced.map(|_| reduced_path(root, g)),
                     "reduced_size": g.reduced,

@@ -8,6 +8,7 @@ mod campaign;
 mod carving;
 mod commands;
 mod grammar;
+mod harness;
 mod inlining;
 mod input_file;
 mod libc_models;

@@ -52,6 +52,11 @@ pub struct Invocation {
     /// The sanitizers `-fsanitize=` asks for (net of `-fno-sanitize=`), in
     /// the order first named.
     pub sanitizers: Vec<String>,
+    /// `-fsanitize=fuzzer`: a libFuzzer harness, linked with our driver
+    /// (`runtime/fuzzer/driver.c`) instead of libFuzzer. `fuzzer` and
+    /// `fuzzer-no-link` are taken out of the flags clang sees: their
+    /// coverage instrumentation is not ours.
+    pub fuzzer: bool,
 }
 
 /// Flags that take the next argument as their value.
@@ -118,6 +123,7 @@ impl Invocation {
             shared: false,
             static_link: false,
             sanitizers: Vec::new(),
+            fuzzer: false,
         };
         let (mut compile, mut assemble, mut pass) = (false, false, false);
         let (mut dep_only, mut lang): (bool, Option<String>) = (false, None);
@@ -203,6 +209,7 @@ impl Invocation {
             }
             i += 1;
         }
+        inv.take_out_fuzzer();
         if dep_only && !inv.writes_deps {
             pass = true;
         }
@@ -217,6 +224,25 @@ impl Invocation {
             Mode::Link
         };
         inv
+    }
+
+    /// Takes `fuzzer` and `fuzzer-no-link` out of every `-fsanitize=` (a
+    /// flag left with nothing becomes a harmless one, so that positions
+    /// stay), noting whether `fuzzer` was asked for.
+    fn take_out_fuzzer(&mut self) {
+        self.fuzzer = self.sanitizers.iter().any(|s| s == "fuzzer");
+        self.sanitizers.retain(|s| s != "fuzzer" && s != "fuzzer-no-link");
+        for a in &mut self.args {
+            let Some(list) = a.strip_prefix("-fsanitize=") else { continue };
+            let kept: Vec<&str> = list.split(',').filter(|s| *s != "fuzzer" && *s != "fuzzer-no-link").collect();
+            if kept.len() != list.split(',').count() {
+                *a = if kept.is_empty() {
+                    "-Wno-unused-command-line-argument".to_string()
+                } else {
+                    format!("-fsanitize={}", kept.join(","))
+                };
+            }
+        }
     }
 
     /// The first sanitizer asked for that carve-clang does not support,
@@ -296,6 +322,17 @@ mod tests {
         assert_eq!(parse("-fsanitize=thread -fno-sanitize=thread -c a.c").unsupported_sanitizer(), None);
         assert_eq!(parse("-fsanitize=cfi-icall a.c").unsupported_sanitizer().map(|(s, _)| s), Some("cfi-icall"));
         assert!(parse("-fsanitize=fuzzer,address a.c").unsupported_sanitizer().is_none());
+    }
+
+    #[test]
+    fn the_fuzzer_is_ours_and_clang_never_sees_it() {
+        let inv = parse("-fsanitize=fuzzer,address -O1 h.c -o h");
+        assert!(inv.fuzzer);
+        assert_eq!(inv.sanitizers, ["address"]);
+        assert!(inv.args.contains(&"-fsanitize=address".to_string()) && inv.inputs[0].path == "h.c", "{:?}", inv.args);
+        let inv = parse("-fsanitize=fuzzer-no-link -c lib.c");
+        assert!(!inv.fuzzer && !inv.args.iter().any(|a| a.contains("fuzzer")), "{:?}", inv.args);
+        assert_eq!(inv.mode, Mode::Compile);
     }
 
     #[test]

@@ -143,7 +143,12 @@ fn runtime_link_args(inv: &Invocation, tc: &Toolchain) -> Vec<String> {
         let dir = tc.runtime.parent().unwrap_or(Path::new(".")).to_string_lossy().into_owned();
         return vec![format!("-L{dir}"), "-l:libcarve_rt.so".into(), format!("-Wl,-rpath,{dir}")];
     }
-    let mut args = vec![runtime_without_unwind(tc).to_string_lossy().into_owned()];
+    let mut args = Vec::new();
+    if inv.fuzzer {
+        // Our `main` for a libFuzzer harness, before the runtime it calls.
+        args.push(tc.runtime.with_file_name("libcarve_fuzzer.a").to_string_lossy().into_owned());
+    }
+    args.push(runtime_without_unwind(tc).to_string_lossy().into_owned());
     if !inv.static_link {
         for prefix in crate::abi::RUNTIME_PREFIXES {
             args.push(format!("-Wl,--export-dynamic-symbol={prefix}*"));

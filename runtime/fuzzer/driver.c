@@ -1,0 +1,125 @@
+/* The driver of a libFuzzer harness built with `carve-clang
+ * -fsanitize=fuzzer`, in place of libFuzzer's: a `main` that runs
+ * `LLVMFuzzerInitialize` once, then starts the runtime (the fork server,
+ * when bridge asks for one, and carving or unit replay when asked), then
+ * calls `LLVMFuzzerTestOneInput` on each file named on the command line
+ * (every file of a directory), or on standard input without one, as
+ * libFuzzer runs a harness to reproduce: `./harness FILE...`. Arguments
+ * that start with '-' are libFuzzer's options, and are skipped.
+ *
+ * The input is handed over in a block of its exact size (a sanitizer sees
+ * a read past its end). While carving, the harness's out-of-line copy is
+ * called, whose calls the runtime records. */
+#include <dirent.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+__attribute__((weak)) int LLVMFuzzerInitialize(int *argc, char ***argv);
+int __carve_main_entry(int *argc, char ***argv);
+void *__carve_copy_of(void *fp);
+void __carve_on_alloc(void *p, uint64_t size);
+void __carve_on_free(void *p);
+
+typedef int (*harness_fn)(const uint8_t *, size_t);
+static harness_fn harness = LLVMFuzzerTestOneInput;
+
+static int run_bytes(const uint8_t *bytes, size_t n) {
+  uint8_t *copy = malloc(n ? n : 1);
+  if (copy == NULL)
+    return 1;
+  /* Its bounds, for carving (this file is not instrumented, and a
+   * sanitizer's malloc is not the runtime's). */
+  __carve_on_alloc(copy, n);
+  if (n)
+    memcpy(copy, bytes, n);
+  harness(copy, n);
+  __carve_on_free(copy);
+  free(copy);
+  return 0;
+}
+
+/* The whole of `f`, in a block of its size (NULL on failure). */
+static uint8_t *slurp(FILE *f, size_t *n) {
+  size_t cap = 4096, len = 0;
+  uint8_t *buf = malloc(cap);
+  size_t got;
+  while (buf != NULL && (got = fread(buf + len, 1, cap - len, f)) > 0) {
+    len += got;
+    if (len == cap) {
+      uint8_t *more = realloc(buf, cap * 2);
+      if (more == NULL) {
+        free(buf);
+        return NULL;
+      }
+      buf = more;
+      cap *= 2;
+    }
+  }
+  *n = len;
+  return buf;
+}
+
+static int run_file(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (f == NULL) {
+    fprintf(stderr, "cannot open %s\n", path);
+    return 1;
+  }
+  size_t n = 0;
+  uint8_t *data = slurp(f, &n);
+  fclose(f);
+  if (data == NULL)
+    return 1;
+  int r = run_bytes(data, n);
+  free(data);
+  return r;
+}
+
+static int run_path(const char *path) {
+  struct stat st;
+  if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+    return run_file(path);
+  DIR *d = opendir(path);
+  if (d == NULL)
+    return 1;
+  struct dirent *e;
+  int r = 0;
+  char full[4096];
+  while ((e = readdir(d)) != NULL) {
+    if (e->d_name[0] == '.')
+      continue;
+    snprintf(full, sizeof full, "%s/%s", path, e->d_name);
+    if (stat(full, &st) == 0 && S_ISREG(st.st_mode))
+      r |= run_file(full);
+  }
+  closedir(d);
+  return r;
+}
+
+int main(int argc, char **argv) {
+  if (LLVMFuzzerInitialize)
+    LLVMFuzzerInitialize(&argc, &argv);
+  if (__carve_main_entry(&argc, &argv))
+    harness = (harness_fn)__carve_copy_of((void *)LLVMFuzzerTestOneInput);
+  int files = 0, r = 0;
+  for (int i = 1; i < argc; i++) {
+    if (argv[i][0] == '-')
+      continue;
+    files++;
+    r |= run_path(argv[i]);
+  }
+  if (files == 0) {
+    size_t n = 0;
+    uint8_t *data = slurp(stdin, &n);
+    if (data == NULL)
+      return 1;
+    r = run_bytes(data, n);
+    free(data);
+  }
+  return r;
+}
