@@ -12,6 +12,7 @@ pub mod calls;
 pub mod clone;
 pub mod driver;
 pub mod edges;
+pub mod entries;
 pub mod globals;
 mod ir;
 pub mod module_init;
@@ -22,6 +23,15 @@ use inkwell::context::Context;
 use inkwell::module::Module;
 use inkwell::values::FunctionValue;
 use std::path::Path;
+
+/// How a module is instrumented, beyond what every module gets.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Options {
+    /// The module is compiled for a shared library (`-fPIC`): its exported
+    /// functions go to their copies while the runtime tracks
+    /// ([`entries`]).
+    pub library_entries: bool,
+}
 
 /// What the instrumentation did to one module.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
@@ -61,7 +71,7 @@ pub enum Error {
 /// that split blocks (calls) come after those that only insert
 /// instructions (globals, allocations); the counters are placed last, on
 /// the branches collected at first, so no probe's own branch is counted.
-pub fn instrument_module<'ctx>(ctx: &'ctx Context, module: &Module<'ctx>) -> Result<Stats, Error> {
+pub fn instrument_module<'ctx>(ctx: &'ctx Context, module: &Module<'ctx>, opts: &Options) -> Result<Stats, Error> {
     let area = module_init::area_global(ctx, module);
     let funcs: Vec<_> = module.get_functions().filter(|f| ir::is_instrumentable(*f)).collect();
     let prepared = funcs.iter().any(|f| preserve::is_copy(*f));
@@ -79,6 +89,9 @@ pub fn instrument_module<'ctx>(ctx: &'ctx Context, module: &Module<'ctx>) -> Res
     let sym_tramps = symbolic::instrument(ctx, module, &unit_funcs, &tramps)?;
     if prepared {
         preserve::redirect_external_calls(ctx, module, &unit_funcs)?;
+        if opts.library_entries {
+            entries::dispatch(ctx, module, &unit_funcs)?;
+        }
     }
     stats.has_main = module_init::hook_main(ctx, module)?;
     let mut table: Vec<module_init::Entry<'ctx>> = entries
@@ -134,11 +147,11 @@ fn table_entries<'ctx>(
 }
 
 /// Reads bitcode from `input`, instruments it and writes it to `output`.
-pub fn instrument_file(input: &Path, output: &Path) -> Result<Stats, Error> {
+pub fn instrument_file(input: &Path, output: &Path, opts: &Options) -> Result<Stats, Error> {
     let ctx = Context::create();
     let module = Module::parse_bitcode_from_path(input, &ctx)
         .map_err(|e| Error::ReadBitcode { path: input.display().to_string(), msg: e.to_string() })?;
-    let stats = instrument_module(&ctx, &module)?;
+    let stats = instrument_module(&ctx, &module, opts)?;
     if !module.write_bitcode_to_path(output) {
         return Err(Error::WriteBitcode { path: output.display().to_string() });
     }

@@ -93,6 +93,28 @@ pub unsafe extern "C" fn __carve_register_module(
             }
         }
     });
+    start_in_host();
+}
+
+static HOST_STARTED: AtomicBool = AtomicBool::new(false);
+
+/// An instrumented shared library in a program built without carve-clang
+/// (Python's `sqlite3` module loading an instrumented `libsqlite3.so`):
+/// no instrumented `main` will call [`__carve_main_entry`], so the first
+/// module to register does what it does, from its constructor: the
+/// failing-stack handlers, the fork server (forking the host from here on,
+/// every run going on from the library's loading), unit replay and the
+/// function list. The runtime is then `libcarve_rt.so`, not a copy linked
+/// into the program (an instrumented program's copy interposes it).
+fn start_in_host() {
+    if crate::sys::in_main_program(__carve_register_module as *const () as usize)
+        || HOST_STARTED.swap(true, Ordering::Relaxed)
+    {
+        return;
+    }
+    crate::stack::install_if_asked();
+    forkserver::start_if_asked();
+    replay::run_if_asked();
 }
 
 static MAIN_ENTERED: core::sync::atomic::AtomicBool = core::sync::atomic::AtomicBool::new(false);

@@ -137,6 +137,7 @@ fn snapshot(st: &mut State, function: u32, name: &[u8], args: &[u64], kinds: &[u
         left: budget,
         truncated: false,
     };
+    let guessed = guess_unknown(w.st, args, kinds);
     let mut arg_list = Vec::with_capacity(args.len());
     for (i, &v) in args.iter().enumerate() {
         let (kind, size) = (kinds.get(2 * i).copied().unwrap_or(ARG_INT), kinds.get(2 * i + 1).copied().unwrap_or(8));
@@ -158,11 +159,52 @@ fn snapshot(st: &mut State, function: u32, name: &[u8], args: &[u64], kinds: &[u
         w.dump(next, &dirty);
         next += 1;
     }
+    for base in guessed {
+        w.st.objects.remove(base);
+    }
     let mut b = Buf(Vec::with_capacity(4096));
     let head = SnapshotHead { function, flags: if w.truncated { FLAG_TRUNCATED } else { 0 }, raw_pointers: w.raw };
     let objects = w.objects.iter().map(|(h, bytes)| (h, bytes.as_slice()));
     encode_snapshot(&mut b, head, name, &arg_list, objects, &w.relocs);
     b.0
+}
+
+/// Most bytes a pointer argument to memory the runtime does not know is
+/// taken to reach.
+const GUESS: usize = 4096;
+
+/// Pointer arguments into memory the runtime does not know (a buffer of a
+/// program built without carve-clang, calling an instrumented library):
+/// taken, for this snapshot, as objects that start where they point and
+/// end after the first NUL (a string), or after [`GUESS`] readable bytes.
+/// Returns their bases, to be forgotten after the snapshot.
+fn guess_unknown(st: &mut State, args: &[u64], kinds: &[u8]) -> Vec<usize> {
+    let mut out = Vec::new();
+    for (i, &v) in args.iter().enumerate() {
+        let p = v as usize;
+        if kinds.get(2 * i).copied() != Some(ARG_PTR) || !(0x10000..0x8000_0000_0000).contains(&p) {
+            continue;
+        }
+        if st.objects.find(p).is_some() || st.tables.function_at(p).is_some() || st.tables.global_at(p).is_some() {
+            continue;
+        }
+        let mut size = 0;
+        let mut chunk = [0u8; 256];
+        while size < GUESS && sys::read_memory(p + size, &mut chunk) {
+            match chunk.iter().position(|&b| b == 0) {
+                Some(k) => {
+                    size += k + 1;
+                    break;
+                }
+                None => size += chunk.len(),
+            }
+        }
+        if size > 0 {
+            st.objects.insert(p, size.min(GUESS), OBJ_HEAP, NO_GLOBAL);
+            out.push(p);
+        }
+    }
+    out
 }
 
 struct Walk<'a> {

@@ -279,3 +279,25 @@ pub fn has_asan() -> bool {
         }
     }
 }
+
+/// Whether `addr` lies in the main program's loaded segments (not in a
+/// shared library): the loader lists the program first.
+pub fn in_main_program(addr: usize) -> bool {
+    unsafe extern "C" fn first(info: *mut libc::dl_phdr_info, _: usize, out: *mut libc::c_void) -> libc::c_int {
+        // SAFETY: the loader passes a valid record; `out` is our pair.
+        let (info, out) = unsafe { (&*info, &mut *out.cast::<(usize, bool)>()) };
+        for k in 0..info.dlpi_phnum as usize {
+            // SAFETY: `dlpi_phnum` headers follow `dlpi_phdr`.
+            let ph = unsafe { &*info.dlpi_phdr.add(k) };
+            let start = info.dlpi_addr as usize + ph.p_vaddr as usize;
+            if ph.p_type == libc::PT_LOAD && (start..start + ph.p_memsz as usize).contains(&out.0) {
+                out.1 = true;
+            }
+        }
+        1 // the first object only
+    }
+    let mut found = (addr, false);
+    // SAFETY: the callback reads the first record and writes our pair.
+    unsafe { libc::dl_iterate_phdr(Some(first), (&mut found as *mut (usize, bool)).cast()) };
+    found.1
+}

@@ -167,3 +167,59 @@ fn a_campaign_questions_its_seeds_and_is_reviewed_from_anywhere() {
     let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode(&html.join("index.html")), mode(&elsewhere.path().join("plain")));
 }
+
+/// The library in a host built without carve-clang (as Python loads
+/// SQLite): the fork server starts from the library's constructor, the
+/// coverage is the library's, its functions are carved from the host's
+/// calls (a buffer of the host's, unknown to the runtime, is taken up to
+/// its NUL) and replay, and a campaign lifts the library's bug.
+#[test]
+fn an_instrumented_library_in_an_uninstrumented_host() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    build(d);
+    let host = d.join("host");
+    let o = Command::new("clang-19")
+        .current_dir(d)
+        .args(["-O2", "-o", "host", "main.c", "-L.libs", "-lrec"])
+        .arg(format!("-Wl,-rpath,{}", d.join(".libs").display()))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let h = host.to_str().unwrap();
+    let seeds = seeds(d, false);
+    let sum = exec_json(&seeds, &[], &[h, ".", "@@"]);
+    assert_eq!(sum["exit_zero"], 2, "{sum}");
+    assert!(sum["edges"].as_u64().unwrap() > 0 && sum["edges"].as_u64() <= sum["edges_total"].as_u64(), "{sum}");
+    let units = d.join("units");
+    let input = std::fs::read(seeds.join("a")).unwrap();
+    let o = bridge(&["carve", "-o", units.to_str().unwrap(), "--", h, ".", "@@"], &input);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let carved = names(&units);
+    assert!(
+        carved.iter().any(|n| n == "rec_parse.0.unit") && !carved.iter().any(|n| n.starts_with("main")),
+        "{carved:?}"
+    );
+    let replay = stdout(&bridge(&["replay", units.to_str().unwrap()], b""));
+    assert!(replay.contains(&format!("{n} of {n} replays faithful", n = carved.len())), "{replay}");
+    let out = d.join("out");
+    let sum = bridge_json(
+        &[
+            "explore",
+            units.to_str().unwrap(),
+            "--tries",
+            "30",
+            "--json",
+            "-o",
+            out.to_str().unwrap(),
+            "--",
+            h,
+            ".",
+            "@@",
+        ],
+        b"",
+    );
+    // rec_parse's value "!!" aborts: solved for at unit level, and the
+    // host's input carries it as it is.
+    assert!(sum["true_alarms"].as_u64().unwrap() >= 1, "{sum}");
+}

@@ -49,6 +49,9 @@ pub struct Invocation {
     pub shared: bool,
     /// `-static` or `-static-pie`: nothing is exported dynamically.
     pub static_link: bool,
+    /// `-fPIC` or `-fpic` (last of them and their `-fno-` forms): code for
+    /// a shared library.
+    pub pic: bool,
     /// The sanitizers `-fsanitize=` asks for (net of `-fno-sanitize=`), in
     /// the order first named.
     pub sanitizers: Vec<String>,
@@ -122,6 +125,7 @@ impl Invocation {
             no_runtime: false,
             shared: false,
             static_link: false,
+            pic: false,
             sanitizers: Vec::new(),
             fuzzer: false,
         };
@@ -155,6 +159,8 @@ impl Invocation {
                     inv.sanitizers.retain(|s| !off.contains(&s.as_str()) && !off.contains(&"all"));
                 }
                 "-static" | "-static-pie" => inv.static_link = true,
+                "-fPIC" | "-fpic" => inv.pic = true,
+                "-fno-PIC" | "-fno-pic" => inv.pic = false,
                 "-" => inv.inputs.push(Input { pos: i, path: a.into(), lang: lang.clone(), is_source: false }),
                 _ if a == "-o" => {
                     inv.output = Some(value(i + 1));

@@ -184,7 +184,8 @@ fn compile_one(
             front.extend(["-MF".into(), default_output(out, "d")]);
         }
     }
-    front.extend(["-Xclang".into(), "-disable-llvm-passes".into()]);
+    // Link flags of a compile-and-link command mean nothing to this step.
+    front.extend(["-Wno-unused-command-line-argument".into(), "-Xclang".into(), "-disable-llvm-passes".into()]);
     front.extend(["-c".into(), "-emit-llvm".into(), "-o".into(), path(&bc)]);
     if let Some(lang) = &src.lang {
         front.extend(["-x".into(), lang.clone()]);
@@ -216,7 +217,8 @@ fn compile_one(
     }
     let stats = {
         let _step = watchdog::enter(&tc.watch, Step::Pass, file);
-        crate::instrument_file(&opt, &inst)
+        let opts = crate::Options { library_entries: inv.pic };
+        crate::instrument_file(&opt, &inst, &opts)
             .map_err(|err| DriverError::Instrument { source_path: src.path.clone(), err })?
     };
     if tc.verbose {

@@ -118,7 +118,7 @@ fn a_constant_holding_a_pointer_stays_defined() {
         String::from_utf8_lossy(&o.stdout).into_owned()
     };
     run("llvm-as-19", &["m.ll", "-o", "m.bc"]);
-    instrument::instrument_file(&d.join("m.bc"), &d.join("inst.bc")).unwrap();
+    instrument::instrument_file(&d.join("m.bc"), &d.join("inst.bc"), &instrument::Options::default()).unwrap();
     run("llc-19", &["-O2", "-filetype=obj", "inst.bc", "-o", "inst.o"]);
     let symbols = run("nm", &["inst.o"]);
     let c = symbols.lines().find(|l| l.ends_with(" c")).unwrap_or_default();
