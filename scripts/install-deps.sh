@@ -33,7 +33,9 @@ if [ "$want_subjects" = 1 ]; then
   pkgs+=(dpkg-dev texinfo bison flex ed perl libclang-rt-19-dev autoconf automake libtool libonig-dev zlib1g-dev liblzma-dev)
 fi
 if [ "$want_bench" = 1 ]; then
-  pkgs+=(valgrind python3-pip)
+  # libclang-rt-14-dev: the ASan runtime of afl-clang-fast (AFL++ is built
+  # on LLVM 14), for the afl-asan builds of the subjects.
+  pkgs+=(valgrind python3-pip csmith libcsmith-dev creduce libclang-rt-14-dev)
 fi
 
 missing=()

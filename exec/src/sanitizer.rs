@@ -7,7 +7,9 @@
 //! unless asked, and the memory limit is ASan's own (`malloc_limit_mb`):
 //! its shadow memory reserves terabytes of address space, which an
 //! `RLIMIT_AS` of any useful size forbids. Signals stay the program's
-//! (`handle_segv=0`...): a segmentation fault is reported as one. Reports
+//! (`handle_segv=0`...): a segmentation fault is reported as one; locals
+//! stay on the stack (`detect_stack_use_after_return=0`), where carving
+//! finds them. Reports
 //! go to a file per run (`log_path`), which the fork server reads after a
 //! crash.
 
@@ -76,6 +78,9 @@ pub fn environment(s: Sanitizers, opts: &Options, report_prefix: &Path) -> Vec<(
             "malloc_context_size=0".into(),
             "allocator_may_return_null=1".into(),
             "detect_odr_violation=0".into(),
+            // Locals on the real stack, where the carving runtime finds a
+            // frame's objects, not on ASan's fake stack.
+            "detect_stack_use_after_return=0".into(),
             "handle_segv=0".into(),
             "handle_sigbus=0".into(),
             "handle_abort=0".into(),

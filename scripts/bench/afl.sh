@@ -30,9 +30,13 @@
 # build (the afl-clang-fast build cannot read a command line from a test),
 # in `alone` and `pair` alike.
 #
+# `--asan`: both tools on AddressSanitizer builds (carve-asan and
+# afl-asan: scripts/subjects.sh --variant carve-asan,afl-asan), AFL++ with
+# the ASAN_OPTIONS it asks for (abort_on_error=1, symbolize=0, no leaks).
+#
 #   scripts/bench/afl.sh [--cache DIR] [--subjects sed,dc,cut] [--time 5m]
 #                        [--seeds N] [--modes speed,alone,pair] [--out DIR]
-#                        [--bridge PATH] [--args-in-input]
+#                        [--bridge PATH] [--args-in-input] [--asan]
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 cache=${CARVE_CACHE:-$HOME/.cache/carve-bridge}/subjects
@@ -43,6 +47,7 @@ modes=speed,alone,pair
 out=""
 bridge_bin=""
 aii=0
+san=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --cache) cache=$2/subjects; shift 2 ;;
@@ -53,6 +58,7 @@ while [ $# -gt 0 ]; do
     --out) out=$2; shift 2 ;;
     --bridge) bridge_bin=$2; shift 2 ;;
     --args-in-input) aii=1; shift ;;
+    --asan) san=-asan; export ASAN_OPTIONS=abort_on_error=1:symbolize=0:detect_leaks=0; shift ;;
     *) echo "afl.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -139,9 +145,9 @@ signatures() { # argv out... -> one key a line
 
 IFS=, read -r -a list <<< "$subjects"
 for s in "${list[@]}"; do
-  carve="$cache/bin-carve/$s" afl="$cache/bin-afl/$s" cov="$cache/bin-cov/$s"
+  carve="$cache/bin-carve$san/$s" afl="$cache/bin-afl$san/$s" cov="$cache/bin-cov/$s"
   for b in "$carve" "$afl" "$cov"; do
-    [ -x "$b" ] || { echo "afl.sh: $b missing: scripts/subjects.sh --variant carve,afl,cov --subjects $s" >&2; exit 1; }
+    [ -x "$b" ] || { echo "afl.sh: $b missing: scripts/subjects.sh --variant carve$san,afl$san,cov --subjects $s" >&2; exit 1; }
   done
   if [ "$aii" = 1 ]; then
     # Command lines in the tests: AFL++ runs the carve-clang build, which

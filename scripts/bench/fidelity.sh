@@ -9,18 +9,22 @@
 # input hits (`bridge showmap`, the optimised program) against those the
 # replay of `main` carved from it hits (the out-of-line copies), as the
 # Jaccard index of the two sets ("sys~unit", 1.0: the same slots).
-#   scripts/bench/fidelity.sh [--cache DIR] [--subjects cut,paste,...] [--max N]
+#   scripts/bench/fidelity.sh [--cache DIR] [--subjects cut,paste,...] [--max N] [--variant carve|carve-asan]
 # (jq and xmllint too, after `scripts/subjects.sh --subjects jq,xmllint`.)
 set -euo pipefail
+# Leaks at exit are no failure here (ASan builds).
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0}
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 cache=${CARVE_CACHE:-$HOME/.cache/carve-bridge}/subjects
 subjects=cut,paste,tac,b2sum,sed,dc
 max=5
+variant=carve
 while [ $# -gt 0 ]; do
   case "$1" in
     --cache) cache=$2/subjects; shift 2 ;;
     --subjects) subjects=$2; shift 2 ;;
     --max) max=$2; shift 2 ;;
+    --variant) variant=$2; shift 2 ;;
     *) echo "fidelity.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -74,7 +78,7 @@ cases() {
 printf '%-7s %6s %9s %7s %9s %8s %9s %9s %11s %10s %9s\n' subject inputs functions calls faithful "%" truncated same-out "us/snapshot" "B/snapshot" "sys~unit"
 IFS=, read -r -a list <<< "$subjects"
 for s in "${list[@]}"; do
-  bin="$cache/bin-carve/$s"
+  bin="$cache/bin-$variant/$s"
   [ -x "$bin" ] || { echo "fidelity.sh: $bin missing: run scripts/subjects.sh" >&2; exit 1; }
   k=0; same=0
   : > "$work/$s.json.all"

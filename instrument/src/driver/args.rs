@@ -216,6 +216,16 @@ impl Invocation {
             i += 1;
         }
         inv.take_out_fuzzer();
+        // ASan keeps a function's locals in one block of its frame, which
+        // carving records, unless it may move them to its fake stack at run
+        // time (use after return), which no probe sees.
+        if inv.sanitizers.iter().any(|s| s == "address")
+            && !inv.args.iter().any(|a| a.starts_with("-fsanitize-address-use-after-return="))
+        {
+            inv.args.push("-fsanitize-address-use-after-return=never".into());
+            inv.dropped.push(false);
+            inv.dep_flags.push(false);
+        }
         if dep_only && !inv.writes_deps {
             pass = true;
         }
