@@ -16,13 +16,3 @@ pub mod words;
 
 pub use fidelity::{compare, Fidelity};
 pub use render::render_c;
-
-use model::unit::{Meta, Unit, UnitError};
-
-/// A unit test from a snapshot file the runtime wrote (snapshot record,
-/// then the outcome record when the call returned).
-pub fn unit_from_snapshot(bytes: &[u8], meta: Meta) -> Result<Unit, UnitError> {
-    let mut unit = Unit::decode(bytes)?;
-    unit.meta = Meta { function: unit.snapshot.name.clone(), ..meta };
-    Ok(unit)
-}

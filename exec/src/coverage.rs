@@ -116,9 +116,33 @@ mod tests {
     use super::*;
 
     #[test]
-    fn buckets_match_the_table() {
-        for h in 0..=255u8 {
-            assert_eq!(bucket(h), BUCKETS[h as usize], "hits {h}");
+    fn buckets_are_afls() {
+        // AFL's buckets, written out by hand: (first hit count, last, bucket).
+        let expected: [(u8, u8, u8); 9] = [
+            (0, 0, 0),
+            (1, 1, 1),
+            (2, 2, 2),
+            (3, 3, 4),
+            (4, 7, 8),
+            (8, 15, 16),
+            (16, 31, 32),
+            (32, 127, 64),
+            (128, 255, 128),
+        ];
+        let mut next = 0u16;
+        for (lo, hi, b) in expected {
+            assert_eq!(u16::from(lo), next, "the ranges cover every count once");
+            for h in lo..=hi {
+                assert_eq!(bucket(h), b, "bucket of {h} hits");
+                assert_eq!(BUCKETS[h as usize], b, "table entry for {h} hits");
+            }
+            next = u16::from(hi) + 1;
+        }
+        assert_eq!(next, 256);
+        for (h, b) in
+            [(3, 4), (4, 8), (7, 8), (8, 16), (15, 16), (16, 32), (31, 32), (32, 64), (127, 64), (128, 128), (255, 128)]
+        {
+            assert_eq!(bucket(h), b, "bucket of {h} hits");
         }
     }
 

@@ -28,6 +28,7 @@
 
 use crate::labels::{Labels, Origin, Run, FRESH};
 use serde::Serialize;
+use std::cell::Cell;
 use std::collections::HashMap;
 use std::ops::Range;
 
@@ -98,6 +99,11 @@ fn content_end(data: &[u8], t: &Range<usize>) -> usize {
 /// ancestors; a source of id [`FRESH`] without labels is ignored, as are
 /// labels that do not cover their source: its bytes are then its own).
 pub fn pseudo(data: &[u8], sources: &[Source<'_>], args_in_input: bool) -> Pseudo {
+    pseudo_counted(data, sources, args_in_input).0
+}
+
+/// [`pseudo`], with the work the greedy search did (see [`Greedy::work`]).
+fn pseudo_counted(data: &[u8], sources: &[Source<'_>], args_in_input: bool) -> (Pseudo, usize) {
     let srcs: Vec<Src<'_>> = sources
         .iter()
         .map(|&(id, d, l)| Src::new(id, d, l.filter(|l| l.len() == d.len()), args_in_input))
@@ -105,9 +111,10 @@ pub fn pseudo(data: &[u8], sources: &[Source<'_>], args_in_input: bool) -> Pseud
         .collect();
     let tokens = token_spans(data, args_in_input);
     let index = Index::new(&srcs);
-    let g = Greedy { data, tokens: &tokens, srcs: &srcs, index: &index };
+    let g = Greedy { data, tokens: &tokens, srcs: &srcs, index: &index, work: Cell::new(0) };
     let (labels, copied) = g.run();
-    Pseudo { labels, tokens, copied }
+    let work = g.work.get();
+    (Pseudo { labels, tokens, copied }, work)
 }
 
 /// A source, ready to copy from.
@@ -230,6 +237,10 @@ struct Greedy<'t, 'a> {
     tokens: &'t [Range<usize>],
     srcs: &'t [Src<'a>],
     index: &'t Index<'a>,
+    /// Places of the sources looked at (in the 4-byte index, and as
+    /// copies) plus bytes compared with them: what the search costs,
+    /// counted so that a test can bound it.
+    work: Cell<usize>,
 }
 
 impl Greedy<'_, '_> {
@@ -287,6 +298,7 @@ impl Greedy<'_, '_> {
             let mut tries = 0;
             while e != NONE && tries < CHAIN {
                 tries += 1;
+                self.work.set(self.work.get() + 1);
                 let (s, j) = ix.places[e as usize];
                 e = ix.next[e as usize];
                 if key(self.srcs[s as usize].data, j as usize) == want {
@@ -303,6 +315,7 @@ impl Greedy<'_, '_> {
     /// it ends, each when what is left is a copy.
     fn copy_at(&self, i: usize, pending: usize, src: usize, j: usize) -> Option<Found> {
         let sd = self.srcs[src].data;
+        self.work.set(self.work.get() + 1);
         if j >= sd.len() {
             return None;
         }
@@ -311,6 +324,7 @@ impl Greedy<'_, '_> {
             return None;
         }
         let back = common_suffix(&sd[..j], &self.data[pending..i]);
+        self.work.set(self.work.get() + fwd + back);
         let mut c = Found { at: i - back, len: back + fwd, src, off: j - back };
         let end = c.at + c.len;
         // A few bytes ending a token and going on into the next are not a
@@ -651,23 +665,34 @@ mod tests {
             test.extend(line(&mut r));
         }
         let srcs: Vec<Source> = sources.iter().enumerate().map(|(k, s)| (k as u64, &s[..], None)).collect();
-        let started = std::time::Instant::now();
-        let p = pseudo(&test, &srcs, false);
+        let (p, work) = pseudo_counted(&test, &srcs, false);
+        let (_, work_quarter) = pseudo_counted(&test[..test.len() / 4], &srcs, false);
         eprintln!(
-            "{} bytes, {} runs, {} copied, {:?}",
+            "{} bytes, {} runs, {} copied, work {work} ({work_quarter} on a quarter)",
             test.len(),
             p.labels.runs().count(),
-            p.copied,
-            started.elapsed()
+            p.copied
         );
         assert_eq!(p.labels.check(&test, lookup(&srcs)), Ok(()));
         assert!(p.copied * 2 > test.len());
+        assert_linear(test.len(), work, work_quarter);
         // A repetitive test against repetitive sources.
         let same = vec![b'a'; 64 << 10];
         let srcs: Vec<Source> = (0..300).map(|k| (k as u64, &same[..4096], None)).collect();
-        let started = std::time::Instant::now();
-        let p = pseudo(&same, &srcs, false);
-        eprintln!("repetitive: {} runs, {:?}", p.labels.runs().count(), started.elapsed());
+        let (p, work) = pseudo_counted(&same, &srcs, false);
+        let (_, work_quarter) = pseudo_counted(&same[..same.len() / 4], &srcs, false);
+        eprintln!("repetitive: {} runs, work {work} ({work_quarter} on a quarter)", p.labels.runs().count());
         assert_eq!(p.copied, same.len());
+        assert_linear(same.len(), work, work_quarter);
+    }
+
+    /// Checks the work counted on `n` bytes and on their first quarter:
+    /// at most the places the search may try at a byte (the previous
+    /// copy, a token's chain, a 4-byte string's chain) per byte, and
+    /// growing as the input does (a search quadratic in it would do 16
+    /// times the work on 4 times the bytes, not about 4).
+    fn assert_linear(n: usize, work: usize, work_quarter: usize) {
+        assert!(work <= (1 + TOKEN_CHAIN + CHAIN) * n, "work {work} on {n} bytes");
+        assert!(work * 2 <= work_quarter * 9, "work {work} on {n} bytes, {work_quarter} on a quarter");
     }
 }

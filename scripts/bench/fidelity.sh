@@ -89,7 +89,7 @@ for s in "${list[@]}"; do
     "$bridge" carve --args-in-input -t 10000 --max-per-function "$max" -o "$out" -i "$work/$s.$k.test" -- "$bin" >/dev/null 2>"$work/$s.$k.carve.log" || { cat "$work/$s.$k.carve.log" >&2; exit 1; }
     [ -d "$out" ] || mkdir -p "$out"
     if ls "$out"/*.unit >/dev/null 2>&1; then
-      "$bridge" replay --json "$out" > "$work/$s.$k.json"
+      "$bridge" replay --json "$out" > "$work/$s.$k.json" || true
       cat "$work/$s.$k.json" >> "$work/$s.json.all"
       "$bridge" showmap --args-in-input -i "$work/$s.$k.test" -o "$work/$s.$k.map" -- "$bin" >/dev/null 2>&1 || true
     fi

@@ -26,21 +26,31 @@ struct Result1 {
     truncated: bool,
 }
 
+/// Replays the units; exits 1 when one of them could not be replayed at
+/// all: not read, or read by the target but found unreadable or
+/// malformed there. A function whose parameters cannot be replayed (a
+/// trampoline-less one, say variadic) is an outcome of its unit, reported
+/// as such: carving a program that calls one makes such units.
 pub fn run(args: ReplayArgs) -> anyhow::Result<i32> {
     let files = unit_files(&args.unit)?;
     anyhow::ensure!(!files.is_empty(), "no unit in {}", args.unit.display());
     let mut results = Vec::new();
+    let mut not_replayed = 0;
     for f in &files {
         let unit = match read_unit(f) {
             Ok(u) => u,
             Err(e) => {
                 eprintln!("bridge replay: {:#}", anyhow::Error::from(e));
+                not_replayed += 1;
                 continue;
             }
         };
         let program = args.program.clone().unwrap_or_else(|| unit.meta.program.clone().into());
         let _input = driver::input_file::InputFile::recreate(&unit.meta);
         let (outcome, replayed) = replay_one(&program, f, Duration::from_millis(args.timeout_ms))?;
+        if let Outcome::Exit(model::REPLAY_EXIT_UNREADABLE | model::REPLAY_EXIT_MALFORMED) = outcome {
+            not_replayed += 1;
+        }
         let fid = match (&unit.outcome, &replayed) {
             (Some(rec), Some(rep)) => Some(carver::compare(rec, rep)),
             // The call returned, its replay did not: as unfaithful as it gets.
@@ -80,6 +90,10 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<i32> {
         if judged.len() > 1 {
             println!("{ok} of {} replays faithful ({:.1} %)", judged.len(), 100.0 * ok as f64 / judged.len() as f64);
         }
+    }
+    if not_replayed > 0 {
+        eprintln!("bridge replay: {not_replayed} of {} units could not be replayed", files.len());
+        return Ok(1);
     }
     Ok(0)
 }

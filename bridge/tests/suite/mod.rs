@@ -14,6 +14,7 @@ mod input_file;
 mod libc_models;
 mod modules;
 mod node_lifts;
+mod replay_status;
 mod review;
 mod sanitizers;
 mod shared_libs;

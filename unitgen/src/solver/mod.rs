@@ -71,18 +71,6 @@ pub struct Stats {
     pub solver_ms: f64,
 }
 
-impl Stats {
-    /// Mean time of a query that reached the solver.
-    pub fn mean_ms(&self) -> f64 {
-        let solved = self.queries - self.cache_hits;
-        if solved == 0 {
-            0.0
-        } else {
-            self.solver_ms / solved as f64
-        }
-    }
-}
-
 /// Asked now and then while a query runs: whether to give it up (its
 /// answer is then [`Answer::Unknown`]).
 pub type Stop<'a> = &'a (dyn Fn() -> bool + Sync);

@@ -85,21 +85,27 @@ impl<S: Solver> Paced<S> {
     }
 
     fn wait(&mut self) {
+        let started = self.started;
+        self.wait_with(thread_cpu_seconds, || started.elapsed().as_secs_f64(), std::thread::sleep);
+    }
+
+    /// [`Paced::wait`] on the clocks given: the thread's CPU seconds, the
+    /// seconds since it started, and a sleep.
+    fn wait_with(&mut self, mut cpu: impl FnMut() -> f64, elapsed: impl Fn() -> f64, mut sleep: impl FnMut(Duration)) {
         loop {
-            let cpu = self.note_cpu();
-            let (nap, forgiven) = nap(cpu, self.started.elapsed().as_secs_f64(), self.pace.share(), self.forgiven);
+            let cpu = self.note_cpu(cpu());
+            let (nap, forgiven) = nap(cpu, elapsed(), self.pace.share(), self.forgiven);
             self.forgiven = forgiven;
             let Some(nap) = nap else { return };
             if self.pace.halt.load(Ordering::Relaxed) {
                 return;
             }
-            std::thread::sleep(nap);
+            sleep(nap);
             self.pace.waited_us.fetch_add(nap.as_micros() as u64, Ordering::Relaxed);
         }
     }
 
-    fn note_cpu(&self) -> f64 {
-        let cpu = thread_cpu_seconds();
+    fn note_cpu(&self, cpu: f64) -> f64 {
         self.pace.cpu_us.store((cpu * 1e6) as u64, Ordering::Relaxed);
         cpu
     }
@@ -109,21 +115,21 @@ impl<S: Solver> Solver for Paced<S> {
     fn solve(&mut self, q: &Query<'_>) -> Answer {
         self.wait();
         let a = self.inner.solve(q);
-        self.note_cpu();
+        self.note_cpu(thread_cpu_seconds());
         a
     }
 
     fn solve_within(&mut self, q: &Query<'_>, timeout_ms: u32, stop: Stop<'_>) -> Answer {
         self.wait();
         let a = self.inner.solve_within(q, timeout_ms, stop);
-        self.note_cpu();
+        self.note_cpu(thread_cpu_seconds());
         a
     }
 
     fn extremes(&mut self, q: &Query<'_>) -> Vec<Vec<(u32, u8)>> {
         self.wait();
         let e = self.inner.extremes(q);
-        self.note_cpu();
+        self.note_cpu(thread_cpu_seconds());
         e
     }
 
@@ -165,16 +171,13 @@ fn thread_cpu_seconds() -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::cell::Cell;
 
-    /// Burns CPU for every query.
-    struct Busy(Duration);
+    /// Answers at once (the simulations below count the time a query takes).
+    struct Idle;
 
-    impl Solver for Busy {
+    impl Solver for Idle {
         fn solve(&mut self, _q: &Query<'_>) -> Answer {
-            let t = Instant::now();
-            while t.elapsed() < self.0 {
-                std::hint::black_box(0u64);
-            }
             Answer::Unknown
         }
         fn stats(&self) -> Stats {
@@ -182,31 +185,31 @@ mod tests {
         }
     }
 
-    /// CPU seconds, wall seconds and seconds waited of a thread asking
-    /// queries for `for_` at `share`.
-    fn query_loop(share: f64, for_: Duration) -> (f64, f64, f64) {
+    /// A thread asking queries of `query_s` CPU seconds each, which take
+    /// `slowdown` times as long in wall time (1: alone on its core), at
+    /// `share`, until `for_s` seconds have passed, on simulated clocks
+    /// (a nap takes a micro-second more than asked, as real sleeps take
+    /// longer): its CPU seconds, the seconds that passed, the naps it
+    /// took, and the pace.
+    fn simulated(share: f64, query_s: f64, slowdown: f64, for_s: f64) -> (f64, f64, usize, Arc<Pace>) {
         let pace = Arc::new(Pace::default());
         pace.set_share(share);
-        let p = pace.clone();
-        let wall = std::thread::spawn(move || {
-            let mut s = Paced::new(Busy(Duration::from_millis(5)), p);
-            let trace = model::symtrace::Trace {
-                flags: 0,
-                nodes: Vec::new(),
-                path: Vec::new(),
-                tables: Vec::new(),
-                pin_names: Vec::new(),
-            };
-            let q = Query { id: 0, trace: &trace, conds: Vec::new(), near: &[] };
-            let t = Instant::now();
-            while t.elapsed() < for_ {
-                s.solve(&q);
-            }
-            t.elapsed().as_secs_f64()
-        })
-        .join()
-        .unwrap();
-        (pace.cpu_seconds(), wall, pace.waited_seconds())
+        let mut s = Paced::new(Idle, pace.clone());
+        let (cpu, wall, naps) = (Cell::new(0.0), Cell::new(0.0), Cell::new(0));
+        while wall.get() < for_s {
+            s.wait_with(
+                || cpu.get(),
+                || wall.get(),
+                |d| {
+                    assert!(naps.get() < 1_000_000, "naps without end");
+                    wall.set(wall.get() + d.as_secs_f64() + 1e-6);
+                    naps.set(naps.get() + 1);
+                },
+            );
+            cpu.set(cpu.get() + query_s);
+            wall.set(wall.get() + query_s * slowdown);
+        }
+        (cpu.get(), wall.get(), naps.get(), pace)
     }
 
     #[test]
@@ -225,11 +228,53 @@ mod tests {
 
     #[test]
     fn the_thread_keeps_to_its_share_of_the_time() {
-        // A busier machine gives the thread less, never more.
-        let (cpu, wall, waited) = query_loop(0.25, Duration::from_millis(1200));
-        assert!(cpu / wall < 0.4, "a quarter share took {cpu:.2} s of {wall:.2} s");
-        assert!(waited > 0.0 || cpu / wall < 0.25, "it never waited, yet took {cpu:.2} s of {wall:.2} s");
-        let (_, _, waited) = query_loop(1.0, Duration::from_millis(300));
-        assert_eq!(waited, 0.0, "a whole share never waits");
+        // Queries of 5 ms for a minute at a quarter share: before each
+        // query the thread is within its share, so it ends at most one
+        // query past it, having waited the rest of the time.
+        let (cpu, wall, naps, pace) = simulated(0.25, 0.005, 1.0, 60.0);
+        let over = cpu - 0.25 * wall;
+        assert!((-0.001..=0.005 + 1e-9).contains(&over), "a quarter share took {cpu:.3} s of {wall:.3} s");
+        // About 15 ms of naps for each 5 ms query.
+        assert!(naps >= 2900, "{naps} naps");
+        // Naps are counted in micro-seconds: under two lost per nap
+        // (the one it overslept, the one cut off).
+        assert!((pace.waited_seconds() - (wall - cpu)).abs() < 0.01, "waited {}", pace.waited_seconds());
+        // The CPU time read before the last query.
+        assert!((pace.cpu_seconds() - (cpu - 0.005)).abs() < 1e-5, "{}", pace.cpu_seconds());
+        // A busier machine gives the thread less, never more: queries
+        // taking twice their CPU time, a quarter share is still kept to,
+        // and a share of three quarters it cannot reach is never waited for.
+        let (cpu, wall, _, _) = simulated(0.25, 0.005, 2.0, 60.0);
+        assert!(cpu - 0.25 * wall <= 0.005 + 1e-9, "a quarter share took {cpu:.3} s of {wall:.3} s");
+        let (cpu, wall, naps, pace) = simulated(0.75, 0.005, 2.0, 60.0);
+        assert_eq!((naps, pace.waited_seconds()), (0, 0.0));
+        assert!((cpu * 2.0 - wall).abs() < 1e-6, "{cpu} of {wall}");
+        // A whole share never waits.
+        let (cpu, wall, naps, pace) = simulated(1.0, 0.005, 1.0, 60.0);
+        assert_eq!((naps, pace.waited_seconds()), (0, 0.0));
+        assert!((cpu - wall).abs() < 1e-6);
+    }
+
+    #[test]
+    fn a_whole_share_never_waits_on_the_real_clocks() {
+        let pace = Arc::new(Pace::default());
+        let p = pace.clone();
+        std::thread::spawn(move || {
+            let mut s = Paced::new(Idle, p);
+            let trace = model::symtrace::Trace {
+                flags: 0,
+                nodes: Vec::new(),
+                path: Vec::new(),
+                tables: Vec::new(),
+                pin_names: Vec::new(),
+            };
+            let q = Query { id: 0, trace: &trace, conds: Vec::new(), near: &[] };
+            for _ in 0..100 {
+                s.solve(&q);
+            }
+        })
+        .join()
+        .unwrap();
+        assert_eq!(pace.waited_seconds(), 0.0, "a whole share never waits");
     }
 }

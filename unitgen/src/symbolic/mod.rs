@@ -98,16 +98,6 @@ pub struct ExploreStats {
     pub solver: solver::Stats,
 }
 
-impl ExploreStats {
-    /// The `n` largest pin counts, largest first.
-    pub fn top_pinned(&self, n: usize) -> Vec<(&str, u64)> {
-        let mut v: Vec<(&str, u64)> = self.pinned.iter().map(|(k, &c)| (k.as_str(), c)).collect();
-        v.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
-        v.truncate(n);
-        v
-    }
-}
-
 /// One parameter's place among the symbolic bytes.
 #[derive(Clone, Copy)]
 struct Slot {

@@ -1,0 +1,22 @@
+//! `bridge replay` exits non-zero when a unit could not be replayed at all.
+
+use crate::util::*;
+
+#[test]
+fn a_unit_that_cannot_be_read_fails_the_replay() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = model::unit::Unit::default().encode();
+    let bad = dir.path().join("bad.unit");
+    std::fs::write(&bad, &good[..good.len() / 2]).unwrap();
+    let o = bridge(&["replay", bad.to_str().unwrap()], b"");
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(err.contains("is not a unit test: truncated"), "{err}");
+    // In a directory too, alongside another broken unit, and with --json.
+    std::fs::write(dir.path().join("empty.unit"), b"").unwrap();
+    let o = bridge(&["replay", "--json", dir.path().to_str().unwrap()], b"");
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(err.contains("bad.unit is not a unit test") && err.contains("empty.unit is not a unit test"), "{err}");
+    assert!(err.contains("2 of 2 units could not be replayed"), "{err}");
+}
