@@ -88,6 +88,7 @@ pub fn render_c(unit: &Unit) -> String {
 fn target(r: &Reloc) -> String {
     match r.target_kind {
         RELOC_FUNCTION => format!("(void *)fn_{}", r.target),
+        RELOC_THREAD => "(void *)pthread_self()".into(),
         _ if r.addend == 0 => format!("o{}", r.target),
         _ => format!("o{} + {}", r.target, r.addend),
     }

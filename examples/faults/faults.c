@@ -4,8 +4,9 @@
  *  - wait_token reads its word's confirmation from a pipe main set up:
  *    replayed alone, the pipe is gone and it spins for ever (every try
  *    hangs, the unit as carved too);
- *  - peek reads through a pointer into memory mapped by main, which no
- *    snapshot holds: replayed alone it crashes on every try;
+ *  - peek reads through a pointer, kept in main's view, into memory
+ *    mapped by main, which no snapshot holds: replayed alone it crashes
+ *    on every try;
  *  - delay spins for ever on a negative count, and so does the whole
  *    program: a lifted input that hangs the system (a true alarm);
  *  - mix receives a value computed from the input, found nowhere in it:
@@ -27,8 +28,12 @@ int wait_token(const char *word) {
     return (int)strlen(word) + (c == '!');
 }
 
-int peek(const char *word, const char *page) {
-    return page[0] + (int)strlen(word);
+struct view {
+    const char *page;
+};
+
+int peek(const char *word, const struct view *v) {
+    return v->page[0] + (int)strlen(word);
 }
 
 long delay(int n) {
@@ -48,6 +53,7 @@ int main(int argc, char **argv) {
     char *page = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (page == MAP_FAILED) return 1;
     page[0] = 'p';
+    struct view view = {page};
     char line[256];
     while (fgets(line, sizeof line, f)) {
         line[strcspn(line, "\n")] = 0;
@@ -60,7 +66,7 @@ int main(int argc, char **argv) {
             close(p[0]);
             close(p[1]);
         } else if (strncmp(line, "peek ", 5) == 0) {
-            printf("peek %d\n", peek(line + 5, page));
+            printf("peek %d\n", peek(line + 5, &view));
         } else if (strncmp(line, "delay ", 6) == 0) {
             printf("delay %ld\n", delay(atoi(line + 6)));
         } else if (strncmp(line, "sum ", 4) == 0) {

@@ -15,6 +15,11 @@ pub use crate::names::*;
 pub const ALL: &[EnvVar] = &[
     EnvVar { name: SHM_ID, reader: "runtime", help: "System V shared-memory id of the coverage map (set by bridge)" },
     EnvVar { name: FORKSRV, reader: "runtime", help: "1: run the fork server at main (set by bridge)" },
+    EnvVar {
+        name: DEFER,
+        reader: "runtime",
+        help: "1: in a host built without carve-clang, start the fork server when the host calls __carve_start()",
+    },
     EnvVar { name: CC, reader: "carve-clang", help: "the C compiler to wrap (default clang-19)" },
     EnvVar { name: CXX, reader: "carve-clang++", help: "the C++ compiler to wrap (default clang++-19)" },
     EnvVar { name: RUNTIME, reader: "carve-clang", help: "path of libcarve_rt.a (default: next to carve-clang)" },

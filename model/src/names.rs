@@ -6,6 +6,10 @@
 pub const SHM_ID: &str = "CARVE_SHM_ID";
 /// `1`: the runtime performs the fork-server handshake at `main`.
 pub const FORKSRV: &str = "CARVE_FORKSRV";
+/// `1`: in a host built without carve-clang, the runtime starts (fork
+/// server, replay) when the host calls `__carve_start()`, after its own
+/// set-up, rather than when the first instrumented library loads.
+pub const DEFER: &str = "CARVE_DEFER";
 /// Path of the clang used by `carve-clang` (default `clang-19`).
 pub const CC: &str = "CARVE_CC";
 /// Path of the clang++ used by `carve-clang++` (default `clang++-19`).

@@ -47,6 +47,10 @@ pub const RET_POINTER: u8 = 2;
 /// Relocation targets.
 pub const RELOC_OBJECT: u8 = 0;
 pub const RELOC_FUNCTION: u8 = 1;
+/// The carving thread's own handle (`pthread_self()`), which a program
+/// may keep to tell its main thread (libxml2 does): the replaying thread's
+/// handle is written there.
+pub const RELOC_THREAD: u8 = 2;
 /// `Reloc::object` value meaning "the argument `offset`", not an object.
 pub const RELOC_IN_ARG: u32 = u32::MAX;
 /// `Object::global` value of objects that are not globals.
@@ -272,7 +276,7 @@ impl Reloc {
     }
     pub fn decode(r: &mut Reader<'_>) -> Result<Reloc, DecodeError> {
         let x = Reloc { object: r.u32()?, offset: r.u64()?, target_kind: r.u8()?, target: r.u32()?, addend: r.u64()? };
-        if x.target_kind > RELOC_FUNCTION {
+        if x.target_kind > RELOC_THREAD {
             return Err(DecodeError::Malformed("relocation target kind"));
         }
         Ok(x)

@@ -82,7 +82,11 @@ pub unsafe extern "C" fn __carve_register_module(
     let base = map::slot_of(slice);
     let tracking = state::tracking();
     state::with(|st| {
-        let m = st.tables.register(base, funcs, nfuncs, globals, nglobals, dirty);
+        st.tables.register(base, funcs, nfuncs, globals, nglobals, dirty);
+        if tracking {
+            st.tables.keep_baseline(BASELINE_CAP);
+        }
+        let m = st.tables.modules.last().expect("just registered");
         GENERATION.fetch_add(1, Ordering::Release);
         if tracking {
             let first = m.first_global;
@@ -96,6 +100,9 @@ pub unsafe extern "C" fn __carve_register_module(
     start_in_host();
 }
 
+/// Largest global whose bytes at registration are kept while carving.
+const BASELINE_CAP: usize = 1 << 20;
+
 static HOST_STARTED: AtomicBool = AtomicBool::new(false);
 
 /// An instrumented shared library in a program built without carve-clang
@@ -108,8 +115,23 @@ static HOST_STARTED: AtomicBool = AtomicBool::new(false);
 /// into the program (an instrumented program's copy interposes it).
 fn start_in_host() {
     if crate::sys::in_main_program(__carve_register_module as *const () as usize)
-        || HOST_STARTED.swap(true, Ordering::Relaxed)
+        || crate::sys::getenv(crate::sys::DEFER) == Some(b"1")
     {
+        return;
+    }
+    __carve_start();
+}
+
+/// Starts the runtime in a host built without carve-clang, once: the
+/// failing-stack handlers, the fork server (every run goes on from this
+/// call), unit replay and the function list. Called at the first module's
+/// registration, or, with `CARVE_DEFER=1`, by the host itself once it has
+/// set itself up (a Python driver, through `ctypes`, after its imports and
+/// its database: each run then starts from there). Does nothing in a
+/// program whose `main` is instrumented, or the second time.
+#[no_mangle]
+pub extern "C" fn __carve_start() {
+    if MAIN_ENTERED.load(Ordering::Relaxed) || HOST_STARTED.swap(true, Ordering::Relaxed) {
         return;
     }
     crate::stack::install_if_asked();

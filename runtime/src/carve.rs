@@ -248,6 +248,9 @@ impl Walk<'_> {
             self.relocs.push(Reloc { object, offset, target_kind: RELOC_OBJECT, target: t, addend: (v - base) as u64 });
         } else if let Some(f) = self.st.tables.function_at(v) {
             self.relocs.push(Reloc { object, offset, target_kind: RELOC_FUNCTION, target: f, addend: 0 });
+        // SAFETY: pthread_self cannot fail.
+        } else if v == (unsafe { libc::pthread_self() }) as usize {
+            self.relocs.push(Reloc { object, offset, target_kind: RELOC_THREAD, target: 0, addend: 0 });
         } else if (0x10000..0x8000_0000_0000).contains(&v) {
             self.raw += 1;
         }

@@ -224,6 +224,8 @@ impl Context {
                     self.places.get(x.target as usize).ok_or_else(|| bad(b"replay: relocation to no object"))?
                         + x.addend as usize
                 }
+                // SAFETY: pthread_self cannot fail.
+                RELOC_THREAD => (unsafe { libc::pthread_self() }) as usize,
                 _ => st.tables.function(x.target).ok_or_else(|| bad(b"replay: unknown function"))?.addr as usize,
             };
             if x.object == RELOC_IN_ARG {

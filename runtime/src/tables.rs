@@ -65,6 +65,11 @@ pub struct Module {
     pub first_global: u32,
     globals: &'static [GlobalEntry],
     pub dirty: *mut u8,
+    /// While carving: each global's bytes as the module registered (before
+    /// any of its code ran), so that one written where no probe sees it
+    /// (the optimised code, a constructor, libc on its behalf) is known to
+    /// have changed. Empty otherwise.
+    baseline: Vec<Vec<u8>>,
 }
 
 impl Module {
@@ -127,7 +132,7 @@ impl Tables {
         let globals = if globals.is_null() { &[][..] } else { core::slice::from_raw_parts(globals, nglobals as usize) };
         self.by_addr.clear();
         self.global_spans.clear();
-        self.modules.push(Module { base, funcs, first_global: self.globals, globals, dirty });
+        self.modules.push(Module { base, funcs, first_global: self.globals, globals, dirty, baseline: Vec::new() });
         self.globals += nglobals;
         self.modules.last().expect("just pushed")
     }
@@ -185,16 +190,35 @@ impl Tables {
         })
     }
 
-    /// Ids of the globals whose dirty mark is set.
+    /// Keeps the last registered module's globals as they are now (see
+    /// `Module::baseline`); a global larger than `cap` bytes is left out
+    /// (it counts as changed only by its dirty mark).
+    pub fn keep_baseline(&mut self, cap: usize) {
+        let Some(m) = self.modules.last_mut() else { return };
+        m.baseline = (0..m.globals.len())
+            .map(|j| match m.global(j) {
+                // SAFETY: a global of the module, `size` bytes.
+                Some(g) if (g.size as usize) <= cap => {
+                    unsafe { core::slice::from_raw_parts(g.addr as *const u8, g.size as usize) }.to_vec()
+                }
+                _ => Vec::new(),
+            })
+            .collect();
+    }
+
+    /// Ids of the globals whose dirty mark is set, or whose bytes differ
+    /// from the module's baseline.
     pub fn dirty_globals(&self) -> Vec<u32> {
         let mut out = Vec::new();
         for m in &self.modules {
-            if m.dirty.is_null() {
-                continue;
-            }
             for j in 0..m.globals.len() {
                 // SAFETY: the dirty array has one byte per global.
-                if unsafe { *m.dirty.add(j) } != 0 {
+                let marked = !m.dirty.is_null() && unsafe { *m.dirty.add(j) } != 0;
+                let changed = m.baseline.get(j).filter(|b| !b.is_empty()).is_some_and(|b| {
+                    // SAFETY: the global's `size` bytes, as at registration.
+                    m.global(j).is_some_and(|g| !unsafe { crate::sys::equal_unchecked(g.addr, b) })
+                });
+                if marked || changed {
                     out.push(m.first_global + j as u32);
                 }
             }
