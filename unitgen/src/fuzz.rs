@@ -1,7 +1,9 @@
 //! Fuzzilisk's unit fuzzer (seed 001 §4.3.2). Integers: bit flips, random
 //! values, 0, INT_MAX, INT_MIN (of the parameter's width). Strings: bit
 //! flips, random bytes, random ASCII, runs of NUL, runs of 0xFF, repeats of
-//! the original. Deterministic for a seed.
+//! the original; and, beyond the paper, a deletion of some of the
+//! original's bytes (a shorter needle, one word fewer: what the others
+//! reach only by chance). Deterministic for a seed.
 
 use crate::{Candidate, UnitGenerator};
 use model::unit::{Param, Site, Value};
@@ -38,7 +40,7 @@ impl Fuzz {
     fn bytes(&mut self, original: &[u8]) -> (Value, &'static str) {
         let len = original.len().max(1);
         let n = self.rng.random_range(1..=len.clamp(1, MAX_LEN) * 2).min(MAX_LEN);
-        match self.rng.random_range(0..6) {
+        match self.rng.random_range(0..7) {
             0 => {
                 let mut b = original.to_vec();
                 if b.is_empty() {
@@ -54,6 +56,13 @@ impl Fuzz {
             2 => (Value::Bytes((0..n).map(|_| self.rng.random_range(0x20..0x7f)).collect()), "random_ascii"),
             3 => (Value::Bytes(vec![0; n]), "nul_run"),
             4 => (Value::Bytes(vec![0xff; n]), "ff_run"),
+            5 if original.len() > 1 => {
+                let mut b = original.to_vec();
+                let at = self.rng.random_range(0..b.len());
+                let k = self.rng.random_range(1..=(b.len() - at).min(b.len() - 1));
+                b.drain(at..at + k);
+                (Value::Bytes(b), "delete")
+            }
             _ => {
                 let k = self.rng.random_range(2..=16);
                 let mut b = original.repeat(k);
@@ -132,12 +141,18 @@ mod tests {
     #[test]
     fn string_mutators_all_come_up_and_are_deterministic() {
         let c = Fuzz::new(7).next(&[str_param()], 300);
-        for op in ["bitflip", "random_bytes", "random_ascii", "nul_run", "ff_run", "repeat"] {
+        for op in ["bitflip", "random_bytes", "random_ascii", "nul_run", "ff_run", "repeat", "delete"] {
             assert!(c.iter().any(|x| x.op == op), "{op}");
         }
         assert!(c
             .iter()
             .any(|x| matches!(&x.values[0].1, Value::Bytes(b) if b.iter().all(|&y| y == 0xff) && !b.is_empty())));
+        // A deletion leaves the original less one run of its bytes.
+        let cut = |b: &[u8]| (0..3).any(|at| (1..=3 - at).any(|k| [&b"abc"[..at], &b"abc"[at + k..]].concat() == b));
+        assert!(c
+            .iter()
+            .filter(|x| x.op == "delete")
+            .all(|x| matches!(&x.values[0].1, Value::Bytes(b) if !b.is_empty() && cut(b))));
         assert_eq!(c, Fuzz::new(7).next(&[str_param()], 300));
         assert!(Fuzz::new(7).next(&[], 5).is_empty());
     }

@@ -142,7 +142,22 @@ impl Terms<'_> {
             Cond::Bit(_, b) => t.eq(BV::from_u64(u64::from(*b), w)),
             Cond::Is(_, v) => t.eq(BV::from_u64(*v, w)),
             Cond::NotAny(_, vs) => {
-                let ne: Vec<Bool> = vs.iter().map(|&v| t.eq(BV::from_u64(v, w)).not()).collect();
+                // Runs of consecutive values as ranges (bytes that are not
+                // ASCII: one comparison, not 128).
+                let mut sorted = vs.clone();
+                sorted.sort_unstable();
+                sorted.dedup();
+                let mut ne: Vec<Bool> = Vec::new();
+                let mut k = 0;
+                while k < sorted.len() {
+                    let mut end = k;
+                    while end + 1 < sorted.len() && sorted[end + 1] == sorted[end] + 1 {
+                        end += 1;
+                    }
+                    let (lo, hi) = (BV::from_u64(sorted[k], w), BV::from_u64(sorted[end], w));
+                    ne.push(if end > k { Bool::or(&[t.bvult(&lo), t.bvugt(&hi)]) } else { t.eq(lo).not() });
+                    k = end + 1;
+                }
                 Bool::and(&ne)
             }
         }

@@ -882,4 +882,13 @@ mod tests {
         assert_eq!(found.len(), 2, "the '\\n' case is left: {found:?}");
         assert!(found.iter().all(|v| !v.contains(&b'\n')), "{found:?}");
     }
+
+    #[test]
+    fn a_range_of_bytes_a_lift_cannot_carry_is_never_solved_for() {
+        // 'q' and 'x' are in the range; the seed's own 'x' stays as it was.
+        let range: Vec<u8> = (0x70..=0xff).collect();
+        let found = explore(&range);
+        assert!(found.iter().any(|v| v.contains(&b'\n')), "the '\\n' case is solved: {found:?}");
+        assert!(found.iter().all(|v| !v.contains(&b'q')), "{found:?}");
+    }
 }
