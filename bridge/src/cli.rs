@@ -277,6 +277,11 @@ pub struct RunArgs {
     /// testing alone, for baselines).
     #[arg(long, default_value = "symbolic", value_name = "NAME")]
     pub unit: String,
+    /// The unit level carves and explores only the functions whose names
+    /// match this regex (your own code in a large library, say); coverage
+    /// counts every function all the same. Default: all.
+    #[arg(long, value_name = "REGEX", value_parser = a_regex)]
+    pub functions: Option<String>,
     /// Directory of seed inputs.
     #[arg(short = 'i', long = "input", value_name = "DIR", required_unless_present = "resume")]
     pub input: Option<PathBuf>,
@@ -451,4 +456,10 @@ mod tests {
         assert!(super::parse_duration("5d").is_err());
         assert!(super::parse_duration("-1").is_err());
     }
+}
+
+/// A `--functions` value: a regex that compiles, checked before anything
+/// starts.
+fn a_regex(s: &str) -> Result<String, String> {
+    regex::Regex::new(s).map(|_| s.to_string()).map_err(|e| e.to_string())
 }

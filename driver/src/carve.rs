@@ -38,6 +38,7 @@ pub fn carve_run(
     target.env.push((env::CARVE_MAX.into(), caps.max_per_function.to_string()));
     target.env.push((env::CARVE_BYTES.into(), caps.budget.to_string()));
     let args_in_input = target.args_in_input;
+    let program_args = exec::absolute_args(&target.args);
     let input_on_stdin = target.input_mode() == exec::InputMode::Stdin;
     let mut fs = exec::ForkServer::start(target).map_err(|e| Error::Start(program.to_path_buf(), e))?;
     let outcome = fs.run(input)?;
@@ -61,6 +62,7 @@ pub fn carve_run(
                     input_path: input_path.clone(),
                     input_content: input_content.clone(),
                     input_on_stdin,
+                    program_args: program_args.clone(),
                     ..Meta::default()
                 };
                 carved.units.push(u)
@@ -79,11 +81,13 @@ pub struct FunctionInfo {
     pub name: String,
 }
 
-/// The instrumented functions of `program`.
-pub fn list_functions(program: &Path) -> Result<Vec<FunctionInfo>> {
+/// The instrumented functions of `program`, started with `args` (see
+/// [`start_args`]).
+pub fn list_functions(program: &Path, args: &[String]) -> Result<Vec<FunctionInfo>> {
     let out = tempfile::NamedTempFile::new()?;
     let (real, lib_env) = exec::libtool::unwrap(program)?;
     let status = std::process::Command::new(real)
+        .args(start_args(args))
         .envs(lib_env)
         .env(env::LIST, out.path())
         .stdin(std::process::Stdio::null())
@@ -99,6 +103,14 @@ pub fn list_functions(program: &Path) -> Result<Vec<FunctionInfo>> {
         return Err(Error::ListFormat(program.to_path_buf()));
     }
     Ok(list)
+}
+
+/// The arguments a program is started with to list its functions or
+/// replay a unit: the campaign's, `@@` being `/dev/null` (the runtime
+/// does either before a program built with carve-clang reads them; a
+/// host such as Python needs them to load the instrumented library).
+pub fn start_args(args: &[String]) -> Vec<String> {
+    args.iter().map(|a| if a == "@@" { "/dev/null".to_string() } else { a.clone() }).collect()
 }
 
 /// `id first_branch branches name` per line; other lines are skipped.

@@ -10,8 +10,14 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::time::Duration;
 
-/// Replays the unit file `unit` in `program`.
-pub fn replay_one(program: &Path, unit: &Path, timeout: Duration) -> Result<(Outcome, Option<CallOutcome>)> {
+/// Replays the unit file `unit` in `program`, started with `args` (the
+/// unit's `program_args`).
+pub fn replay_one(
+    program: &Path,
+    args: &[String],
+    unit: &Path,
+    timeout: Duration,
+) -> Result<(Outcome, Option<CallOutcome>)> {
     let out = tempfile::Builder::new().prefix("carve-replay").tempdir()?;
     std::fs::set_permissions(out.path(), std::fs::Permissions::from_mode(0o777))?;
     let unit_abs = std::fs::canonicalize(unit).map_err(|e| Error::Read(unit.to_path_buf(), e))?;
@@ -19,7 +25,7 @@ pub fn replay_one(program: &Path, unit: &Path, timeout: Duration) -> Result<(Out
     std::fs::copy(&unit_abs, &unit_copy)?;
     std::fs::set_permissions(&unit_copy, std::fs::Permissions::from_mode(0o644))?;
     let result = out.path().join("outcome");
-    let mut t = exec::Target::new(program, Vec::new());
+    let mut t = exec::Target::new(program, crate::carve::start_args(args));
     t.timeout = timeout;
     t.env.push((env::REPLAY.into(), unit_copy.display().to_string()));
     t.env.push((env::REPLAY_OUT.into(), result.display().to_string()));

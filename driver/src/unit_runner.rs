@@ -71,7 +71,7 @@ impl UnitRunner {
             std::fs::write(p, bytes)?;
             std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o644))?;
         }
-        let mut t = Target::new(program, Vec::new());
+        let mut t = Target::new(program, crate::carve::start_args(&unit.meta.program_args));
         t.timeout = timeout;
         let trace = dir.path().join("trace");
         if let Some(inputs) = symbolic {

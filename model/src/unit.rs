@@ -50,6 +50,13 @@ pub struct Meta {
     /// was empty.
     #[serde(default)]
     pub input_on_stdin: bool,
+    /// The program's arguments in the carving run (`@@` for the input
+    /// file). Replays start the program with them, `@@` being `/dev/null`:
+    /// a host that loads the instrumented library only on its way to the
+    /// input (Python running a driver script) needs them; a program built
+    /// with carve-clang replays before its `main` reads any.
+    #[serde(default)]
+    pub program_args: Vec<String>,
     /// The parameters found by mapping: parts of the call whose values
     /// occur in the system input.
     #[serde(default)]
@@ -111,6 +118,26 @@ pub enum Encoding {
     /// grammar, see `carver::align`). Written by resizing that text: cut,
     /// or repeated from its start (`ab` of length 5 is `ababa`).
     Length,
+    /// The bytes, percent-encoded where they occur (a query string or a
+    /// form body, which the program decodes): written with `+` for a
+    /// blank and `%XX` for any byte but letters, digits and `-._~`.
+    Percent,
+    /// The bytes, as the contents of a JSON string (escapes decoded by
+    /// the program): written with JSON's escapes, non-ASCII characters as
+    /// `\uXXXX`. Only UTF-8 text can be written so.
+    Json,
+}
+
+impl Encoding {
+    /// The bytes a value written in this encoding cannot hold and stay
+    /// what the program decodes: with percent-encoding and JSON, anything
+    /// not ASCII (a decoder of UTF-8 text would replace a lone byte).
+    pub fn unwritable(self) -> Vec<u8> {
+        match self {
+            Encoding::Percent | Encoding::Json => (0x80..=0xff).collect(),
+            _ => Vec::new(),
+        }
+    }
 }
 
 /// Longest text a [`Encoding::Length`] value may resize its occurrence to.
@@ -144,6 +171,8 @@ impl Param {
     pub fn text(&self, value: &Value) -> Vec<u8> {
         match (&self.site, value) {
             (_, Value::Bytes(b)) if matches!(self.encoding, Encoding::Digits { .. }) => digits_text(b, self.encoding),
+            (_, Value::Bytes(_)) if self.encoding == Encoding::Percent => percent_encoded(&value.text()),
+            (_, Value::Bytes(_)) if self.encoding == Encoding::Json => json_escaped(&value.text()),
             (Site::InputFile, Value::Bytes(b)) => b.clone(),
             // A block of binary bytes (no string: no NUL ends it) is
             // written whole, zeros and all.
@@ -169,6 +198,7 @@ impl Param {
             (Encoding::Digits { .. }, Value::Bytes(b)) => b.iter().all(|&d| d <= 9),
             (Encoding::Length, Value::Int(n)) => (0..=MAX_LENGTH).contains(n),
             (Encoding::Length, _) => false,
+            (Encoding::Json, Value::Bytes(_)) => std::str::from_utf8(&value.text()).is_ok(),
             _ => true,
         }
     }
@@ -187,6 +217,39 @@ impl Param {
     pub fn not_digits() -> Vec<u8> {
         (10..=255).collect()
     }
+}
+
+/// `bytes` percent-encoded as a query string or a form body has them.
+pub fn percent_encoded(bytes: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(bytes.len());
+    for &b in bytes {
+        match b {
+            b' ' => out.push(b'+'),
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => out.push(b),
+            _ => out.extend_from_slice(format!("%{b:02X}").as_bytes()),
+        }
+    }
+    out
+}
+
+/// UTF-8 `bytes` as the contents of a JSON string (what is not UTF-8 is
+/// written as the replacement character: see [`Param::liftable`]).
+pub fn json_escaped(bytes: &[u8]) -> Vec<u8> {
+    let mut out = String::with_capacity(bytes.len());
+    for c in String::from_utf8_lossy(bytes).chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            ' '..='~' => out.push(c),
+            c => {
+                let mut units = [0u16; 2];
+                for u in c.encode_utf16(&mut units) {
+                    out.push_str(&format!("\\u{u:04x}"));
+                }
+            }
+        }
+    }
+    out.into_bytes()
 }
 
 /// `text` cut to `len` bytes, or repeated from its start up to them (an
@@ -424,6 +487,7 @@ pub(crate) mod tests {
                 input_path: "/tmp/x/input".into(),
                 input_content: b"in".to_vec(),
                 input_on_stdin: true,
+                program_args: vec!["-q".into(), "@@".into()],
                 params: vec![Param {
                     site: Site::Arg { index: 1, size: 4 },
                     encoding: Encoding::Decimal,
@@ -464,5 +528,30 @@ pub(crate) mod tests {
         let mut wrong = bytes.clone();
         wrong[4] = 9;
         assert!(matches!(Unit::decode(&wrong), Err(UnitError::Decode(DecodeError::Version(9)))));
+    }
+}
+
+#[cfg(test)]
+mod encoding_tests {
+    use super::*;
+
+    #[test]
+    fn values_are_written_in_the_encoding_of_their_place() {
+        assert_eq!(percent_encoded(b"green sofa-bed/2&x"), b"green+sofa-bed%2F2%26x");
+        assert_eq!(
+            json_escaped("red\u{1}chair \"é\" \\ 😀".as_bytes()),
+            br#"red\u0001chair \"\u00e9\" \\ \ud83d\ude00"#
+        );
+        let p = |encoding| Param {
+            site: Site::Bytes { object: 0, offset: 0, len: 3, nul: true },
+            encoding,
+            occurrences: vec![(0, 3)],
+            original: b"abc".to_vec(),
+            excluded: Vec::new(),
+            room: 0,
+        };
+        assert_eq!(p(Encoding::Percent).text(&Value::Bytes(b"a b\0junk".to_vec())), b"a+b");
+        assert!(p(Encoding::Json).liftable(&Value::Bytes("é".as_bytes().to_vec())));
+        assert!(!p(Encoding::Json).liftable(&Value::Bytes(vec![0xff, 0x41])));
     }
 }

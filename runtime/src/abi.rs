@@ -50,6 +50,11 @@ fn configure() {
             }
         });
         __carve_tracking.store(1, Ordering::Relaxed);
+        if crate::sys::getenv(crate::sys::DEFER) == Some(b"1")
+            && !crate::sys::in_main_program(__carve_register_module as *const () as usize)
+        {
+            crate::carve::OPEN.store(false, Ordering::Relaxed);
+        }
     }
 }
 
@@ -134,6 +139,7 @@ pub extern "C" fn __carve_start() {
     if MAIN_ENTERED.load(Ordering::Relaxed) || HOST_STARTED.swap(true, Ordering::Relaxed) {
         return;
     }
+    crate::carve::OPEN.store(true, Ordering::Relaxed);
     crate::stack::install_if_asked();
     forkserver::start_if_asked();
     replay::run_if_asked();

@@ -10,6 +10,13 @@ use crate::{map, sys};
 use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
 use core::ffi::CStr;
+use core::sync::atomic::{AtomicBool, Ordering};
+
+/// Whether calls are carved yet: not in a host that starts the runtime
+/// itself (`CARVE_DEFER=1`) before it does, so that its setup (Python
+/// filling a database) spends no carving budget; objects are tracked
+/// all along, so that what the setup allocated has its bounds.
+pub static OPEN: AtomicBool = AtomicBool::new(true);
 
 /// The carving configuration, read once from the environment.
 pub struct Config {
@@ -91,6 +98,9 @@ fn write_outcome(c: &Carved, ret: u64, ret_kind: u8) {
 
 fn carve(st: &mut State, function: u32, args: &[u64], kinds: &[u8]) -> Option<Carved> {
     let cfg = st.config.as_ref()?;
+    if !OPEN.load(Ordering::Relaxed) {
+        return None;
+    }
     // SAFETY: names are the pass's NUL-terminated constants, alive for good.
     let name: &'static [u8] = st.tables.function(function).map(|f| unsafe { CStr::from_ptr(f.name) }.to_bytes())?;
     if !cfg.selects(name) {

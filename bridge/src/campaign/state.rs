@@ -45,6 +45,10 @@ pub struct Config {
     /// Whether runs of a program built with ASan look for leaks.
     #[serde(default)]
     pub detect_leaks: bool,
+    /// The unit level's functions: those whose names match (all when
+    /// absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub functions: Option<String>,
     /// The directory `command` was given in (absent in campaigns from
     /// before it was recorded).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -321,6 +325,7 @@ mod tests {
             sync_name: None,
             cwd: None,
             detect_leaks: false,
+            functions: None,
             mem_limit_mb: 512,
             input_dir: "seeds".into(),
             batch: 64,

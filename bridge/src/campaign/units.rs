@@ -102,9 +102,22 @@ pub struct UnitWork {
 }
 
 impl UnitWork {
-    pub fn new(program: PathBuf, generator: Box<dyn UnitGenerator>) -> anyhow::Result<UnitWork> {
+    /// `args`: the target's arguments (`@@` for the input), with which it
+    /// lists its functions.
+    /// `only`: the functions the unit level may take (all when `None`).
+    pub fn new(
+        program: PathBuf,
+        args: &[String],
+        only: Option<&regex::Regex>,
+        generator: Box<dyn UnitGenerator>,
+    ) -> anyhow::Result<UnitWork> {
+        let mut functions = list_functions(&program, args)?;
+        if let Some(re) = only {
+            functions.retain(|f| re.is_match(&f.name));
+            anyhow::ensure!(!functions.is_empty(), "no function of {} matches --functions {re}", program.display());
+        }
         Ok(UnitWork {
-            schedule: Schedule::new(list_functions(&program)?),
+            schedule: Schedule::new(functions),
             program,
             generator,
             next_entry: 0,

@@ -12,7 +12,7 @@ pub fn run(args: CarveArgs) -> anyhow::Result<i32> {
     let input = super::read_input(args.input.as_deref())?;
     let program = std::fs::canonicalize(&target.program)
         .with_context(|| format!("target {} not found", target.program.display()))?;
-    let functions = list_functions(&program)?;
+    let functions = list_functions(&program, &target.args)?;
     let selected: Vec<&str> = match &args.functions {
         Some(re) => {
             let re = regex::Regex::new(re).with_context(|| format!("bad --functions regex '{re}'"))?;

@@ -47,7 +47,8 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<i32> {
         };
         let program = args.program.clone().unwrap_or_else(|| unit.meta.program.clone().into());
         let _input = driver::input_file::InputFile::recreate(&unit.meta);
-        let (outcome, replayed) = replay_one(&program, f, Duration::from_millis(args.timeout_ms))?;
+        let (outcome, replayed) =
+            replay_one(&program, &unit.meta.program_args, f, Duration::from_millis(args.timeout_ms))?;
         if let Outcome::Exit(model::REPLAY_EXIT_UNREADABLE | model::REPLAY_EXIT_MALFORMED) = outcome {
             not_replayed += 1;
         }

@@ -134,7 +134,7 @@ pub fn run(args: ReviewArgs) -> anyhow::Result<i32> {
 fn function_coverage(root: &Path, target: &::exec::Target) -> anyhow::Result<Vec<(String, u32, u32)>> {
     let program =
         std::fs::canonicalize(&target.program).with_context(|| format!("cannot find {}", target.program.display()))?;
-    let functions = driver::carve::list_functions(&program)?;
+    let functions = driver::carve::list_functions(&program, &target.args)?;
     let mut fs = ::exec::ForkServer::start(target.clone())?;
     let mut cov = ::exec::Coverage::default();
     for test in sorted_dir(&root.join("queue")) {

@@ -90,6 +90,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
             sync_name: args.sync.as_ref().map(|_| args.name.clone()),
             cwd: std::env::current_dir().ok(),
             detect_leaks: args.target.detect_leaks,
+            functions: args.functions.clone(),
         };
         let fs = ::exec::ForkServer::start(with_stacks(target.clone(), &out))?;
         let c = Campaign::start(out, CampaignFile::new(config), fs, g)?;
@@ -116,7 +117,13 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
     if unit != "none" {
         let program = campaign_program(&args)?;
         let g = unitgen::by_name(&unit, args.seed).expect("a unit generator");
-        let mut uw = crate::campaign::units::UnitWork::new(program, g)?;
+        let only = match &config.functions {
+            Some(re) => {
+                Some(anyhow::Context::with_context(regex::Regex::new(re), || format!("bad --functions regex '{re}'"))?)
+            }
+            None => None,
+        };
+        let mut uw = crate::campaign::units::UnitWork::new(program, &args.target.command[1..], only.as_ref(), g)?;
         uw.remember(crate::campaign::alarms::known_alarms(&output));
         campaign.with_units(uw);
     }
