@@ -4,9 +4,11 @@
 //! values into them (`patch`), and gives `main` room for a word its
 //! command line does not have yet (`words`) and its input file's numbers
 //! room to grow (`grow`); with a grammar, parameters map to derivation
-//! nodes of the input (`align`).
+//! nodes of the input (`align`); a string the input holds encoded (a
+//! query string, a JSON body) maps through the encoding (`encoded`).
 
 pub mod align;
+mod encoded;
 mod fidelity;
 pub mod grow;
 pub mod mapping;

@@ -27,6 +27,7 @@ const MAX_FILE: usize = 64 << 10;
 pub fn map(unit: &Unit, input: &[u8]) -> Vec<Param> {
     let s = &unit.snapshot;
     let mut out = Vec::new();
+    let views = Views::new(input);
     for (i, a) in s.args.iter().enumerate() {
         // `main`'s argc is how many words the command line has: a number
         // of the input equal to it is a coincidence (a new argc would
@@ -54,7 +55,7 @@ pub fn map(unit: &Unit, input: &[u8]) -> Vec<Param> {
         if h.kind == OBJ_STREAM || r.addend == 0 || r.addend as usize >= bytes.len() {
             continue;
         }
-        if let Some(p) = string_param(r.target, r.addend as usize, bytes, input) {
+        if let Some(p) = string_param(r.target, r.addend as usize, bytes, input, &views) {
             out.push(p);
         }
     }
@@ -106,14 +107,13 @@ pub fn map(unit: &Unit, input: &[u8]) -> Vec<Param> {
                     }
                     continue;
                 }
-                let occ = find_all(input, text);
-                if !occ.is_empty() {
+                if let Some((encoding, occ)) = views.find(text) {
                     out.push(Param {
                         site: Site::Bytes { object: o as u32, offset: 0, len: len as u64, nul },
-                        encoding: Encoding::Raw,
+                        encoding,
                         occurrences: occ,
                         original: text.to_vec(),
-                        excluded: Vec::new(),
+                        excluded: encoding.unwritable(),
                         room: 0,
                     });
                 }
@@ -126,6 +126,43 @@ pub fn map(unit: &Unit, input: &[u8]) -> Vec<Param> {
     }
     out.truncate(MAX_PARAMS);
     out
+}
+
+/// The input as it stands, and as the program may have decoded it before
+/// a string reached the call (see `encoded.rs`), decoded on first need.
+struct Views<'a> {
+    input: &'a [u8],
+    decoded: std::cell::OnceCell<[crate::encoded::Decoded; 2]>,
+    regions: std::cell::OnceCell<Vec<(usize, usize, Encoding)>>,
+}
+
+impl<'a> Views<'a> {
+    fn new(input: &'a [u8]) -> Views<'a> {
+        Views { input, decoded: std::cell::OnceCell::new(), regions: std::cell::OnceCell::new() }
+    }
+
+    /// Where `text` occurs: as it is, or else encoded one way (JSON
+    /// escapes first: a JSON body is also valid percent-encoding).
+    fn find(&self, text: &[u8]) -> Option<(Encoding, Vec<(u64, u64)>)> {
+        let occ = find_all(self.input, text);
+        if let Some(&(first, _)) = occ.first() {
+            // In an encoded part of a request, a value is written encoded.
+            let regions = self.regions.get_or_init(|| crate::encoded::http_regions(self.input));
+            let encoding_at = |at: u64, len: u64| {
+                let (at, end) = (at as usize, (at + len) as usize);
+                regions.iter().find(|r| r.0 <= at && end <= r.1).map_or(Encoding::Raw, |r| r.2)
+            };
+            let encoding = encoding_at(first, text.len() as u64);
+            let occ = occ.into_iter().filter(|&(at, len)| encoding_at(at, len) == encoding).collect();
+            return Some((encoding, occ));
+        }
+        let decoded =
+            self.decoded.get_or_init(|| [crate::encoded::json(self.input), crate::encoded::percent(self.input)]);
+        decoded.iter().find_map(|d| {
+            let occ = d.find(text);
+            (!occ.is_empty()).then_some((d.encoding, occ))
+        })
+    }
 }
 
 /// Shortest block of binary bytes worth mapping: fewer match by chance.
@@ -168,7 +205,7 @@ fn input_file_param(unit: &Unit, input: &[u8]) -> Option<Param> {
 
 /// The text at `start` of an object's bytes (up to NUL or the end), as a
 /// parameter when it is text and occurs in the input.
-fn string_param(object: u32, start: usize, bytes: &[u8], input: &[u8]) -> Option<Param> {
+fn string_param(object: u32, start: usize, bytes: &[u8], input: &[u8], views: &Views<'_>) -> Option<Param> {
     let rest = &bytes[start..];
     let (len, nul) = match rest.iter().position(|&b| b == 0) {
         Some(n) => (n, true),
@@ -178,13 +215,14 @@ fn string_param(object: u32, start: usize, bytes: &[u8], input: &[u8]) -> Option
     if len < MIN_STRING || !text.iter().all(|&b| b == b'\t' || b == b'\n' || (0x20..0x7f).contains(&b) || b >= 0x80) {
         return None;
     }
-    let occ = find_all(input, text);
-    (!occ.is_empty()).then(|| Param {
+    let _ = input;
+    let (encoding, occ) = views.find(text)?;
+    Some(Param {
         site: Site::Bytes { object, offset: start as u64, len: len as u64, nul },
-        encoding: Encoding::Raw,
+        encoding,
         occurrences: occ,
         original: text.to_vec(),
-        excluded: Vec::new(),
+        excluded: encoding.unwritable(),
         room: 0,
     })
 }

@@ -7,6 +7,7 @@ use exec::{Coverage, ForkServer, Newness, Outcome};
 use model::shell::{self, Quote};
 use model::unit::{Encoding, Param, Site, Value, MAX_LENGTH};
 
+mod http;
 mod labels;
 pub use labels::lift_labelled;
 
@@ -30,7 +31,8 @@ pub fn lift(input: &[u8], param: &Param, value: &Value, command_line: bool) -> V
 }
 
 /// `input` with several parameters replaced at once (their occurrences,
-/// from the last to the first; one that overlaps a later one is left). A
+/// from the last to the first; one that overlaps a later one is left);
+/// an HTTP request's `Content-Length` follows its body's new length. A
 /// length ([`Encoding::Length`]) resizes the text at its occurrence: the
 /// new value of another parameter there when it has one too.
 ///
@@ -115,6 +117,7 @@ pub(crate) fn lift_spliced(input: &[u8], values: &[(&Param, &Value)], command_li
         }
     }
     done.reverse();
+    http::fix_content_length(input, &mut out, &mut done);
     (out, done)
 }
 
