@@ -9,10 +9,14 @@
 # trees need `autoreconf -fi` before configure (their generated files are
 # older than the automake Debian ships); the version is pinned, and any
 # other version the archive offers is tried when the pinned one is gone.
+# And sqlite-shop: SQLite 3.40.1's amalgamation with the SQL functions of
+# examples/webapp (shopext.c) compiled in, as the libsqlite3.so.0 Python's
+# sqlite3 module loads (bin-<variant>/sqlite-shop links to it; see
+# scripts/webapp.sh).
 #
 #   scripts/subjects.sh [--variant plain|carve|afl|all|v1,v2] [--subjects cut,sed,...] [--force]
 #
-# --subjects: among cut paste tac b2sum sed dc jq xmllint (default: the
+# --subjects: among cut paste tac b2sum sed dc jq xmllint sqlite-shop (default: the
 # first six).
 #
 # Variants (all with CFLAGS="-O2 -g0", jq and libxml2 with "-g -O2"; for bc also
@@ -40,7 +44,7 @@ set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 CACHE=${CARVE_CACHE:-$HOME/.cache/carve-bridge}/subjects
-ALL_SUBJECTS=(cut paste tac b2sum sed dc jq xmllint)
+ALL_SUBJECTS=(cut paste tac b2sum sed dc jq xmllint sqlite-shop)
 # Without --subjects: the paper's six.
 DEFAULT_SUBJECTS=(cut paste tac b2sum sed dc)
 CFLAGS_ALL="-O2 -g0"
@@ -98,6 +102,7 @@ pkg_of() {
     dc) echo bc ;;
     jq) echo jq ;;
     xmllint) echo libxml2 ;;
+    sqlite-shop) echo sqlite3 ;;
   esac
 }
 # The upstream version: the name of the extracted directory.
@@ -108,6 +113,7 @@ version_of() {
     bc) echo 1.07.1 ;;
     jq) echo 1.6 ;;
     libxml2) echo 2.9.14+dfsg ;;
+    sqlite3) echo 3.40.1 ;;
   esac
 }
 # The Debian version asked for first (empty: whatever the archive has).
@@ -115,6 +121,7 @@ pin_of() {
   case "$1" in
     jq) echo 1.6-2.1+deb12u2 ;;
     libxml2) echo 2.9.14+dfsg-1.3~deb12u1 ;;
+    sqlite3) echo 3.40.1-2+deb12u2 ;;
   esac
 }
 binpath_of() {
@@ -124,12 +131,13 @@ binpath_of() {
     dc) echo dc/dc ;;
     jq) echo jq ;;
     xmllint) echo xmllint ;;
+    sqlite-shop) echo libsqlite3.so.0 ;;
   esac
 }
 # Packages built as their default build does, shared libraries included:
 # their programs are libtool wrapper scripts, linked rather than copied.
 is_shared_build() {
-  case "$1" in jq|libxml2) return 0 ;; *) return 1 ;; esac
+  case "$1" in jq|libxml2|sqlite3) return 0 ;; *) return 1 ;; esac
 }
 
 packages=()
@@ -274,6 +282,16 @@ run_make() {
       echo "+ make -j2 \$(BUILT_SOURCES) $prog"
       # shellcheck disable=SC2086 # a list of make targets
       make -j2 $built_sources "$prog" ;;
+    sqlite3)
+      # The amalgamation (tclsh writes it), then one shared library of it
+      # and the example's extension, registered at initialisation.
+      echo "+ make sqlite3.c"
+      make sqlite3.c
+      echo "+ $cc $cflags -fPIC -shared -DSQLITE_EXTRA_INIT=shopext_register sqlite3.c shopext.c -o libsqlite3.so.0"
+      cp "$REPO/examples/webapp/shopext.c" .
+      # shellcheck disable=SC2086 # a list of flags
+      "$cc" $cflags -fPIC -shared -I. -DSQLITE_EXTRA_INIT=shopext_register sqlite3.c shopext.c \
+        -o libsqlite3.so.0 -Wl,-soname,libsqlite3.so.0 -lm -ldl -lpthread ;;
   esac
 }
 
@@ -284,7 +302,14 @@ make_step_desc() {
     bc) echo "make -j2 -C lib; make -j2 -C dc" ;;
     jq) echo "make -j2 \$(BUILT_SOURCES) jq" ;;
     libxml2) echo "make -j2 \$(BUILT_SOURCES) xmllint" ;;
+    sqlite3) echo "make sqlite3.c; \$CC -shared sqlite3.c shopext.c -o libsqlite3.so.0" ;;
   esac
+}
+
+# stale BDIR PKG: whether a built package is older than the example
+# sources built into it (sqlite-shop's shopext.c).
+stale() {
+  [ "$2" = sqlite3 ] && [ "$REPO/examples/webapp/shopext.c" -nt "$1/.built" ]
 }
 
 # build_package VARIANT CC PKG: configure and make PKG in build-VARIANT/PKG.
@@ -292,7 +317,7 @@ build_package() {
   local v=$1 cc=$2 pkg=$3
   local bdir="$CACHE/build-$v/$pkg" src start
   src=$(src_dir_of "$pkg")
-  if [ "$force" = 0 ] && [ -f "$bdir/.built" ]; then
+  if [ "$force" = 0 ] && [ -f "$bdir/.built" ] && ! stale "$bdir" "$pkg"; then
     log "$v/$pkg: already built in $bdir"
     return 0
   fi
@@ -318,7 +343,7 @@ build_package() {
     cflags="$cflags -Wno-error=implicit-function-declaration"
   fi
 
-  if is_shared_build "$pkg"; then
+  if is_shared_build "$pkg" && [ "$pkg" != sqlite3 ]; then
     log "$v/$pkg: autoreconf -fi (log: $bdir/autoreconf.log)"
     (cd "$bdir" && autoreconf -fi) >"$bdir/autoreconf.log" 2>&1 || {
       tail -n 30 "$bdir/autoreconf.log" >&2
@@ -350,7 +375,9 @@ build_variant() {
   local v=$1 cc missing=() s vstart
   local bin="$CACHE/bin-$v"
   for s in "${subjects[@]}"; do
-    [ -x "$bin/$s" ] || missing+=("$s")
+    if [ ! -x "$bin/$s" ] || stale "$CACHE/build-$v/$(pkg_of "$s")" "$(pkg_of "$s")"; then
+      missing+=("$s")
+    fi
   done
   if [ "$force" = 0 ] && [ "${#missing[@]}" = 0 ]; then
     log "$v: skipping, ${subjects[*]} already in $bin"
