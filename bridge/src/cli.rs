@@ -446,6 +446,12 @@ pub fn parse_duration(s: &str) -> Result<f64, String> {
     Ok(n * scale)
 }
 
+/// A `--functions` value: a regex that compiles, checked before anything
+/// starts.
+fn a_regex(s: &str) -> Result<String, String> {
+    regex::Regex::new(s).map(|_| s.to_string()).map_err(|e| e.to_string())
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -456,10 +462,4 @@ mod tests {
         assert!(super::parse_duration("5d").is_err());
         assert!(super::parse_duration("-1").is_err());
     }
-}
-
-/// A `--functions` value: a regex that compiles, checked before anything
-/// starts.
-fn a_regex(s: &str) -> Result<String, String> {
-    regex::Regex::new(s).map(|_| s.to_string()).map_err(|e| e.to_string())
 }

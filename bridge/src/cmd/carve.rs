@@ -10,8 +10,7 @@ use std::path::Path;
 pub fn run(args: CarveArgs) -> anyhow::Result<i32> {
     let target = super::target(&args.target)?;
     let input = super::read_input(args.input.as_deref())?;
-    let program = std::fs::canonicalize(&target.program)
-        .with_context(|| format!("target {} not found", target.program.display()))?;
+    let program = ::exec::forkserver::resolve(&target.program)?;
     let functions = list_functions(&program, &target.args)?;
     let selected: Vec<&str> = match &args.functions {
         Some(re) => {

@@ -132,8 +132,7 @@ pub fn run(args: ReviewArgs) -> anyhow::Result<i32> {
 /// Branch outcomes per function that the queue's tests cover (each run
 /// once more through a fork server), most outcomes first.
 fn function_coverage(root: &Path, target: &::exec::Target) -> anyhow::Result<Vec<(String, u32, u32)>> {
-    let program =
-        std::fs::canonicalize(&target.program).with_context(|| format!("cannot find {}", target.program.display()))?;
+    let program = ::exec::forkserver::resolve(&target.program)?;
     let functions = driver::carve::list_functions(&program, &target.args)?;
     let mut fs = ::exec::ForkServer::start(target.clone())?;
     let mut cov = ::exec::Coverage::default();

@@ -244,11 +244,5 @@ fn with_stacks(mut target: ::exec::Target, out: &OutDir) -> ::exec::Target {
 
 fn campaign_program(args: &RunArgs) -> anyhow::Result<std::path::PathBuf> {
     let prog = args.target.command.first().ok_or_else(|| anyhow::anyhow!("no target given after --"))?;
-    let p = std::path::Path::new(prog);
-    let found = if p.components().count() > 1 {
-        std::fs::canonicalize(p).ok()
-    } else {
-        std::env::var_os("PATH").and_then(|path| std::env::split_paths(&path).map(|d| d.join(p)).find(|c| c.is_file()))
-    };
-    found.ok_or_else(|| anyhow::anyhow!("target {prog} not found"))
+    Ok(::exec::forkserver::resolve(std::path::Path::new(prog))?)
 }

@@ -223,3 +223,61 @@ fn an_instrumented_library_in_an_uninstrumented_host() {
     // host's input carries it as it is.
     assert!(sum["true_alarms"].as_u64().unwrap() >= 1, "{sum}");
 }
+
+/// `bridge` with `CARVE_DEFER=1` (or without it), run in `dir`.
+fn bridge_in(dir: &Path, defer: bool, args: &[&str], stdin: &[u8]) -> std::process::Output {
+    use std::io::Write;
+    let mut c = Command::new(env!("CARGO_BIN_EXE_bridge"));
+    c.current_dir(dir).args(args).stdin(std::process::Stdio::piped());
+    c.stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped());
+    if defer {
+        c.env("CARVE_DEFER", "1");
+    } else {
+        c.env_remove("CARVE_DEFER");
+    }
+    let mut child = c.spawn().unwrap();
+    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+/// The library in a Python host that starts the runtime itself once its
+/// setup is done (as examples/webapp's driver does): with CARVE_DEFER=1
+/// the setup's call is not carved; the units remember the host's
+/// arguments (its script, the library's path) and replay with them; a
+/// campaign limited to one function (--functions) lifts its bug into the
+/// host's input.
+#[test]
+fn a_python_host_starts_the_runtime_after_its_setup() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    for f in ["rec.c", "rec.h", "host.py"] {
+        std::fs::copy(fixtures().join(f), d.join(f)).unwrap();
+    }
+    cc(d, &["-O2", "-g", "-shared", "-fPIC", "-o", "librec.so", "rec.c"]);
+    let lib = d.join("librec.so");
+    let cmd = ["--", "python3", "host.py", lib.to_str().unwrap(), "@@"];
+    let carve = |defer: bool, out: &str| {
+        let o = bridge_in(d, defer, &[&["carve", "-o", out][..], &cmd].concat(), b"width=42\nname=box\n");
+        assert!(o.status.success(), "{}", stderr(&o));
+        names(&d.join(out)).into_iter().filter(|n| n.starts_with("rec_parse.")).count()
+    };
+    // Two lines and the empty one after the last newline; the setup's
+    // record ("setup=1") only when the runtime starts at load.
+    assert_eq!(carve(true, "deferred"), 3);
+    assert_eq!(carve(false, "at-load"), 4);
+    let o = bridge_in(d, true, &["replay", "deferred"], b"");
+    let n = names(&d.join("deferred")).len();
+    assert!(stdout(&o).contains(&format!("{n} of {n} replays faithful")), "{}{}", stdout(&o), stderr(&o));
+
+    std::fs::create_dir_all(d.join("seeds")).unwrap();
+    std::fs::write(d.join("seeds/a"), "width=42\nname=box\n").unwrap();
+    let run = ["run", "-i", "seeds", "-o", "out", "--time", "30s", "--functions", "^rec_parse$"];
+    let o = bridge_in(d, true, &[&run[..], &cmd].concat(), b"");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let analysed = std::fs::read_to_string(d.join("out/units.csv")).unwrap();
+    assert!(analysed.lines().skip(1).all(|l| l.split(',').nth(1) == Some("rec_parse")), "{analysed}");
+    let alarms = names(&d.join("out/alarms"));
+    assert!(!alarms.is_empty(), "no alarm lifted: {}", stderr(&o));
+    let input = std::fs::read(d.join("out/alarms").join(&alarms[0]).join("input")).unwrap();
+    assert!(input.windows(3).any(|w| w == b"=!!"), "{}", String::from_utf8_lossy(&input));
+}
