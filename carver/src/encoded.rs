@@ -14,19 +14,25 @@ pub struct Decoded {
     pub bytes: Vec<u8>,
     /// `(start, end)` in the input of each decoded byte.
     spans: Vec<(usize, usize)>,
+    /// Whether each decoded byte is part of input bytes kept as they are
+    /// (not `+` made a blank, not an escape decoded).
+    verbatim: Vec<bool>,
 }
 
 impl Decoded {
-    fn push(&mut self, bytes: &[u8], start: usize, end: usize) {
+    fn push(&mut self, input: &[u8], bytes: &[u8], start: usize, end: usize) {
+        let verbatim = input[start..end] == *bytes;
         for &b in bytes {
             self.bytes.push(b);
             self.spans.push((start, end));
+            self.verbatim.push(verbatim);
         }
     }
 
     /// The input spans `(offset, length)` of the non-overlapping
-    /// occurrences of `text` in the decoded bytes that are encoded there
-    /// (an occurrence the input holds as it is is found without decoding).
+    /// occurrences of `text` in the decoded bytes that are encoded there,
+    /// a byte of them at least (an occurrence the input holds as it is is
+    /// found without decoding; `+` for a blank is one byte for one).
     pub fn find(&self, text: &[u8]) -> Vec<(u64, u64)> {
         let mut out = Vec::new();
         if text.is_empty() || text.len() > self.bytes.len() {
@@ -36,7 +42,7 @@ impl Decoded {
         while i + text.len() <= self.bytes.len() {
             if &self.bytes[i..i + text.len()] == text {
                 let (start, end) = (self.spans[i].0, self.spans[i + text.len() - 1].1);
-                if end - start != text.len() {
+                if self.verbatim[i..i + text.len()].contains(&false) {
                     out.push((start as u64, (end - start) as u64));
                 }
                 i += text.len();
@@ -50,18 +56,18 @@ impl Decoded {
 
 /// Percent-decoding of the whole input: `+` is a blank, `%XX` a byte.
 pub fn percent(input: &[u8]) -> Decoded {
-    let mut d = Decoded { encoding: Encoding::Percent, bytes: Vec::new(), spans: Vec::new() };
+    let mut d = Decoded { encoding: Encoding::Percent, bytes: Vec::new(), spans: Vec::new(), verbatim: Vec::new() };
     let mut i = 0;
     while i < input.len() {
         match input[i] {
-            b'+' => d.push(b" ", i, i + 1),
+            b'+' => d.push(input, b" ", i, i + 1),
             b'%' if i + 2 < input.len() && hex(input[i + 1]).is_some() && hex(input[i + 2]).is_some() => {
                 let b = hex(input[i + 1]).unwrap_or(0) << 4 | hex(input[i + 2]).unwrap_or(0);
-                d.push(&[b], i, i + 3);
+                d.push(input, &[b], i, i + 3);
                 i += 3;
                 continue;
             }
-            b => d.push(&[b], i, i + 1),
+            b => d.push(input, &[b], i, i + 1),
         }
         i += 1;
     }
@@ -72,7 +78,7 @@ pub fn percent(input: &[u8]) -> Decoded {
 /// (`\uXXXX` to UTF-8, a surrogate pair to one character); the rest as it
 /// is.
 pub fn json(input: &[u8]) -> Decoded {
-    let mut d = Decoded { encoding: Encoding::Json, bytes: Vec::new(), spans: Vec::new() };
+    let mut d = Decoded { encoding: Encoding::Json, bytes: Vec::new(), spans: Vec::new(), verbatim: Vec::new() };
     let (mut i, mut inside) = (0, false);
     while i < input.len() {
         let b = input[i];
@@ -80,7 +86,7 @@ pub fn json(input: &[u8]) -> Decoded {
             if b == b'"' {
                 inside = !inside;
             }
-            d.push(&[b], i, i + 1);
+            d.push(input, &[b], i, i + 1);
             i += 1;
             continue;
         }
@@ -97,7 +103,7 @@ pub fn json(input: &[u8]) -> Decoded {
             _ => None,
         };
         if let Some(c) = simple {
-            d.push(&[c], i, i + 2);
+            d.push(input, &[c], i, i + 2);
             i += 2;
             continue;
         }
@@ -112,11 +118,11 @@ pub fn json(input: &[u8]) -> Decoded {
                 let mut buf = [0u8; 4];
                 match c {
                     Some(c) => {
-                        d.push(c.encode_utf8(&mut buf).as_bytes(), i, i + 12);
+                        d.push(input, c.encode_utf8(&mut buf).as_bytes(), i, i + 12);
                         i += 12;
                     }
                     None => {
-                        d.push(&input[i..i + 2], i, i + 2);
+                        d.push(input, &input[i..i + 2], i, i + 2);
                         i += 2;
                     }
                 }
@@ -124,13 +130,13 @@ pub fn json(input: &[u8]) -> Decoded {
             (b'u', Some(u)) => {
                 let mut buf = [0u8; 4];
                 match char::from_u32(u) {
-                    Some(c) => d.push(c.encode_utf8(&mut buf).as_bytes(), i, i + 6),
-                    None => d.push(&input[i..i + 6], i, i + 6),
+                    Some(c) => d.push(input, c.encode_utf8(&mut buf).as_bytes(), i, i + 6),
+                    None => d.push(input, &input[i..i + 6], i, i + 6),
                 }
                 i += 6;
             }
             _ => {
-                d.push(&input[i..i + 2], i, i + 2);
+                d.push(input, &input[i..i + 2], i, i + 2);
                 i += 2;
             }
         }
@@ -206,6 +212,10 @@ mod tests {
         // Found without decoding: not an encoded occurrence.
         assert_eq!(d.find(b"price"), vec![]);
         assert_eq!(d.find(b"sofa bed"), vec![]);
+        // `+` for a blank is one byte for one, and still an encoding.
+        let input = b"name=green+sofa+bed&price=9900";
+        assert_eq!(percent(input).find(b"green sofa bed"), vec![(5, 14)]);
+        assert_eq!(percent(input).find(b"9900"), vec![]);
     }
 
     #[test]
