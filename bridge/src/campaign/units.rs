@@ -410,6 +410,14 @@ impl Campaign {
             uw.schedule.record_mut(&unit.meta.function).failed += 1;
         })?;
         cur.tries += done.tries as usize;
+        // A round that started a unit and tried it as carved only (`main`
+        // has rounds of its own, which grow its numbers and words).
+        let idle = &mut uw.schedule.record_mut(&unit.meta.function).idle;
+        if how == Explore::Start && done.tries <= 1 && unit.meta.function != main_rounds::MAIN {
+            *idle += 1;
+        } else if done.tries > 1 {
+            *idle = 0;
+        }
         let s = &self.file.stats;
         let row = format!(
             "{:.3},{},{},{},{},{},{},{}",

@@ -3,7 +3,8 @@
 //! function is worth units while system runs leave some of its branch
 //! outcomes open; it is dropped when its units cannot be replayed, when
 //! its lifts keep reproducing nothing, when carving gives it no unit with
-//! parameters, or when its rounds keep failing.
+//! parameters, when its rounds keep failing, or when its units keep
+//! giving nothing to try beyond themselves.
 
 use driver::carve::FunctionInfo;
 use std::collections::BTreeMap;
@@ -22,6 +23,12 @@ pub(super) const MAX_FRUITLESS: u32 = 8;
 /// Rounds of one function that failed (a trace that does not decode, a
 /// replay that cannot start), after which it is no longer chosen.
 const MAX_FAILED: u32 = 3;
+/// Rounds in a row of one function whose unit gave nothing to try but
+/// itself as carved (no branch its parameters decide, no mutation that
+/// ran), after which it is no longer chosen: a function such as a SQL
+/// function's wrapper, whose only parameter is the argument array its
+/// callee reads, would take every round otherwise.
+pub(super) const MAX_IDLE: u32 = 4;
 
 /// What the rounds know of one function.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
@@ -38,12 +45,17 @@ pub(super) struct Record {
     pub unreplayable: u32,
     /// Its rounds that failed.
     pub failed: u32,
+    /// Rounds in a row that tried its unit as carved and nothing else.
+    pub idle: u32,
 }
 
 impl Record {
     /// Its units may still be explored.
     pub fn explorable(&self) -> bool {
-        self.unreplayable < MAX_UNREPLAYABLE && self.fruitless < MAX_FRUITLESS && self.failed < MAX_FAILED
+        self.unreplayable < MAX_UNREPLAYABLE
+            && self.fruitless < MAX_FRUITLESS
+            && self.failed < MAX_FAILED
+            && self.idle < MAX_IDLE
     }
 
     /// Entries may still be carved for it.
@@ -190,6 +202,11 @@ mod tests {
         assert_eq!(s.best_in_pool(&pool, &covered), Some(0));
         s.record_mut("emit").failed = MAX_FAILED;
         assert_eq!(s.best_in_pool(&pool, &covered), Some(1));
+        s.record_mut("parse").idle = MAX_IDLE - 1;
+        assert_eq!(s.best_in_pool(&pool, &covered), Some(1));
+        s.record_mut("parse").idle = MAX_IDLE;
+        assert_eq!(s.best_in_pool(&pool, &covered), None);
+        s.record_mut("parse").idle = 0;
         s.record_mut("parse").fruitless = MAX_FRUITLESS;
         assert_eq!(s.best_in_pool(&pool, &covered), None);
     }
