@@ -53,7 +53,7 @@ python=/usr/bin/python3
 "$python" -c 'import sqlite3' 2>/dev/null || die "$python has no sqlite3 module"
 
 echo "== building SQLite and the example's SQL functions (carve-clang and clang-19; cached)"
-"$REPO/scripts/subjects.sh" --variant carve,plain --subjects sqlite-shop 2>&1 | sed 's/^/   /'
+"$REPO/scripts/subjects.sh" --variant carve,plain --subjects sqlite-shop 2>&1 | sed -u 's/^/   /'
 carve_lib=$(dirname "$(readlink -f "$CACHE/bin-carve/sqlite-shop")")
 plain_lib=$(dirname "$(readlink -f "$CACHE/bin-plain/sqlite-shop")")
 
@@ -67,11 +67,11 @@ fi
 echo "== bridge run, $time, on the request driver (python3 driver.py REQUEST)"
 LD_LIBRARY_PATH=$carve_lib CARVE_DEFER=1 "$bridge" run -i "$REPO/examples/webapp/seeds" -o "$out" \
   --time "$time" --seed "$seed" "${functions[@]}" -- "$python" "$REPO/examples/webapp/driver.py" @@ 2>&1 |
-  sed 's/^/   /' || true
+  sed -u 's/^/   /' || true
 [ -f "$out/campaign.json" ] || die "the campaign did not start (see above)"
 
 echo "== bridge review"
-LD_LIBRARY_PATH=$carve_lib CARVE_DEFER=1 "$bridge" review "$out" | sed 's/^/   /'
+LD_LIBRARY_PATH=$carve_lib CARVE_DEFER=1 "$bridge" review "$out" | sed -u 's/^/   /'
 
 echo "== against the live server (app.py on 127.0.0.1, clang-19 build of the library)"
 tests=()
@@ -81,6 +81,6 @@ done
 if [ "${#tests[@]}" = 0 ]; then
   echo "   no true alarm was kept: nothing to send"
 else
-  LD_LIBRARY_PATH=$plain_lib "$python" "$REPO/examples/webapp/live.py" "${tests[@]}" | sed 's/^/   /' || true
+  LD_LIBRARY_PATH=$plain_lib "$python" "$REPO/examples/webapp/live.py" "${tests[@]}" | sed -u 's/^/   /' || true
 fi
 echo "== done in $(( $(date +%s) - start )) s; the campaign is in $out"

@@ -18,7 +18,7 @@ pub const ALL: &[EnvVar] = &[
     EnvVar {
         name: DEFER,
         reader: "runtime",
-        help: "1: in a host built without carve-clang, start the fork server when the host calls __carve_start()",
+        help: "1: in a host built without carve-clang, start nothing (fork server, carving) until the host calls __carve_start()",
     },
     EnvVar { name: CC, reader: "carve-clang", help: "the C compiler to wrap (default clang-19)" },
     EnvVar { name: CXX, reader: "carve-clang++", help: "the C++ compiler to wrap (default clang++-19)" },
@@ -92,6 +92,13 @@ pub const ALL: &[EnvVar] = &[
         help: "the symbolizer bridge review names frames with (default llvm-symbolizer-19)",
     },
     EnvVar { name: RT_DEBUG, reader: "runtime", help: "1: the runtime reports what it does on stderr" },
+    EnvVar {
+        name: CACHE,
+        reader: "scripts",
+        help: "where scripts/subjects.sh keeps source packages and builds (default ~/.cache/carve-bridge)",
+    },
+    EnvVar { name: CLANG, reader: "scripts", help: "the carve-clang scripts/bench/compiler.sh sweeps" },
+    EnvVar { name: SWEEP_LOG, reader: "scripts", help: "the compile log of scripts/bench/compiler.sh's logging compiler" },
 ];
 
 /// Names in the environment that carry the prefix but are not registered,

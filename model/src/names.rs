@@ -80,3 +80,9 @@ pub const STACK_OUT: &str = "CARVE_STACK_OUT";
 /// The symbolizer `bridge review` names frames with (default
 /// `llvm-symbolizer-19`).
 pub const SYMBOLIZER: &str = "CARVE_SYMBOLIZER";
+/// The scripts' cache of source packages and subject builds.
+pub const CACHE: &str = "CARVE_CACHE";
+/// The carve-clang the compiler sweep (scripts/bench/compiler.sh) tests.
+pub const CLANG: &str = "CARVE_CLANG";
+/// Where the compiler sweep's logging compiler writes the commands it saw.
+pub const SWEEP_LOG: &str = "CARVE_SWEEP_LOG";
