@@ -129,6 +129,18 @@ pub enum Encoding {
 }
 
 impl Encoding {
+    /// Its name, as listings print it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Encoding::Decimal => "decimal",
+            Encoding::Raw => "raw",
+            Encoding::Digits { .. } => "digits",
+            Encoding::Length => "length",
+            Encoding::Percent => "percent",
+            Encoding::Json => "json",
+        }
+    }
+
     /// The bytes a value written in this encoding cannot hold and stay
     /// what the program decodes: with percent-encoding and JSON, anything
     /// not ASCII (a decoder of UTF-8 text would replace a lone byte).

@@ -5,17 +5,26 @@ use driver::files::{read_unit, unit_files};
 
 pub fn list(args: UnitsArgs) -> anyhow::Result<i32> {
     println!(
-        "{:<40} {:<24} {:>9} {:>7} {:>6} {:>4} {:>9} {:>8}",
+        "{:<40} {:<24} {:>9} {:>7} {:>6} {:>4} {:>9} {:>8}  parameters",
         "unit", "function", "bytes", "objects", "relocs", "raw", "truncated", "returned"
     );
+    let mut by_encoding: std::collections::BTreeMap<&str, usize> = Default::default();
     let mut bad = 0;
     for p in unit_files(&args.dir)? {
         let name = p.file_name().unwrap_or_default().to_string_lossy().into_owned();
         match read_unit(&p) {
             Ok(u) => {
                 let s = &u.snapshot;
+                // Parameters as mapped to the system input the unit was
+                // carved from.
+                let params = carver::mapping::map(&u, &u.meta.system_input);
+                let mut encodings: Vec<&str> = params.iter().map(|p| p.encoding.name()).collect();
+                for e in &encodings {
+                    *by_encoding.entry(e).or_default() += 1;
+                }
+                encodings.dedup();
                 println!(
-                    "{:<40} {:<24} {:>9} {:>7} {:>6} {:>4} {:>9} {:>8}",
+                    "{:<40} {:<24} {:>9} {:>7} {:>6} {:>4} {:>9} {:>8}  {}{}",
                     name,
                     u.meta.function,
                     s.bytes(),
@@ -23,7 +32,9 @@ pub fn list(args: UnitsArgs) -> anyhow::Result<i32> {
                     s.relocs.len(),
                     s.raw_pointers,
                     if s.truncated() { "yes" } else { "no" },
-                    if u.outcome.is_some() { "yes" } else { "no" }
+                    if u.outcome.is_some() { "yes" } else { "no" },
+                    params.len(),
+                    if encodings.is_empty() { String::new() } else { format!(" ({})", encodings.join(", ")) }
                 );
             }
             Err(e) => {
@@ -32,6 +43,12 @@ pub fn list(args: UnitsArgs) -> anyhow::Result<i32> {
             }
         }
     }
+    let total: usize = by_encoding.values().sum();
+    let each: Vec<String> = by_encoding.iter().map(|(e, n)| format!("{n} {e}")).collect();
+    println!(
+        "parameters mapped to the system input: {total}{}",
+        if each.is_empty() { String::new() } else { format!(" ({})", each.join(", ")) }
+    );
     Ok(if bad > 0 { 1 } else { 0 })
 }
 
