@@ -117,7 +117,7 @@ impl UnitWork {
             anyhow::ensure!(!functions.is_empty(), "no function of {} matches --functions {re}", program.display());
         }
         Ok(UnitWork {
-            schedule: Schedule::new(functions),
+            schedule: Schedule::new(functions, only.is_some()),
             program,
             generator,
             next_entry: 0,
@@ -307,6 +307,18 @@ impl Campaign {
         if let Some(t) = &target {
             if !functions.contains(t) {
                 functions.push(t.clone());
+            }
+        }
+        // Nothing in the entry has open outcomes: every function is carved
+        // (an empty list), but those no longer explored; none when no
+        // function is left.
+        if functions.is_empty() {
+            if let Some(only) = uw.schedule.explorable_only() {
+                if only.is_empty() {
+                    uw.pool.clear();
+                    return Ok(());
+                }
+                functions = only;
             }
         }
         let mut pool: Vec<(usize, Current)> = Vec::new();

@@ -68,11 +68,18 @@ impl Record {
 pub(super) struct Schedule {
     functions: BTreeMap<String, FunctionInfo>,
     records: BTreeMap<String, Record>,
+    /// Whether `functions` is a part of the program's (`--functions`).
+    part: bool,
 }
 
 impl Schedule {
-    pub fn new(functions: Vec<FunctionInfo>) -> Schedule {
-        Schedule { functions: functions.into_iter().map(|f| (f.name.clone(), f)).collect(), records: BTreeMap::new() }
+    /// `part`: whether `functions` are some of the program's only.
+    pub fn new(functions: Vec<FunctionInfo>, part: bool) -> Schedule {
+        Schedule {
+            functions: functions.into_iter().map(|f| (f.name.clone(), f)).collect(),
+            records: BTreeMap::new(),
+            part,
+        }
     }
 
     pub fn has(&self, function: &str) -> bool {
@@ -103,18 +110,29 @@ impl Schedule {
     }
 
     /// The functions worth carving in an entry whose run hit `hits`
-    /// (sorted slots): those it reaches with open outcomes, most first,
-    /// at most `n` (`main` has rounds of its own).
+    /// (sorted slots): the explorable ones it reaches with open outcomes,
+    /// most first, at most `n` (`main` has rounds of its own).
     pub fn wanted(&self, hits: &[u32], covered: &impl Fn(u32) -> bool, n: usize) -> Vec<String> {
         let mut wanted: Vec<(usize, &str)> = self
             .functions
             .values()
-            .filter(|f| f.name != "main" && reaches(hits, f))
+            .filter(|f| f.name != "main" && reaches(hits, f) && self.record(&f.name).explorable())
             .map(|f| (open_outcomes(f, covered), f.name.as_str()))
             .filter(|(open, _)| *open > 0)
             .collect();
         wanted.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(b.1)));
         wanted.into_iter().take(n).map(|(_, f)| f.to_string()).collect()
+    }
+
+    /// The functions a carving may take when it takes all it can: `None`
+    /// for all the program's, or the explorable ones of the schedule
+    /// (`main` aside) when it holds some of the program's only or some
+    /// are no longer explorable.
+    pub fn explorable_only(&self) -> Option<Vec<String>> {
+        let dropped = self.records.iter().any(|(f, r)| self.functions.contains_key(f) && !r.explorable());
+        (dropped || self.part).then(|| {
+            self.functions.keys().filter(|f| *f != "main" && self.record(f).explorable()).cloned().collect()
+        })
     }
 
     /// The entry to carve next (its position in `corpus`, each entry
@@ -164,7 +182,7 @@ mod tests {
 
     /// `main` 0..4, `parse` 4..10, `emit` 10..12.
     fn schedule() -> Schedule {
-        Schedule::new(vec![f("main", 0, 4), f("parse", 4, 6), f("emit", 10, 2)])
+        Schedule::new(vec![f("main", 0, 4), f("parse", 4, 6), f("emit", 10, 2)], false)
     }
 
     #[test]
@@ -218,5 +236,10 @@ mod tests {
         assert_eq!(s.wanted(&[0, 4, 10], &covered, 8), ["parse", "emit"]);
         assert_eq!(s.wanted(&[0, 4, 10], &covered, 1), ["parse"]);
         assert!(s.wanted(&[0, 1], &covered, 8).is_empty());
+        let mut s = s;
+        assert_eq!(s.explorable_only(), None);
+        s.record_mut("parse").idle = MAX_IDLE;
+        assert_eq!(s.wanted(&[0, 4, 10], &covered, 8), ["emit"]);
+        assert_eq!(s.explorable_only(), Some(vec!["emit".to_string()]));
     }
 }
