@@ -148,6 +148,30 @@ pub fn json(input: &[u8]) -> Decoded {
 /// value of theirs reaches the application: the query string, a form
 /// body (percent-encoding), the strings of a JSON body (JSON escapes).
 /// `(start, end, encoding)`; nothing for an input that is no request.
+/// Where an HTTP request holds numbers of its framing, not the
+/// application's: the protocol version of the request line (`HTTP/1.1`)
+/// and the value of `Content-Length` (which the lifter keeps true). A
+/// number of the program equal to one of them is a coincidence.
+pub fn http_framing(input: &[u8]) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let Some(first) = input.iter().position(|&b| b == b'\n') else { return out };
+    let Some(proto) = input[..first].windows(6).rposition(|w| w == b" HTTP/") else { return out };
+    out.push((proto + 1, if input[..first].ends_with(b"\r") { first - 1 } else { first }));
+    let mut at = first + 1;
+    while let Some(n) = input[at..].iter().position(|&b| b == b'\n') {
+        let header = input[at..at + n].strip_suffix(b"\r").unwrap_or(&input[at..at + n]);
+        if header.is_empty() {
+            break;
+        }
+        let name = b"content-length:";
+        if header.len() > name.len() && header[..name.len()].eq_ignore_ascii_case(name) {
+            out.push((at + name.len(), at + header.len()));
+        }
+        at += n + 1;
+    }
+    out
+}
+
 pub fn http_regions(input: &[u8]) -> Vec<(usize, usize, Encoding)> {
     let mut out = Vec::new();
     let Some(first) = input.iter().position(|&b| b == b'\n') else { return out };
@@ -230,6 +254,15 @@ mod tests {
         // An escape outside a string stays as it is.
         let outside = json(br#"x\u0041 "\u0041""#);
         assert_eq!(outside.find(b"A").len(), 1);
+    }
+
+    #[test]
+    fn a_requests_framing_is_no_place_for_values() {
+        let input = b"POST /items/7 HTTP/1.1\r\nHost: shop\r\nContent-Length: 11\r\n\r\nname=x&p=11";
+        let text = |(a, b): (usize, usize)| &input[a..b];
+        let spans = http_framing(input);
+        assert_eq!(spans.iter().map(|&s| text(s)).collect::<Vec<_>>(), [&b"HTTP/1.1"[..], b" 11"]);
+        assert!(http_framing(b"7 11\n").is_empty());
     }
 
     #[test]

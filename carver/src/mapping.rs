@@ -37,7 +37,11 @@ pub fn map(unit: &Unit, input: &[u8]) -> Vec<Param> {
         }
         let v = signed(a.value, a.size);
         let text = v.to_string().into_bytes();
-        let occ = numbers(input, &text);
+        let framing = views.framing();
+        let occ: Vec<(u64, u64)> = numbers(input, &text)
+            .into_iter()
+            .filter(|&(at, len)| !framing.iter().any(|&(a, b)| (at as usize) < b && a < (at + len) as usize))
+            .collect();
         if !occ.is_empty() {
             out.push(Param {
                 site: Site::Arg { index: i as u16, size: a.size },
@@ -134,11 +138,22 @@ struct Views<'a> {
     input: &'a [u8],
     decoded: std::cell::OnceCell<[crate::encoded::Decoded; 2]>,
     regions: std::cell::OnceCell<Vec<(usize, usize, Encoding)>>,
+    framing: std::cell::OnceCell<Vec<(usize, usize)>>,
 }
 
 impl<'a> Views<'a> {
     fn new(input: &'a [u8]) -> Views<'a> {
-        Views { input, decoded: std::cell::OnceCell::new(), regions: std::cell::OnceCell::new() }
+        Views {
+            input,
+            decoded: std::cell::OnceCell::new(),
+            regions: std::cell::OnceCell::new(),
+            framing: std::cell::OnceCell::new(),
+        }
+    }
+
+    /// An HTTP request's framing numbers (see `encoded::http_framing`).
+    fn framing(&self) -> &[(usize, usize)] {
+        self.framing.get_or_init(|| crate::encoded::http_framing(self.input))
     }
 
     /// Where `text` occurs: as it is, or else encoded one way (JSON

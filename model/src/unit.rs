@@ -183,8 +183,8 @@ impl Param {
     pub fn text(&self, value: &Value) -> Vec<u8> {
         match (&self.site, value) {
             (_, Value::Bytes(b)) if matches!(self.encoding, Encoding::Digits { .. }) => digits_text(b, self.encoding),
-            (_, Value::Bytes(_)) if self.encoding == Encoding::Percent => percent_encoded(&value.text()),
-            (_, Value::Bytes(_)) if self.encoding == Encoding::Json => json_escaped(&value.text()),
+            (_, Value::Bytes(b)) if self.encoding == Encoding::Percent => percent_encoded(trimmed(b)),
+            (_, Value::Bytes(b)) if self.encoding == Encoding::Json => json_escaped(trimmed(b)),
             (Site::InputFile, Value::Bytes(b)) => b.clone(),
             // A block of binary bytes (no string: no NUL ends it) is
             // written whole, zeros and all.
@@ -210,7 +210,7 @@ impl Param {
             (Encoding::Digits { .. }, Value::Bytes(b)) => b.iter().all(|&d| d <= 9),
             (Encoding::Length, Value::Int(n)) => (0..=MAX_LENGTH).contains(n),
             (Encoding::Length, _) => false,
-            (Encoding::Json, Value::Bytes(_)) => std::str::from_utf8(&value.text()).is_ok(),
+            (Encoding::Json, Value::Bytes(b)) => std::str::from_utf8(trimmed(b)).is_ok(),
             _ => true,
         }
     }
@@ -262,6 +262,15 @@ pub fn json_escaped(bytes: &[u8]) -> Vec<u8> {
         }
     }
     out.into_bytes()
+}
+
+/// A string's bytes as an encoding that can write a NUL (`%00`,
+/// `\u0000`) writes them: the NULs at the end left out (a string the value
+/// shortened), the ones inside kept, since the program gets them all (a
+/// JSON string handed on with its length: a checksum over it counts the
+/// bytes past a NUL).
+fn trimmed(b: &[u8]) -> &[u8] {
+    &b[..b.iter().rposition(|&c| c != 0).map_or(0, |k| k + 1)]
 }
 
 /// `text` cut to `len` bytes, or repeated from its start up to them (an
@@ -562,7 +571,11 @@ mod encoding_tests {
             excluded: Vec::new(),
             room: 0,
         };
-        assert_eq!(p(Encoding::Percent).text(&Value::Bytes(b"a b\0junk".to_vec())), b"a+b");
+        // A NUL inside is written (the program gets the bytes past it);
+        // NULs at the end shorten the string.
+        assert_eq!(p(Encoding::Percent).text(&Value::Bytes(b"a b\0junk\0\0".to_vec())), b"a+b%00junk");
+        assert_eq!(p(Encoding::Json).text(&Value::Bytes(b"\0\0x\0".to_vec())), br"\u0000\u0000x");
+        assert_eq!(p(Encoding::Raw).text(&Value::Bytes(b"a b\0junk".to_vec())), b"a b");
         assert!(p(Encoding::Json).liftable(&Value::Bytes("é".as_bytes().to_vec())));
         assert!(!p(Encoding::Json).liftable(&Value::Bytes(vec![0xff, 0x41])));
     }

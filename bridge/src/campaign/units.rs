@@ -422,13 +422,14 @@ impl Campaign {
             uw.schedule.record_mut(&unit.meta.function).failed += 1;
         })?;
         cur.tries += done.tries as usize;
-        // A round that started a unit and tried it as carved only (`main`
-        // has rounds of its own, which grow its numbers and words).
+        // A unit whose generator is done with it after trying it as carved
+        // only (`main` has rounds of its own, which grow its numbers and
+        // words); one still being solved for is not.
         let idle = &mut uw.schedule.record_mut(&unit.meta.function).idle;
-        if how == Explore::Start && done.tries <= 1 && unit.meta.function != main_rounds::MAIN {
-            *idle += 1;
-        } else if done.tries > 1 {
+        if cur.tries > 1 {
             *idle = 0;
+        } else if uw.generator.pending() == Pending::Nothing && unit.meta.function != main_rounds::MAIN {
+            *idle += 1;
         }
         let s = &self.file.stats;
         let row = format!(
@@ -587,7 +588,12 @@ impl Campaign {
                 self.corpus.push(super::Entry { id, data: lifted, hits, new_word, seed: false, labels, run_us });
             }
             (Class::FalseAlarm, _) if !derived => self.file.stats.unliftable += 1,
-            (Class::FalseAlarm, _) => self.file.stats.false_alarms += u64::from(failed),
+            (Class::FalseAlarm, _) => {
+                if std::env::var_os("DBGPOOL").is_some() {
+                    eprintln!("DBG false {function}: {:?} -> {:?}", c.values, String::from_utf8_lossy(&lifted));
+                }
+                self.file.stats.false_alarms += u64::from(failed)
+            }
         }
         Ok(())
     }

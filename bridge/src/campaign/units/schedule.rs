@@ -23,12 +23,12 @@ pub(super) const MAX_FRUITLESS: u32 = 8;
 /// Rounds of one function that failed (a trace that does not decode, a
 /// replay that cannot start), after which it is no longer chosen.
 const MAX_FAILED: u32 = 3;
-/// Rounds in a row of one function whose unit gave nothing to try but
-/// itself as carved (no branch its parameters decide, no mutation that
-/// ran), after which it is no longer chosen: a function such as a SQL
-/// function's wrapper, whose only parameter is the argument array its
-/// callee reads, would take every round otherwise.
-pub(super) const MAX_IDLE: u32 = 4;
+/// Units in a row of one function that gave nothing to try but
+/// themselves as carved (no branch their parameters decide, no mutation
+/// that ran), after which it is no longer chosen: a function such as a SQL
+/// function's wrapper, whose only parameter (its argument count) maps to
+/// a digit of the input by chance, would take every round otherwise.
+pub(super) const MAX_IDLE: u32 = 8;
 
 /// What the rounds know of one function.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
@@ -130,9 +130,8 @@ impl Schedule {
     /// are no longer explorable.
     pub fn explorable_only(&self) -> Option<Vec<String>> {
         let dropped = self.records.iter().any(|(f, r)| self.functions.contains_key(f) && !r.explorable());
-        (dropped || self.part).then(|| {
-            self.functions.keys().filter(|f| *f != "main" && self.record(f).explorable()).cloned().collect()
-        })
+        (dropped || self.part)
+            .then(|| self.functions.keys().filter(|f| *f != "main" && self.record(f).explorable()).cloned().collect())
     }
 
     /// The entry to carve next (its position in `corpus`, each entry
