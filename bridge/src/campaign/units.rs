@@ -322,6 +322,7 @@ impl Campaign {
             }
         }
         let mut pool: Vec<(usize, Current)> = Vec::new();
+        let asked = functions.clone();
         for c in self.carve_entry(&uw.program, k, functions)? {
             let f = &c.unit.meta.function;
             // `main` has rounds of its own.
@@ -330,11 +331,13 @@ impl Campaign {
                 pool.push((uw.schedule.open(f, &|k| cov.is_covered(k as usize)), c));
             }
         }
+        // Each function asked for that got no unit with parameters.
+        for f in &asked {
+            let barren = !pool.iter().any(|(_, c)| &c.unit.meta.function == f);
+            uw.schedule.record_mut(f).barren += u32::from(barren);
+        }
         if let Some(t) = target {
-            let barren = !pool.iter().any(|(_, c)| c.unit.meta.function == t);
-            let r = uw.schedule.record_mut(&t);
-            r.barren += u32::from(barren);
-            r.carves += 1;
+            uw.schedule.record_mut(&t).carves += 1;
         }
         pool.sort_by_key(|p| std::cmp::Reverse(p.0));
         uw.pool = pool.into_iter().take(POOL).map(|p| p.1).collect();

@@ -35,7 +35,7 @@ pub(super) const MAX_IDLE: u32 = 8;
 pub(super) struct Record {
     /// Queue entries carved for it (chosen because they reach it).
     pub carves: u32,
-    /// Carvings for it that gave it no unit with parameters.
+    /// Carvings that asked for it and gave it no unit with parameters.
     pub barren: u32,
     /// Its units explored.
     pub analysed: u32,
@@ -110,13 +110,13 @@ impl Schedule {
     }
 
     /// The functions worth carving in an entry whose run hit `hits`
-    /// (sorted slots): the explorable ones it reaches with open outcomes,
+    /// (sorted slots): the carvable ones it reaches with open outcomes,
     /// most first, at most `n` (`main` has rounds of its own).
     pub fn wanted(&self, hits: &[u32], covered: &impl Fn(u32) -> bool, n: usize) -> Vec<String> {
         let mut wanted: Vec<(usize, &str)> = self
             .functions
             .values()
-            .filter(|f| f.name != "main" && reaches(hits, f) && self.record(&f.name).explorable())
+            .filter(|f| f.name != "main" && reaches(hits, f) && self.record(&f.name).carvable())
             .map(|f| (open_outcomes(f, covered), f.name.as_str()))
             .filter(|(open, _)| *open > 0)
             .collect();
@@ -125,13 +125,13 @@ impl Schedule {
     }
 
     /// The functions a carving may take when it takes all it can: `None`
-    /// for all the program's, or the explorable ones of the schedule
+    /// for all the program's, or the carvable ones of the schedule
     /// (`main` aside) when it holds some of the program's only or some
-    /// are no longer explorable.
+    /// are no longer carvable.
     pub fn explorable_only(&self) -> Option<Vec<String>> {
-        let dropped = self.records.iter().any(|(f, r)| self.functions.contains_key(f) && !r.explorable());
+        let dropped = self.records.iter().any(|(f, r)| self.functions.contains_key(f) && !r.carvable());
         (dropped || self.part)
-            .then(|| self.functions.keys().filter(|f| *f != "main" && self.record(f).explorable()).cloned().collect())
+            .then(|| self.functions.keys().filter(|f| *f != "main" && self.record(f).carvable()).cloned().collect())
     }
 
     /// The entry to carve next (its position in `corpus`, each entry
@@ -240,5 +240,8 @@ mod tests {
         s.record_mut("parse").idle = MAX_IDLE;
         assert_eq!(s.wanted(&[0, 4, 10], &covered, 8), ["emit"]);
         assert_eq!(s.explorable_only(), Some(vec!["emit".to_string()]));
+        s.record_mut("emit").barren = MAX_BARREN;
+        assert!(s.wanted(&[0, 4, 10], &covered, 8).is_empty());
+        assert_eq!(s.explorable_only(), Some(vec![]));
     }
 }
