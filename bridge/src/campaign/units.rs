@@ -187,7 +187,11 @@ impl Campaign {
     fn rounds(&mut self, uw: &mut UnitWork, started: Instant) -> anyhow::Result<()> {
         loop {
             let (t, before) = (Instant::now(), self.effective_lifts());
-            self.round(uw)?;
+            // Nothing to explore: the round ends (it would spin until
+            // ROUND, taking that time from system runs).
+            if !self.round(uw)? {
+                return Ok(());
+            }
             if let Some(cur) = &uw.current {
                 let main = cur.unit.meta.function == main_rounds::MAIN;
                 uw.shares.add(main, t.elapsed().as_secs_f64(), self.effective_lifts() - before);
@@ -201,7 +205,9 @@ impl Campaign {
         }
     }
 
-    fn round(&mut self, uw: &mut UnitWork) -> anyhow::Result<()> {
+    /// One unit explored (resumed or started); `false` when there was
+    /// none to explore.
+    fn round(&mut self, uw: &mut UnitWork) -> anyhow::Result<bool> {
         // A unit whose generator still works on it (its solver runs while
         // the system fuzzer does) is picked up again.
         // But `main`, whose solver can keep a round busy for the whole
@@ -211,12 +217,12 @@ impl Campaign {
             if uw.generator.pending() != Pending::Nothing && cur.tries < TRIES {
                 if cur.unit.meta.function == main_rounds::MAIN && uw.shares.pool_behind() {
                     if let Some(next) = self.pool_unit(uw)? {
-                        return self.start_unit(uw, next);
+                        return self.start_unit(uw, next).map(|()| true);
                     }
                 }
                 let r = self.explore_unit(uw, &mut cur, Explore::Resume);
                 uw.current = Some(cur);
-                return r;
+                return r.map(|()| true);
             }
         }
         // `main` or the pool, by their turns; the other when the first has
@@ -224,18 +230,18 @@ impl Campaign {
         let main_first = uw.shares.main_due();
         if main_first {
             if let Some(cur) = self.main_turn(uw)? {
-                return self.start_unit(uw, cur);
+                return self.start_unit(uw, cur).map(|()| true);
             }
         }
         if let Some(cur) = self.pool_unit(uw)? {
-            return self.start_unit(uw, cur);
+            return self.start_unit(uw, cur).map(|()| true);
         }
         if !main_first {
             if let Some(cur) = self.main_turn(uw)? {
-                return self.start_unit(uw, cur);
+                return self.start_unit(uw, cur).map(|()| true);
             }
         }
-        Ok(())
+        Ok(false)
     }
 
     /// The pool's unit worth a round, when it has one (filled from a new
