@@ -229,7 +229,7 @@ sources_one() {
     fi
     printf '%s\t%s\t%s\t%s\n' "${dir#"$work"/}/$file" "$set" "$c" "$( [ "$c" = ok ] || [ "$c" = skip ] || head -c 300 "$out.log" | tr '\n\t' '  ')"
     rm -f "$out.o" "$out.plain.o"
-    [ "$c" = ok ] && rm -f "$out.log"
+    if [ "$c" = ok ]; then rm -f "$out.log"; fi
   done
 }
 export -f sources_one
