@@ -3,7 +3,7 @@
 # hang, crash, reject what clang-19 accepts, or change what a program does.
 #
 #   scripts/bench/compiler.sh csmith  [-n N] [--seed S] [--jobs J] [--keep]
-#   scripts/bench/compiler.sh sources [--packages coreutils,sed,bc] [--jobs J]
+#   scripts/bench/compiler.sh sources [--packages coreutils,sed,bc,jq,libxml2] [--jobs J]
 #                                     [--valgrind SETS] [--keep]
 #
 # csmith: N random programs (Debian's csmith, default 200, seeds S, S+1...)
@@ -179,6 +179,10 @@ record_package() {
   [ "$pkg" = bc ] && extra="-Wno-error=implicit-function-declaration"
   echo "compiler.sh: building $pkg with a logging clang-19 (every C file it compiles)" >&2
   : >"$log"
+  # Debian's jq and libxml2 trees need their build files made again.
+  case "$pkg" in
+    jq|libxml2) (cd "$b" && autoreconf -fi >"$b/autoreconf.log" 2>&1) || die "$pkg: autoreconf failed (see $b/autoreconf.log)" ;;
+  esac
   (cd "$b" && FORCE_UNSAFE_CONFIGURE=1 CARVE_SWEEP_LOG="$log" ./configure CC="$work/cc-log" CFLAGS="-O2 $extra" >"$b/configure.log" 2>&1 &&
     CARVE_SWEEP_LOG="$log" make -k -j"$jobs" MAKEINFO=true >"$b/make.log" 2>&1) || true
   # configure's own test programs (conftest.c) are not the package's sources.
@@ -187,7 +191,10 @@ record_package() {
 }
 
 subject_of() {
-  case "$1" in coreutils) echo cut ;; sed) echo sed ;; bc) echo dc ;; *) die "unknown package '$1' (coreutils, sed, bc)" ;; esac
+  case "$1" in
+    coreutils) echo cut ;; sed) echo sed ;; bc) echo dc ;; jq) echo jq ;; libxml2) echo xmllint ;;
+    *) die "unknown package '$1' (coreutils, sed, bc, jq, libxml2)" ;;
+  esac
 }
 
 # sources_one LINE: the recorded compile at each flag set.
