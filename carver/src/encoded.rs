@@ -153,47 +153,23 @@ pub fn json(input: &[u8]) -> Decoded {
 /// and the value of `Content-Length` (which the lifter keeps true). A
 /// number of the program equal to one of them is a coincidence.
 pub fn http_framing(input: &[u8]) -> Vec<(usize, usize)> {
-    let mut out = Vec::new();
-    let Some(first) = input.iter().position(|&b| b == b'\n') else { return out };
-    let Some(proto) = input[..first].windows(6).rposition(|w| w == b" HTTP/") else { return out };
-    out.push((proto + 1, if input[..first].ends_with(b"\r") { first - 1 } else { first }));
-    let mut at = first + 1;
-    while let Some(n) = input[at..].iter().position(|&b| b == b'\n') {
-        let header = input[at..at + n].strip_suffix(b"\r").unwrap_or(&input[at..at + n]);
-        if header.is_empty() {
-            break;
-        }
-        let name = b"content-length:";
-        if header.len() > name.len() && header[..name.len()].eq_ignore_ascii_case(name) {
-            out.push((at + name.len(), at + header.len()));
-        }
-        at += n + 1;
-    }
+    let Some(h) = model::http::head(input) else { return Vec::new() };
+    let mut out = vec![(h.proto + 1, h.line_end)];
+    out.extend(h.header(input, b"content-length"));
     out
 }
 
+/// The encoded parts of an HTTP request, `(start, end, encoding)`: the
+/// query string, a form body, the strings of a JSON body.
 pub fn http_regions(input: &[u8]) -> Vec<(usize, usize, Encoding)> {
     let mut out = Vec::new();
-    let Some(first) = input.iter().position(|&b| b == b'\n') else { return out };
-    let line = &input[..first];
-    let Some(proto) = line.windows(6).rposition(|w| w == b" HTTP/") else { return out };
-    if let Some(q) = line[..proto].iter().position(|&b| b == b'?') {
-        out.push((q + 1, proto, Encoding::Percent));
+    let Some(h) = model::http::head(input) else { return out };
+    if let Some(q) = input[..h.proto].iter().position(|&b| b == b'?') {
+        out.push((q + 1, h.proto, Encoding::Percent));
     }
-    // The headers, up to the empty line; the content type among them.
-    let (mut at, mut kind) = (first + 1, Vec::new());
-    let body = loop {
-        let Some(n) = input[at..].iter().position(|&b| b == b'\n') else { return out };
-        let header = input[at..at + n].strip_suffix(b"\r").unwrap_or(&input[at..at + n]);
-        if header.is_empty() {
-            break at + n + 1;
-        }
-        let name = b"content-type:";
-        if header.len() > name.len() && header[..name.len()].eq_ignore_ascii_case(name) {
-            kind = header[name.len()..].trim_ascii().to_ascii_lowercase();
-        }
-        at += n + 1;
-    };
+    let Some(body) = h.body else { return out };
+    let kind = h.header(input, b"content-type").map(|(a, b)| input[a..b].trim_ascii().to_ascii_lowercase());
+    let kind = kind.unwrap_or_default();
     if kind.starts_with(b"application/x-www-form-urlencoded") {
         out.push((body, input.len(), Encoding::Percent));
     } else if kind.starts_with(b"application/json") {

@@ -15,40 +15,14 @@ struct Layout {
 /// The layout of `input` when it is an HTTP/1.x request with a
 /// `Content-Length` header.
 fn layout(input: &[u8]) -> Option<Layout> {
-    let first = input.iter().position(|&b| b == b'\n')?;
-    let line = input[..first].strip_suffix(b"\r").unwrap_or(&input[..first]);
-    if !(line.ends_with(b" HTTP/1.1") || line.ends_with(b" HTTP/1.0")) || !line.contains(&b' ') {
+    let h = model::http::head(input)?;
+    if !matches!(&input[h.proto..h.line_end], b" HTTP/1.1" | b" HTTP/1.0") {
         return None;
     }
-    let mut start = first + 1;
-    loop {
-        let next = start + input[start..].iter().position(|&b| b == b'\n')?;
-        let header = input[start..next].strip_suffix(b"\r").unwrap_or(&input[start..next]);
-        if header.is_empty() {
-            break;
-        }
-        let name = b"content-length:";
-        if header.len() > name.len() && header[..name.len()].eq_ignore_ascii_case(name) {
-            let value = start + name.len();
-            let at = value + input[value..next].iter().take_while(|b| b.is_ascii_whitespace()).count();
-            let end = at + input[at..next].iter().take_while(|b| b.is_ascii_digit()).count();
-            return (end > at).then_some(Layout { at, end, body: body_start(input, next + 1)? });
-        }
-        start = next + 1;
-    }
-    None
-}
-
-/// Where the body starts: after the empty line that ends the headers
-/// (`from` is the start of a header line).
-fn body_start(input: &[u8], mut from: usize) -> Option<usize> {
-    loop {
-        let next = from + input[from..].iter().position(|&b| b == b'\n')?;
-        if input[from..next].strip_suffix(b"\r").unwrap_or(&input[from..next]).is_empty() {
-            return Some(next + 1);
-        }
-        from = next + 1;
-    }
+    let (value, end) = h.header(input, b"content-length")?;
+    let at = value + input[value..end].iter().take_while(|b| b.is_ascii_whitespace()).count();
+    let end = at + input[at..end].iter().take_while(|b| b.is_ascii_digit()).count();
+    (end > at).then_some(Layout { at, end, body: h.body? })
 }
 
 /// The declared length, when it is the body's.

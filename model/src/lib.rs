@@ -13,6 +13,7 @@ pub mod env;
 #[cfg(test)]
 mod fuzz_decoders;
 pub mod fuzzing;
+pub mod http;
 mod names;
 pub mod op;
 pub mod protocol;
