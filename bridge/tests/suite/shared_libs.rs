@@ -226,18 +226,14 @@ fn an_instrumented_library_in_an_uninstrumented_host() {
 
 /// `bridge` with `CARVE_DEFER=1` (or without it), run in `dir`.
 fn bridge_in(dir: &Path, defer: bool, args: &[&str], stdin: &[u8]) -> std::process::Output {
-    use std::io::Write;
     let mut c = Command::new(env!("CARGO_BIN_EXE_bridge"));
-    c.current_dir(dir).args(args).stdin(std::process::Stdio::piped());
-    c.stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped());
+    c.current_dir(dir).args(args);
     if defer {
         c.env("CARVE_DEFER", "1");
     } else {
         c.env_remove("CARVE_DEFER");
     }
-    let mut child = c.spawn().unwrap();
-    child.stdin.take().unwrap().write_all(stdin).unwrap();
-    child.wait_with_output().unwrap()
+    run_fed(c, stdin)
 }
 
 /// The library in a Python host that starts the runtime itself once its

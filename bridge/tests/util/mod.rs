@@ -122,9 +122,16 @@ pub fn campaign_json(out: &Path) -> serde_json::Value {
 
 /// Runs bridge with `args`, feeding `stdin`.
 pub fn bridge(args: &[&str], stdin: &[u8]) -> Output {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_bridge"));
+    c.args(args);
+    run_fed(c, stdin)
+}
+
+/// Runs `c` (bridge with a directory or environment of its own), feeding
+/// `stdin`; its output.
+pub fn run_fed(mut c: Command, stdin: &[u8]) -> Output {
     use std::io::Write;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_bridge"))
-        .args(args)
+    let mut child = c
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
