@@ -173,10 +173,19 @@ impl<'a> Views<'a> {
         }
         let decoded =
             self.decoded.get_or_init(|| [crate::encoded::json(self.input), crate::encoded::percent(self.input)]);
-        decoded.iter().find_map(|d| {
+        let found = decoded.iter().find_map(|d| {
             let occ = d.find(text);
             (!occ.is_empty()).then_some((d.encoding, occ))
-        })
+        });
+        found.or_else(|| self.find_quoted(text))
+    }
+
+    /// Where the inside of `text`, an SQL string literal an application
+    /// built by quoting (`'it''s'`), occurs, as it is or encoded.
+    fn find_quoted(&self, text: &[u8]) -> Option<(Encoding, Vec<(u64, u64)>)> {
+        let inside = model::unit::sql_unquoted(text).filter(|t| t.len() >= MIN_STRING)?;
+        let (encoding, occ) = self.find(&inside)?;
+        Some((Encoding::Quoted { within: model::unit::Within::of(encoding)? }, occ))
     }
 }
 
@@ -336,7 +345,7 @@ fn numbers(hay: &[u8], text: &[u8]) -> Vec<(u64, u64)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use model::unit::{Snapshot, Value};
+    use model::unit::{Snapshot, Value, Within};
 
     fn unit(args: Vec<Arg>, objects: Vec<(ObjectHead, Vec<u8>)>) -> Unit {
         Unit { snapshot: Snapshot { args, objects, ..Snapshot::default() }, ..Unit::default() }
@@ -421,6 +430,26 @@ mod tests {
         assert_eq!(p.len(), 2, "{p:?}");
         assert_eq!((&p[0].original[..], &p[0].occurrences[..], p[0].room), (&b"s/a b/"[..], &[(3, 8)][..], ARGV_ROOM));
         assert_eq!((&p[1].original[..], &p[1].occurrences[..]), (&b"/\\w/"[..], &[(15, 5)][..]));
+    }
+
+    #[test]
+    fn an_sql_literal_maps_to_its_inside_where_the_input_holds_it() {
+        let heap = |size| ObjectHead { kind: OBJ_HEAP, global: NO_GLOBAL, addr: 0x1000, size, len: size };
+        let strings: [&[u8]; 4] = [b"'it''s new'\0", b"'lamp'\0", b"'it's'\0", b"'sofa'\0"];
+        let u = unit(vec![], strings.iter().map(|s| (heap(s.len() as u64), s.to_vec())).collect());
+        let input = b"GET /count?name=it%27s+new&x=it's HTTP/1.1\r\nHost: lamp\r\n\r\n";
+        let at = |frag: &[u8]| input.windows(frag.len()).position(|w| w == frag).unwrap() as u64;
+        let ps = map(&u, input);
+        let found: Vec<_> = ps.iter().map(|p| (p.encoding, p.occurrences.clone(), p.original.clone())).collect();
+        // A malformed literal and one whose inside is not there map to
+        // nothing.
+        assert_eq!(
+            found,
+            [
+                (Encoding::Quoted { within: Within::Percent }, vec![(at(b"it%27s+"), 10)], b"'it''s new'".to_vec()),
+                (Encoding::Quoted { within: Within::Raw }, vec![(at(b"lamp"), 4)], b"'lamp'".to_vec()),
+            ]
+        );
     }
 
     #[test]

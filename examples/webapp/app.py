@@ -10,10 +10,12 @@ Routes:
   POST /api/score        a JSON body: {"text": TEXT, "weight": 0..10}
        the extension's score(TEXT, WEIGHT)
   GET  /items/ID         one item as JSON
+  GET  /count?name=NAME  how many items are called NAME: the name quoted
+       into the SQL text (a quote doubled), as careless applications do
 
 What the application checks before any SQL runs (the validation that makes
-some of the extension's failures unreachable): PATTERN and TERM at most 64
-characters, COLUMN in the allow-list, NAME 1 to 32 characters of letters,
+some of the extension's failures unreachable): PATTERN, TERM and the
+NAME of /count at most 64 characters, COLUMN in the allow-list, NAME 1 to 32 characters of letters,
 digits, blanks, '_' and '-', CENTS 0 to 1000000, TEXT at most 256
 characters, WEIGHT an integer 0 to 10.
 
@@ -54,6 +56,11 @@ def open_db(path=":memory:"):
     return db
 
 
+def quoted(text):
+    """`text` as an SQL string literal: in single quotes, a quote doubled."""
+    return "'" + text.replace("'", "''") + "'"
+
+
 class BadRequest(Exception):
     pass
 
@@ -92,6 +99,8 @@ class Handler(BaseHTTPRequestHandler):
         try:
             if method == "GET" and url.path == "/search":
                 return self.search(urllib.parse.parse_qs(url.query))
+            if method == "GET" and url.path == "/count":
+                return self.count(urllib.parse.parse_qs(url.query))
             if method == "GET" and url.path.startswith("/items/"):
                 return self.item(url.path[len("/items/"):])
             if method == "POST" and url.path == "/items":
@@ -117,6 +126,13 @@ class Handler(BaseHTTPRequestHandler):
             (term, f"%{pattern}%"),
         ).fetchall()
         self.reply(200, [{"id": i, "name": n, "price": p} for i, n, p in rows])
+
+    def count(self, q):
+        name = q.get("name", [""])[0]
+        if len(name) > 64:
+            raise BadRequest("name too long")
+        (n,) = self.db.execute(f"SELECT count(*) FROM items WHERE name = {quoted(name)}").fetchone()
+        self.reply(200, {"count": n})
 
     def item(self, ident):
         if not ident.isdigit():

@@ -9,6 +9,7 @@
 pub mod alarm;
 pub mod chars;
 mod consts;
+mod encoding;
 pub mod env;
 #[cfg(test)]
 mod fuzz_decoders;

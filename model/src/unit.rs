@@ -2,6 +2,8 @@
 //! the unit-test file (snapshot records plus a metadata record), which the
 //! runtime can replay as it is.
 
+use crate::encoding::trimmed;
+pub use crate::encoding::{json_escaped, percent_encoded, sql_quoted, sql_unquoted, Encoding, Within};
 use crate::snapshot::*;
 use serde::{Deserialize, Serialize};
 
@@ -101,57 +103,6 @@ impl Value {
     }
 }
 
-/// How the value appears in the system input.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub enum Encoding {
-    /// Decimal text of a (signed) integer.
-    Decimal,
-    /// The bytes themselves.
-    Raw,
-    /// A digit array: one byte per decimal digit, holding the digit's
-    /// value (`c - '0'`), as dc and bc keep their numbers; most
-    /// significant first, or least significant first when `reversed`.
-    /// Written into the input as the digits' text.
-    Digits { reversed: bool },
-    /// The length of the text at its occurrence (a derivation node's:
-    /// `strlen` of a token, the count passed beside a pointer; only with a
-    /// grammar, see `carver::align`). Written by resizing that text: cut,
-    /// or repeated from its start (`ab` of length 5 is `ababa`).
-    Length,
-    /// The bytes, percent-encoded where they occur (a query string or a
-    /// form body, which the program decodes): written with `+` for a
-    /// blank and `%XX` for any byte but letters, digits and `-._~`.
-    Percent,
-    /// The bytes, as the contents of a JSON string (escapes decoded by
-    /// the program): written with JSON's escapes, non-ASCII characters as
-    /// `\uXXXX`. Only UTF-8 text can be written so.
-    Json,
-}
-
-impl Encoding {
-    /// Its name, as listings print it.
-    pub fn name(self) -> &'static str {
-        match self {
-            Encoding::Decimal => "decimal",
-            Encoding::Raw => "raw",
-            Encoding::Digits { .. } => "digits",
-            Encoding::Length => "length",
-            Encoding::Percent => "percent",
-            Encoding::Json => "json",
-        }
-    }
-
-    /// The bytes a value written in this encoding cannot hold and stay
-    /// what the program decodes: with percent-encoding and JSON, anything
-    /// not ASCII (a decoder of UTF-8 text would replace a lone byte).
-    pub fn unwritable(self) -> Vec<u8> {
-        match self {
-            Encoding::Percent | Encoding::Json => (0x80..=0xff).collect(),
-            _ => Vec::new(),
-        }
-    }
-}
-
 /// Longest text a [`Encoding::Length`] value may resize its occurrence to.
 pub const MAX_LENGTH: i64 = 4096;
 
@@ -183,8 +134,13 @@ impl Param {
     pub fn text(&self, value: &Value) -> Vec<u8> {
         match (&self.site, value) {
             (_, Value::Bytes(b)) if matches!(self.encoding, Encoding::Digits { .. }) => digits_text(b, self.encoding),
-            (_, Value::Bytes(b)) if self.encoding == Encoding::Percent => percent_encoded(trimmed(b)),
-            (_, Value::Bytes(b)) if self.encoding == Encoding::Json => json_escaped(trimmed(b)),
+            // (A quoted literal that is none is written as it is, and never
+            // lifted: see `liftable`.)
+            (_, Value::Bytes(b))
+                if matches!(self.encoding, Encoding::Percent | Encoding::Json | Encoding::Quoted { .. }) =>
+            {
+                self.encoding.write_string(b).unwrap_or_else(|| value.text())
+            }
             (Site::InputFile, Value::Bytes(b)) => b.clone(),
             // A block of binary bytes (no string: no NUL ends it) is
             // written whole, zeros and all.
@@ -211,6 +167,12 @@ impl Param {
             (Encoding::Length, Value::Int(n)) => (0..=MAX_LENGTH).contains(n),
             (Encoding::Length, _) => false,
             (Encoding::Json, Value::Bytes(b)) => std::str::from_utf8(trimmed(b)).is_ok(),
+            (Encoding::Quoted { within }, Value::Bytes(b)) => match self.encoding.write_string(b) {
+                Some(_) if within == Within::Json => {
+                    std::str::from_utf8(&b[..b.iter().position(|&c| c == 0).unwrap_or(b.len())]).is_ok()
+                }
+                written => written.is_some(),
+            },
             _ => true,
         }
     }
@@ -229,48 +191,6 @@ impl Param {
     pub fn not_digits() -> Vec<u8> {
         (10..=255).collect()
     }
-}
-
-/// `bytes` percent-encoded as a query string or a form body has them.
-pub fn percent_encoded(bytes: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(bytes.len());
-    for &b in bytes {
-        match b {
-            b' ' => out.push(b'+'),
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => out.push(b),
-            _ => out.extend_from_slice(format!("%{b:02X}").as_bytes()),
-        }
-    }
-    out
-}
-
-/// UTF-8 `bytes` as the contents of a JSON string (what is not UTF-8 is
-/// written as the replacement character: see [`Param::liftable`]).
-pub fn json_escaped(bytes: &[u8]) -> Vec<u8> {
-    let mut out = String::with_capacity(bytes.len());
-    for c in String::from_utf8_lossy(bytes).chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            ' '..='~' => out.push(c),
-            c => {
-                let mut units = [0u16; 2];
-                for u in c.encode_utf16(&mut units) {
-                    out.push_str(&format!("\\u{u:04x}"));
-                }
-            }
-        }
-    }
-    out.into_bytes()
-}
-
-/// A string's bytes as an encoding that can write a NUL (`%00`,
-/// `\u0000`) writes them: the NULs at the end left out (a string the value
-/// shortened), the ones inside kept, since the program gets them all (a
-/// JSON string handed on with its length: a checksum over it counts the
-/// bytes past a NUL).
-fn trimmed(b: &[u8]) -> &[u8] {
-    &b[..b.iter().rposition(|&c| c != 0).map_or(0, |k| k + 1)]
 }
 
 /// `text` cut to `len` bytes, or repeated from its start up to them (an
@@ -578,5 +498,13 @@ mod encoding_tests {
         assert_eq!(p(Encoding::Raw).text(&Value::Bytes(b"a b\0junk".to_vec())), b"a b");
         assert!(p(Encoding::Json).liftable(&Value::Bytes("é".as_bytes().to_vec())));
         assert!(!p(Encoding::Json).liftable(&Value::Bytes(vec![0xff, 0x41])));
+        // A literal's inside, written as the place of the inside has it.
+        let quoted = p(Encoding::Quoted { within: Within::Percent });
+        assert_eq!(quoted.text(&Value::Bytes(b"'it''s'\0".to_vec())), b"it%27s");
+        assert!(quoted.liftable(&Value::Bytes(b"'it''s'\0".to_vec())));
+        assert!(!quoted.liftable(&Value::Bytes(b"'it's'".to_vec())));
+        assert!(!quoted.liftable(&Value::Bytes(b"it".to_vec())));
+        let quoted = p(Encoding::Quoted { within: Within::Json });
+        assert!(!quoted.liftable(&Value::Bytes(vec![b'\'', 0xff, b'\''])));
     }
 }

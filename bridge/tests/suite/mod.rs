@@ -7,6 +7,7 @@ mod bridging;
 mod campaign;
 mod carving;
 mod commands;
+mod encodings;
 mod grammar;
 mod harness;
 mod inlining;

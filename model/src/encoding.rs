@@ -1,0 +1,215 @@
+//! How a parameter's value stands in the system input ([`Encoding`]), and
+//! the writers of the encodings a program decodes on the way:
+//! percent-encoding, JSON escapes, SQL quoting.
+
+use serde::{Deserialize, Serialize};
+
+/// How the value appears in the system input.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Encoding {
+    /// Decimal text of a (signed) integer.
+    Decimal,
+    /// The bytes themselves.
+    Raw,
+    /// A digit array: one byte per decimal digit, holding the digit's
+    /// value (`c - '0'`), as dc and bc keep their numbers; most
+    /// significant first, or least significant first when `reversed`.
+    /// Written into the input as the digits' text.
+    Digits { reversed: bool },
+    /// The length of the text at its occurrence (a derivation node's:
+    /// `strlen` of a token, the count passed beside a pointer; only with a
+    /// grammar, see `carver::align`). Written by resizing that text: cut,
+    /// or repeated from its start (`ab` of length 5 is `ababa`).
+    Length,
+    /// The bytes, percent-encoded where they occur (a query string or a
+    /// form body, which the program decodes): written with `+` for a
+    /// blank and `%XX` for any byte but letters, digits and `-._~`.
+    Percent,
+    /// The bytes, as the contents of a JSON string (escapes decoded by
+    /// the program): written with JSON's escapes, non-ASCII characters as
+    /// `\uXXXX`. Only UTF-8 text can be written so.
+    Json,
+    /// An SQL string literal (`'it''s'`: in single quotes, a quote inside
+    /// doubled), as an application that quotes builds it and SQLite's
+    /// parser sees it, whose inside occurs in the input written `within`.
+    /// Written as its inside, encoded so. A value that is no well-formed
+    /// literal cannot be written: the application makes no other.
+    Quoted { within: Within },
+}
+
+/// How the inside of an [`Encoding::Quoted`] literal is written in the
+/// input.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Within {
+    Raw,
+    Percent,
+    Json,
+}
+
+impl Within {
+    /// The one that writes as `encoding` does; `None` for the encodings
+    /// a literal's inside is never found in.
+    pub fn of(encoding: Encoding) -> Option<Within> {
+        match encoding {
+            Encoding::Raw => Some(Within::Raw),
+            Encoding::Percent => Some(Within::Percent),
+            Encoding::Json => Some(Within::Json),
+            _ => None,
+        }
+    }
+
+    fn encoding(self) -> Encoding {
+        match self {
+            Within::Raw => Encoding::Raw,
+            Within::Percent => Encoding::Percent,
+            Within::Json => Encoding::Json,
+        }
+    }
+}
+
+impl Encoding {
+    /// Its name, as listings print it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Encoding::Decimal => "decimal",
+            Encoding::Raw => "raw",
+            Encoding::Digits { .. } => "digits",
+            Encoding::Length => "length",
+            Encoding::Percent => "percent",
+            Encoding::Json => "json",
+            Encoding::Quoted { .. } => "quoted",
+        }
+    }
+
+    /// The bytes a value written in this encoding cannot hold and stay
+    /// what the program decodes: with percent-encoding and JSON, anything
+    /// not ASCII (a decoder of UTF-8 text would replace a lone byte).
+    pub fn unwritable(self) -> Vec<u8> {
+        match self {
+            Encoding::Percent | Encoding::Json => (0x80..=0xff).collect(),
+            Encoding::Quoted { within } => within.encoding().unwritable(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// A string's bytes as this encoding writes them, for the encodings a
+    /// program decodes on the way (percent, JSON, quoted); `None` for the
+    /// others, and for a value that is no literal where one is quoted.
+    pub fn write_string(self, b: &[u8]) -> Option<Vec<u8>> {
+        match self {
+            Encoding::Percent => Some(percent_encoded(trimmed(b))),
+            Encoding::Json => Some(json_escaped(trimmed(b))),
+            Encoding::Quoted { within } => {
+                let inside = sql_unquoted(&b[..b.iter().position(|&c| c == 0).unwrap_or(b.len())])?;
+                match within {
+                    Within::Raw => Some(inside),
+                    w => w.encoding().write_string(&inside),
+                }
+            }
+            _ => None,
+        }
+    }
+}
+
+/// `bytes` percent-encoded as a query string or a form body has them.
+pub fn percent_encoded(bytes: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(bytes.len());
+    for &b in bytes {
+        match b {
+            b' ' => out.push(b'+'),
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => out.push(b),
+            _ => out.extend_from_slice(format!("%{b:02X}").as_bytes()),
+        }
+    }
+    out
+}
+
+/// UTF-8 `bytes` as the contents of a JSON string (what is not UTF-8 is
+/// written as the replacement character: see `Param::liftable`).
+pub fn json_escaped(bytes: &[u8]) -> Vec<u8> {
+    let mut out = String::with_capacity(bytes.len());
+    for c in String::from_utf8_lossy(bytes).chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            ' '..='~' => out.push(c),
+            c => {
+                let mut units = [0u16; 2];
+                for u in c.encode_utf16(&mut units) {
+                    out.push_str(&format!("\\u{u:04x}"));
+                }
+            }
+        }
+    }
+    out.into_bytes()
+}
+
+/// The inside of SQL string literal `text` (`'it''s'` is `it's`); `None`
+/// when it is no literal, or more than one.
+pub fn sql_unquoted(text: &[u8]) -> Option<Vec<u8>> {
+    let inside = text.strip_prefix(b"'")?.strip_suffix(b"'")?;
+    let mut out = Vec::with_capacity(inside.len());
+    let mut i = 0;
+    while i < inside.len() {
+        if inside[i] == b'\'' {
+            if inside.get(i + 1) != Some(&b'\'') {
+                return None;
+            }
+            i += 1;
+        }
+        out.push(inside[i]);
+        i += 1;
+    }
+    Some(out)
+}
+
+/// `inside` as an SQL string literal, a quote doubled.
+pub fn sql_quoted(inside: &[u8]) -> Vec<u8> {
+    let mut out = vec![b'\''];
+    for &b in inside {
+        out.push(b);
+        if b == b'\'' {
+            out.push(b);
+        }
+    }
+    out.push(b'\'');
+    out
+}
+
+/// A string's bytes as an encoding that can write a NUL (`%00`,
+/// `\u0000`) writes them: the NULs at the end left out (a string the value
+/// shortened), the ones inside kept, since the program gets them all (a
+/// JSON string handed on with its length: a checksum over it counts the
+/// bytes past a NUL).
+pub(crate) fn trimmed(b: &[u8]) -> &[u8] {
+    &b[..b.iter().rposition(|&c| c != 0).map_or(0, |k| k + 1)]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sql_literals_are_read_and_written_with_their_quotes_doubled() {
+        assert_eq!(sql_unquoted(b"'it''s'").as_deref(), Some(&b"it's"[..]));
+        assert_eq!(sql_unquoted(b"''").as_deref(), Some(&b""[..]));
+        assert_eq!(sql_unquoted(b"''''").as_deref(), Some(&b"'"[..]));
+        for bad in [&b"'it's'"[..], b"'a", b"a'", b"'", b"'a' || 'b'", b"it"] {
+            assert_eq!(sql_unquoted(bad), None, "{}", String::from_utf8_lossy(bad));
+        }
+        for inside in [&b"it's"[..], b"", b"''", b"a b%"] {
+            assert_eq!(sql_unquoted(&sql_quoted(inside)).as_deref(), Some(inside));
+        }
+    }
+
+    #[test]
+    fn a_literal_is_written_as_its_inside_in_the_encoding_of_its_place() {
+        let q = |within| Encoding::Quoted { within };
+        assert_eq!(q(Within::Percent).write_string(b"'it''s new'\0junk").as_deref(), Some(&b"it%27s+new"[..]));
+        assert_eq!(q(Within::Json).write_string(b"'say \"hi\"'").as_deref(), Some(&br#"say \"hi\""#[..]));
+        assert_eq!(q(Within::Raw).write_string(b"'a''b'").as_deref(), Some(&b"a'b"[..]));
+        assert_eq!(q(Within::Percent).write_string(b"'it's'"), None);
+        assert_eq!(q(Within::Percent).unwritable(), Encoding::Percent.unwritable());
+        assert_eq!(Encoding::Raw.write_string(b"x"), None);
+    }
+}
