@@ -1,7 +1,8 @@
 //! Flags of every subcommand (parsed here, validated by the subcommand).
 
-use crate::campaign::state::Parents;
+use clap::builder::TypedValueParser;
 use clap::{Args, Parser, Subcommand};
+use engine::campaign::state::Parents;
 use std::path::PathBuf;
 
 #[derive(Parser)]
@@ -311,7 +312,7 @@ pub struct RunArgs {
     /// every test kept for new coverage, but those that ran past the
     /// calibrated time limit) or `seeds` (the seeds only, no coverage
     /// feedback, as radamsa alone is used).
-    #[arg(long, value_enum, default_value_t = Parents::All, value_name = "WHICH")]
+    #[arg(long, default_value = "all", value_parser = clap::builder::PossibleValuesParser::new(Parents::NAMES).map(|s| s.parse::<Parents>().expect("a known name")), value_name = "WHICH")]
     pub parents: Parents,
     /// Continue the campaign in --output (its configuration is kept; --time
     /// sets the new total budget).

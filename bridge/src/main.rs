@@ -1,9 +1,7 @@
 //! `bridge`: the command line of the carving and bridging system.
 
-mod campaign;
 mod cli;
 mod cmd;
-mod unit_loop;
 
 use clap::Parser;
 

@@ -28,7 +28,14 @@ pub fn unit_files(path: &Path) -> Result<Vec<PathBuf>> {
 /// same directory, renamed).
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let mut tmp = temp_file_in(dir).map_err(|e| Error::Write(path.to_path_buf(), e))?;
+    write_atomic_via(dir, path, bytes)
+}
+
+/// [`write_atomic`] with the temporary file in `tmp_dir` (on the same
+/// file system as `path`): a directory of its own, which the next run can
+/// clear of what a kill left behind.
+pub fn write_atomic_via(tmp_dir: &Path, path: &Path, bytes: &[u8]) -> Result<()> {
+    let mut tmp = temp_file_in(tmp_dir).map_err(|e| Error::Write(path.to_path_buf(), e))?;
     std::io::Write::write_all(&mut tmp, bytes).map_err(|e| Error::Write(path.to_path_buf(), e))?;
     tmp.persist(path).map_err(|e| Error::Write(path.to_path_buf(), e.error))?;
     Ok(())

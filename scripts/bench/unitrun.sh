@@ -58,7 +58,7 @@ for s in "${list[@]}"; do
   python3 - "$out/$s" "$s" "$rounds" <<'PY'
 import json, statistics, sys
 d, s, rounds = sys.argv[1], sys.argv[2], int(sys.argv[3])
-rate = lambda j: j["tries"] / max(j["unit_seconds"], 1e-9)
+rate = lambda j: j["unit_tries"] / max(j["unit_seconds"], 1e-9)
 once = [json.load(open(f"{d}/once.{r}.json")) for r in range(1, rounds + 1)]
 each = [json.load(open(f"{d}/each.{r}.json")) for r in range(1, rounds + 1)]
 ratios = [rate(a) / rate(b) for a, b in zip(once, each)]

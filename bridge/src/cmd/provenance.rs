@@ -1,8 +1,8 @@
 //! `bridge provenance OUT [TEST]`: a test's trail back to its seed, or
 //! what each seed and each operator of the campaign led to.
 
-use crate::campaign::state::CampaignFile;
 use crate::cli::ProvenanceArgs;
+use engine::campaign::state::CampaignFile;
 use provenance::{Campaign, Summary};
 
 /// Runs of written bytes shown per step of a trail.

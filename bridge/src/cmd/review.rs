@@ -5,9 +5,9 @@
 //! kept in the campaign directory (`alarms/<id>/signature.json`,
 //! `review/`), so a second review runs nothing again.
 
-use crate::campaign::state::CampaignFile;
 use crate::cli::ReviewArgs;
 use anyhow::Context;
+use engine::campaign::state::CampaignFile;
 use model::alarm::{Alarm, Signature};
 use review::table::{Finding, Group};
 use std::path::{Path, PathBuf};

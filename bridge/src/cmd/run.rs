@@ -1,9 +1,9 @@
 //! `bridge run`: a campaign (see `campaign/`).
 
-use crate::campaign::outdir::OutDir;
-use crate::campaign::state::{CampaignFile, Config};
-use crate::campaign::Campaign;
 use crate::cli::RunArgs;
+use engine::campaign::outdir::OutDir;
+use engine::campaign::state::{CampaignFile, Config};
+use engine::campaign::Campaign;
 
 pub fn run(args: RunArgs) -> anyhow::Result<i32> {
     let budget = args.time;
@@ -110,7 +110,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
     }
     let config = CampaignFile::decode(&OutDir::open(&output)?.read("campaign.json")?)?.config;
     if let (Some(root), Some(name)) = (&config.sync, &config.sync_name) {
-        let sync = crate::campaign::sync::SyncDir::open(root, name, &OutDir::open(&output)?)?;
+        let sync = engine::campaign::sync::SyncDir::open(root, name, &OutDir::open(&output)?)?;
         eprintln!("bridge run: instance {name} of {}: importing the other instances' queues", root.display());
         campaign.with_sync(sync);
     }
@@ -123,8 +123,8 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
             }
             None => None,
         };
-        let mut uw = crate::campaign::units::UnitWork::new(program, &args.target.command[1..], only.as_ref(), g)?;
-        uw.remember(crate::campaign::alarms::known_alarms(&output));
+        let mut uw = engine::campaign::units::UnitWork::new(program, &args.target.command[1..], only.as_ref(), g)?;
+        uw.remember(engine::campaign::alarms::known_alarms(&output));
         campaign.with_units(uw);
     }
     let s = campaign.run()?.clone();
@@ -138,16 +138,16 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
         println!(
             "bridge run: {} units analysed, {} unit tries ({} failures); lifted {}: {} true alarms ({} kept in alarms/), {} coverage lifts, {} false alarms filtered{}",
             s.units_analysed,
-            s.unit_tries,
-            s.unit_failures,
-            s.lifted,
-            s.true_alarms,
+            s.lifts.unit_tries,
+            s.lifts.unit_failures,
+            s.lifts.lifted,
+            s.lifts.true_alarms,
             s.unique_true_alarms,
-            s.coverage_lifts,
-            s.false_alarms,
-            if s.unliftable > 0 { format!("; {} values not liftable", s.unliftable) } else { String::new() }
+            s.lifts.coverage_lifts,
+            s.lifts.false_alarms,
+            if s.lifts.unliftable > 0 { format!("; {} values not liftable", s.lifts.unliftable) } else { String::new() }
         );
-        if let Some(p) = crate::campaign::status::pinned_summary(&s.unit_generator, 5) {
+        if let Some(p) = engine::campaign::status::pinned_summary(&s.unit_generator, 5) {
             println!("bridge run: symbolic values {p} (unmodelled calls keep them concrete)");
         }
     }
@@ -166,7 +166,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
         s.unique_hangs,
         if s.finished { "" } else { "; stopped early, continue with --resume" }
     );
-    println!("bridge run: {}", crate::campaign::status::time_spent(&s));
+    println!("bridge run: {}", engine::campaign::status::time_spent(&s));
     Ok(0)
 }
 
@@ -181,7 +181,7 @@ fn seeds_parse(grammar_path: &std::path::Path, input: &std::path::Path) -> anyho
     for f in &files {
         match std::fs::read(f).map(|d| parser.parse(&d)) {
             Ok(Ok(t)) => {
-                let name = crate::campaign::outdir::sanitize(&f.file_name().unwrap_or_default().to_string_lossy());
+                let name = engine::campaign::outdir::sanitize(&f.file_name().unwrap_or_default().to_string_lossy());
                 trees.push((name, t.to_json(&g).to_string()));
             }
             Ok(Err(e)) => eprintln!("bridge run: warning: seed {} is not derived by the grammar: {e}", f.display()),
@@ -236,7 +236,7 @@ fn output_dir(args: &RunArgs) -> anyhow::Result<std::path::PathBuf> {
 }
 
 fn with_stacks(mut target: ::exec::Target, out: &OutDir) -> ::exec::Target {
-    let path = crate::campaign::signatures::stack_file(out.root());
+    let path = engine::campaign::signatures::stack_file(out.root());
     let path = std::path::absolute(&path).unwrap_or(path);
     target.env.push((model::env::STACK_OUT.into(), path.to_string_lossy().into_owned()));
     target

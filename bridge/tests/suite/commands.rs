@@ -183,8 +183,13 @@ fn workspace_layers_hold() {
         ("provenance", &["model"]),
         ("grammar", &["model"]),
         (
+            "engine",
+            &["model", "exec", "driver", "carver", "unitgen", "lifter", "systemgen", "grammar", "provenance", "review"],
+        ),
+        (
             "bridge",
             &[
+                "engine",
                 "model",
                 "exec",
                 "driver",

@@ -193,7 +193,7 @@ fn main_is_carved_and_its_options_are_solved_to_a_long_option_no_seed_has() {
     // Every run that did not crash left a trace, those that ended in
     // `exit` (`usage`) too.
     let traces = sum["generator"][0]["stats"]["traces"].as_u64().unwrap();
-    assert_eq!(traces, sum["tries"].as_u64().unwrap() - sum["unit_failures"].as_u64().unwrap(), "{sum}");
+    assert_eq!(traces, sum["unit_tries"].as_u64().unwrap() - sum["unit_failures"].as_u64().unwrap(), "{sum}");
     // `-d` grew into `--deb` (the getopt_long model, a word's room): the
     // crash behind `--debug`, lifted to a command line that reproduces it.
     // (Another way to the same crash, `-f` solved into a second `-d`, may

@@ -5,8 +5,9 @@
 
 use super::units::Current;
 use super::Campaign;
+use crate::lift::{self, AlarmFiles};
 use crate::unit_loop::Try;
-use model::alarm::{describe_site, Alarm, ALARM_VERSION};
+use model::alarm::Alarm;
 use model::unit::Value;
 use std::collections::BTreeMap;
 
@@ -18,7 +19,7 @@ pub(super) struct Found<'a> {
     pub k: usize,
     pub value: &'a Value,
     pub lifted: &'a [u8],
-    pub outcome: String,
+    pub outcome: exec::Outcome,
     /// Its trail record (the lift and the lifted test's labels).
     pub record: provenance::Record,
 }
@@ -31,7 +32,7 @@ impl Campaign {
         alarms: &mut BTreeMap<String, u64>,
         key: String,
         f: Found<'_>,
-    ) -> anyhow::Result<()> {
+    ) -> crate::Result<()> {
         if let Some(id) = alarms.get(&key) {
             *self.file.stats.alarm_counts.entry(format!("{id:06}")).or_insert(1) += 1;
             return Ok(());
@@ -40,34 +41,19 @@ impl Campaign {
         self.file.stats.unique_true_alarms += 1;
         alarms.insert(key.clone(), id);
         self.file.stats.alarm_counts.insert(format!("{id:06}"), 1);
-        let (unit, p) = (&f.cur.unit, &f.cur.params[f.k]);
-        let c = f.t.candidate;
-        let report = Alarm {
-            version: ALARM_VERSION,
-            found_by: "run".into(),
-            function: unit.meta.function.clone(),
-            call: unit.meta.call_index,
-            parameter: f.k,
-            site: describe_site(&p.site),
-            original_value: String::from_utf8_lossy(&p.original).into_owned(),
-            new_value: String::from_utf8_lossy(&p.text(f.value)).into_owned(),
-            parameters_changed: c.values.len(),
-            generator_op: c.op.to_string(),
-            outcome: f.outcome,
-            system_test: Some(f.cur.entry),
-            unit_file: None,
-            found_after_s: Some(self.elapsed()),
-            key: Some(key),
+        let mut report = lift::alarm("run", &f.cur.unit, &f.cur.params, (f.t, f.k, f.value), &f.outcome);
+        report.system_test = Some(f.cur.entry);
+        report.found_after_s = Some(self.elapsed());
+        report.key = Some(key);
+        let unit = f.t.unit.encode();
+        let files = AlarmFiles {
+            report: &report,
+            input: f.lifted,
+            original: &f.cur.input,
+            unit: &unit,
+            record: Some(f.record),
         };
-        let dir = format!("alarms/{id:06}");
-        std::fs::create_dir_all(self.out.root().join(&dir))?;
-        let record = provenance::Record { test: dir.clone(), ..f.record };
-        self.out.write(&provenance::record_path(&dir), &record.to_json())?;
-        self.out.write(&format!("{dir}/input"), f.lifted)?;
-        self.out.write(&format!("{dir}/original"), &f.cur.input)?;
-        self.out.write(&format!("{dir}/unit"), &f.t.unit.encode())?;
-        self.out.write(&format!("{dir}/report.json"), serde_json::to_string_pretty(&report)?.as_bytes())?;
-        Ok(())
+        lift::save_alarm(self.out.root(), id, files)
     }
 }
 

@@ -27,6 +27,7 @@ mod shares;
 
 use super::outdir::sanitize;
 use super::Campaign;
+use crate::lift::{self, Stacks};
 use crate::unit_loop::{explore, Explore, Limits, Try};
 use ::exec::Outcome;
 use driver::carve::{carve_run, list_functions, Caps};
@@ -110,11 +111,15 @@ impl UnitWork {
         args: &[String],
         only: Option<&regex::Regex>,
         generator: Box<dyn UnitGenerator>,
-    ) -> anyhow::Result<UnitWork> {
+    ) -> crate::Result<UnitWork> {
         let mut functions = list_functions(&program, args)?;
         if let Some(re) = only {
             functions.retain(|f| re.is_match(&f.name));
-            anyhow::ensure!(!functions.is_empty(), "no function of {} matches --functions {re}", program.display());
+            crate::error::ensure!(
+                !functions.is_empty(),
+                "no function of {} matches --functions {re}",
+                program.display()
+            );
         }
         Ok(UnitWork {
             schedule: Schedule::new(functions, only.is_some()),
@@ -137,7 +142,7 @@ impl UnitWork {
 
 impl Campaign {
     /// A unit round, when one is due.
-    pub(super) fn unit_round(&mut self) -> anyhow::Result<()> {
+    pub(super) fn unit_round(&mut self) -> crate::Result<()> {
         let Some(mut uw) = self.units.take() else { return Ok(()) };
         // The generator learns what system runs cover (its solver works
         // while they run).
@@ -166,7 +171,7 @@ impl Campaign {
         // A bug in the tools that panics in a round costs the round, not
         // the campaign (the tools unwind; only the runtime aborts).
         let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.rounds(&mut uw, started)))
-            .unwrap_or_else(|p| Err(anyhow::anyhow!("internal error: {}", panic_text(&p))));
+            .unwrap_or_else(|p| Err(crate::Error::Internal(panic_text(&p).to_string())));
         self.file.stats.unit_seconds += started.elapsed().as_secs_f64();
         uw.last = Instant::now();
         self.units = Some(uw);
@@ -184,7 +189,7 @@ impl Campaign {
 
     /// Rounds, one unit each, while the generator is idle after one (its
     /// unit gave nothing more), for up to [`ROUND`].
-    fn rounds(&mut self, uw: &mut UnitWork, started: Instant) -> anyhow::Result<()> {
+    fn rounds(&mut self, uw: &mut UnitWork, started: Instant) -> crate::Result<()> {
         loop {
             let (t, before) = (Instant::now(), self.effective_lifts());
             // Nothing to explore: the round ends (it would spin until
@@ -207,7 +212,7 @@ impl Campaign {
 
     /// One unit explored (resumed or started); `false` when there was
     /// none to explore.
-    fn round(&mut self, uw: &mut UnitWork) -> anyhow::Result<bool> {
+    fn round(&mut self, uw: &mut UnitWork) -> crate::Result<bool> {
         // A unit whose generator still works on it (its solver runs while
         // the system fuzzer does) is picked up again.
         // But `main`, whose solver can keep a round busy for the whole
@@ -246,7 +251,7 @@ impl Campaign {
 
     /// The pool's unit worth a round, when it has one (filled from a new
     /// carving when empty).
-    fn pool_unit(&mut self, uw: &mut UnitWork) -> anyhow::Result<Option<Current>> {
+    fn pool_unit(&mut self, uw: &mut UnitWork) -> crate::Result<Option<Current>> {
         if uw.pool.is_empty() {
             self.fill_pool(uw)?;
         }
@@ -284,11 +289,11 @@ impl Campaign {
 
     /// Coverage lifts and true alarms so far.
     fn effective_lifts(&self) -> u64 {
-        self.file.stats.coverage_lifts + self.file.stats.true_alarms
+        self.file.stats.lifts.coverage_lifts + self.file.stats.lifts.true_alarms
     }
 
     /// Explores a unit from its start; it stays the current one.
-    fn start_unit(&mut self, uw: &mut UnitWork, mut cur: Current) -> anyhow::Result<()> {
+    fn start_unit(&mut self, uw: &mut UnitWork, mut cur: Current) -> crate::Result<()> {
         uw.shares.start(cur.unit.meta.function == main_rounds::MAIN);
         uw.schedule.record_mut(&cur.unit.meta.function).analysed += 1;
         self.file.stats.units_analysed += 1;
@@ -301,7 +306,7 @@ impl Campaign {
     /// (see [`Campaign::entry_to_carve`]); its units with parameters (the
     /// best few, by uncovered branch outcomes of their function) wait in
     /// the pool for the rounds to come.
-    fn fill_pool(&mut self, uw: &mut UnitWork) -> anyhow::Result<()> {
+    fn fill_pool(&mut self, uw: &mut UnitWork) -> crate::Result<()> {
         let (k, target) = self.entry_to_carve(uw);
         // Only the functions the pool could keep are carved: those the
         // entry reaches with the most uncovered outcomes (a snapshot per
@@ -357,7 +362,7 @@ impl Campaign {
         program: &std::path::Path,
         k: usize,
         functions: Vec<String>,
-    ) -> anyhow::Result<Vec<Current>> {
+    ) -> crate::Result<Vec<Current>> {
         let (entry, input) = (self.corpus[k].id, self.corpus[k].data.clone());
         let caps = Caps { functions, max_per_function: 1, budget: 256 << 10 };
         let args_in_input = self.fs.target().args_in_input;
@@ -406,7 +411,7 @@ impl Campaign {
     /// Explores the round's unit until its generator has nothing ready,
     /// for at most as long as the system fuzzing between two rounds, and
     /// never past the campaign's end.
-    fn explore_unit(&mut self, uw: &mut UnitWork, cur: &mut Current, how: Explore) -> anyhow::Result<()> {
+    fn explore_unit(&mut self, uw: &mut UnitWork, cur: &mut Current, how: Explore) -> crate::Result<()> {
         let left = (self.file.config.time_budget_s - self.elapsed()).clamp(0.0, PERIOD.as_secs_f64());
         let limits = Limits {
             tries: TRIES - cur.tries,
@@ -415,7 +420,8 @@ impl Campaign {
             restore: Restore::Once,
             wait: false,
         };
-        let before = (self.file.stats.lifted, self.file.stats.coverage_lifts, self.file.stats.true_alarms);
+        let before =
+            (self.file.stats.lifts.lifted, self.file.stats.lifts.coverage_lifts, self.file.stats.lifts.true_alarms);
         let (program, alarms, schedule) = (uw.program.clone(), &mut uw.alarms, &mut uw.schedule);
         let mut runner = cur.runner.take();
         let (unit, params) = (&cur.unit, &cur.params);
@@ -448,9 +454,9 @@ impl Campaign {
             cur.entry,
             if how == Explore::Start { "start" } else { "resume" },
             done.tries,
-            s.lifted - before.0,
-            s.coverage_lifts - before.1,
-            s.true_alarms - before.2
+            s.lifts.lifted - before.0,
+            s.lifts.coverage_lifts - before.1,
+            s.lifts.true_alarms - before.2
         );
         self.out.append_line("units.csv", UNITS_CSV_HEADER, &row)?;
         if done.given_up || matches!(first, Outcome::Crash(_) | Outcome::Timeout) {
@@ -466,27 +472,21 @@ impl Campaign {
     }
 
     /// One try of a unit round: counted, and lifted when it failed or
-    /// found unit-level coverage.
+    /// found unit-level coverage (`lift.rs`); a true alarm kept once per
+    /// signature, a coverage lift queued.
     fn unit_try(
         &mut self,
         alarms: &mut BTreeMap<String, u64>,
         fruitless: &mut u32,
         cur: &Current,
         t: Try<'_>,
-    ) -> anyhow::Result<()> {
+    ) -> crate::Result<()> {
         let (entry, input, unit, params) = (cur.entry, &cur.input[..], &cur.unit, &cur.params[..]);
-        self.file.stats.unit_tries += 1;
-        let failed = t.failed();
-        self.file.stats.unit_failures += u64::from(failed);
-        if !t.worth_lifting(&self.cov, Some(&self.branch_mask)) || *fruitless >= schedule::MAX_FRUITLESS {
+        let muted = *fruitless >= schedule::MAX_FRUITLESS;
+        if !lift::admit(&mut self.file.stats.lifts, &t, params, &self.cov, Some(&self.branch_mask), muted) {
             return Ok(());
         }
         let c = t.candidate;
-        if c.values.iter().any(|(k, v)| !params[*k].liftable(v)) {
-            // (A digit array given a byte that is no digit.)
-            self.file.stats.unliftable += 1;
-            return Ok(());
-        }
         let subs: Vec<_> = c.values.iter().map(|(k, v)| (&params[*k], v)).collect();
         let unit_name = format!("{}#{}", unit.meta.function, unit.meta.call_index);
         let labels = self.input_labels(entry, input);
@@ -495,45 +495,17 @@ impl Campaign {
         let on_nodes: Vec<(usize, &model::unit::Param, &model::unit::Value)> = (c.values.iter())
             .filter_map(|(k, v)| cur.nonterminals.get(*k).copied().flatten().map(|nt| (nt, &params[*k], v)))
             .collect();
-        // A value put in place of a derivation node should leave a test
-        // the grammar derives; one that does not is still run (it may fail
-        // or reach new code all the same), but when it does neither it is
-        // counted as not liftable rather than as a false alarm.
         // (The lifted test's tree, kept beside it if it joins the queue.)
         let lifted_tree = self.grammar.as_ref().and_then(|g| grammar::parse(g, &lifted).ok());
-        let derived = match (&self.grammar, on_nodes.is_empty()) {
-            (Some(g), false) => {
-                // Each value on its own, as its nonterminal. A lift is
-                // valid when every value it changes is on a node and parses
-                // as its nonterminal (not a new word, not the whole file;
-                // an argv word with room is among the values unchanged).
-                let on_node = |k: &usize| cur.nonterminals.get(*k).copied().flatten().is_some();
-                let changes = |k: &usize, v: &model::unit::Value| params[*k].text(v) != params[*k].original;
-                let mut valid = c.values.iter().all(|(k, v)| on_node(k) || !changes(k, v));
-                for (nt, p, v) in &on_nodes {
-                    let parses =
-                        grammar::parse(&g.with_start(*nt), &lifter::written(input, p, v, args_in_input)).is_ok();
-                    valid &= parses;
-                    self.file.stats.leaf_lifts += 1;
-                    self.file.stats.leaf_lifts_parsed += u64::from(parses);
-                }
-                let s = &mut self.file.stats;
-                s.node_lifts += 1;
-                s.node_lifts_unparsed += u64::from(lifted_tree.is_none());
-                // Valid lifts: the test should parse again.
-                s.node_lifts_valid += u64::from(valid);
-                s.node_lifts_valid_reparsed += u64::from(valid && lifted_tree.is_some());
-                lifted_tree.is_some()
-            }
-            _ => true,
-        };
+        let derived = self.node_lift(cur, &t, &on_nodes, lifted_tree.is_some());
         let edges_before = self.cov.edges();
-        let (class, sys) = lifter::check(&mut self.fs, &mut self.cov, &lifted)?;
-        self.file.stats.edges_by_units += (self.cov.edges() - edges_before) as u64;
-        if c.values.iter().any(|(k, _)| matches!(params[*k].encoding, model::unit::Encoding::Digits { .. })) {
-            self.file.stats.digit_lifts += 1;
-            self.file.stats.digit_lifts_effective += u64::from(class != Class::FalseAlarm);
-        }
+        let root = self.out.root().to_path_buf();
+        let stacks = Stacks { dir: &root, depth: self.file.config.signature_depth };
+        let s = &mut self.file.stats;
+        let checked = lift::check(&mut s.lifts, &mut self.fs, &mut self.cov, stacks, (&t, params), &lifted, derived)?;
+        s.edges_by_units += (self.cov.edges() - edges_before) as u64;
+        s.execs += 1;
+        let class = checked.class;
         if class != Class::FalseAlarm && derived {
             // Values that lift well: the grammar generator may use them.
             for (nt, p, v) in &on_nodes {
@@ -548,33 +520,18 @@ impl Campaign {
             params: c.values.iter().map(|(k, _)| model::alarm::describe_site(&params[*k].site)).collect(),
             found_by: c.op.to_string(),
         };
-        // What the lifted run's crash was, if it crashed (taken whatever
-        // the class, so that no later run is given this stack).
-        let key = super::signatures::failure_key(self.out.root(), self.file.config.signature_depth, &self.fs);
-        self.file.stats.execs += 1;
-        self.file.stats.lifted += 1;
         let function = unit.meta.function.clone();
         *fruitless = if class == Class::FalseAlarm { *fruitless + 1 } else { 0 };
         match (class, c.changed(params)) {
-            (Class::TrueAlarm, None) => self.file.stats.true_alarms += 1,
             (Class::TrueAlarm, Some((k, value))) => {
-                self.file.stats.true_alarms += 1;
-                let key = key.unwrap_or_else(|| format!("{function} parameter {k}: {sys}"));
+                let sys = checked.outcome;
+                let key = checked.key.unwrap_or_else(|| format!("{function} parameter {k}: {sys}"));
                 let op = format!("lift_{}", sanitize(&function));
                 let record = super::trails::lift(entry, &op, lift, labels);
-                let found = super::alarms::Found {
-                    cur,
-                    t: &t,
-                    k: *k,
-                    value,
-                    lifted: &lifted,
-                    outcome: sys.to_string(),
-                    record,
-                };
+                let found = super::alarms::Found { cur, t: &t, k: *k, value, lifted: &lifted, outcome: sys, record };
                 self.keep_alarm(alarms, key, found)?;
             }
             (Class::CoverageLift, _) => {
-                self.file.stats.coverage_lifts += 1;
                 let id = self.next_id;
                 self.next_id += 1;
                 let new_word = c.values.iter().any(|(k, v)| {
@@ -596,15 +553,46 @@ impl Campaign {
                 let run_us = self.run_us();
                 self.corpus.push(super::Entry { id, data: lifted, hits, new_word, seed: false, labels, run_us });
             }
-            (Class::FalseAlarm, _) if !derived => self.file.stats.unliftable += 1,
-            (Class::FalseAlarm, _) => {
-                if std::env::var_os("DBGPOOL").is_some() {
-                    eprintln!("DBG false {function}: {:?} -> {:?}", c.values, String::from_utf8_lossy(&lifted));
-                }
-                self.file.stats.false_alarms += u64::from(failed)
-            }
+            _ => {}
         }
         Ok(())
+    }
+
+    /// Whether a lift that puts values in place of derivation nodes
+    /// (`on_nodes`) leaves a test the grammar derives (`parsed`), counted
+    /// (true without a grammar or such values). One that does not is
+    /// still run: it may fail or reach new code all the same, but when it
+    /// does neither it is counted as not liftable, not as a false alarm.
+    fn node_lift(
+        &mut self,
+        cur: &Current,
+        t: &Try<'_>,
+        on_nodes: &[(usize, &model::unit::Param, &model::unit::Value)],
+        parsed: bool,
+    ) -> bool {
+        let Some(g) = self.grammar.as_ref().filter(|_| !on_nodes.is_empty()) else { return true };
+        let (input, params) = (&cur.input[..], &cur.params[..]);
+        let args_in_input = self.fs.target().args_in_input;
+        // Each value on its own, as its nonterminal. A lift is valid when
+        // every value it changes is on a node and parses as its
+        // nonterminal (not a new word, not the whole file; an argv word
+        // with room is among the values unchanged).
+        let on_node = |k: &usize| cur.nonterminals.get(*k).copied().flatten().is_some();
+        let changes = |k: &usize, v: &model::unit::Value| params[*k].text(v) != params[*k].original;
+        let mut valid = t.candidate.values.iter().all(|(k, v)| on_node(k) || !changes(k, v));
+        let s = &mut self.file.stats;
+        for (nt, p, v) in on_nodes {
+            let parses = grammar::parse(&g.with_start(*nt), &lifter::written(input, p, v, args_in_input)).is_ok();
+            valid &= parses;
+            s.leaf_lifts += 1;
+            s.leaf_lifts_parsed += u64::from(parses);
+        }
+        s.node_lifts += 1;
+        s.node_lifts_unparsed += u64::from(!parsed);
+        // Valid lifts: the test should parse again.
+        s.node_lifts_valid += u64::from(valid);
+        s.node_lifts_valid_reparsed += u64::from(valid && parsed);
+        parsed
     }
 }
 

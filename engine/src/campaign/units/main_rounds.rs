@@ -33,7 +33,7 @@ impl Turn {
 impl Campaign {
     /// `main` of an entry not explored for this turn's kind (see the
     /// module's text), while `main` is still worth it.
-    pub(super) fn main_turn(&mut self, uw: &mut UnitWork) -> anyhow::Result<Option<Current>> {
+    pub(super) fn main_turn(&mut self, uw: &mut UnitWork) -> crate::Result<Option<Current>> {
         if !uw.schedule.has(MAIN) || !uw.schedule.record(MAIN).explorable() {
             return Ok(None);
         }
@@ -61,7 +61,7 @@ impl Campaign {
         Ok(Some(cur))
     }
 
-    fn main_of(&mut self, uw: &UnitWork, k: usize) -> anyhow::Result<Option<Current>> {
+    fn main_of(&mut self, uw: &UnitWork, k: usize) -> crate::Result<Option<Current>> {
         Ok(self.carve_entry(&uw.program, k, vec![MAIN.into()])?.into_iter().find(|c| c.unit.meta.function == MAIN))
     }
 }

@@ -135,8 +135,8 @@ pub fn explore(
     how: Explore,
     limits: &Limits,
     runner: &mut Option<UnitRunner>,
-    mut each: impl FnMut(Try<'_>) -> anyhow::Result<()>,
-) -> anyhow::Result<(Outcome, Explored)> {
+    mut each: impl FnMut(Try<'_>) -> crate::Result<()>,
+) -> crate::Result<(Outcome, Explored)> {
     if how == Explore::Start {
         gen.start(params);
     }

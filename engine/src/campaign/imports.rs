@@ -12,7 +12,7 @@ use std::sync::atomic::Ordering;
 impl Campaign {
     /// Runs what the other instances queued since the last look; returns
     /// how many entries were run.
-    pub(super) fn import(&mut self) -> anyhow::Result<usize> {
+    pub(super) fn import(&mut self) -> crate::Result<usize> {
         let Some(sync) = self.sync.as_mut() else { return Ok(0) };
         let found = sync.scan(&self.out)?;
         let n = found.len();
@@ -25,7 +25,7 @@ impl Campaign {
         Ok(n)
     }
 
-    fn run_import(&mut self, imp: Import) -> anyhow::Result<()> {
+    fn run_import(&mut self, imp: Import) -> crate::Result<()> {
         let outcome = self.fs.run(&imp.data)?;
         self.file.stats.execs += 1;
         self.file.stats.imported += 1;

@@ -106,10 +106,15 @@ impl Campaign {
         file: CampaignFile,
         fs: ForkServer,
         generator: Box<dyn SystemGenerator>,
-    ) -> anyhow::Result<Campaign> {
+    ) -> crate::Result<Campaign> {
         let mut c = Campaign::empty(out, file, fs, generator);
         let mut seeds: Vec<_> = std::fs::read_dir(&c.file.config.input_dir)
-            .map_err(|e| anyhow::anyhow!("cannot read the seed directory {}: {e}", c.file.config.input_dir.display()))?
+            .map_err(|e| {
+                crate::Error::Refused(format!(
+                    "cannot read the seed directory {}: {e}",
+                    c.file.config.input_dir.display()
+                ))
+            })?
             .filter_map(|e| e.ok().map(|e| e.path()))
             .filter(|p| p.is_file())
             .collect();
@@ -138,7 +143,7 @@ impl Campaign {
             let labels = Labels::own(id, data.len());
             c.corpus.push(Entry { id, data, hits, new_word: false, seed: true, labels, run_us: c.run_us() });
         }
-        anyhow::ensure!(!c.corpus.is_empty(), "no readable seed in {}", c.file.config.input_dir.display());
+        crate::error::ensure!(!c.corpus.is_empty(), "no readable seed in {}", c.file.config.input_dir.display());
         for line in seed_check::report(&seed_runs) {
             eprintln!("bridge run: {line}");
         }
@@ -154,7 +159,7 @@ impl Campaign {
         mut file: CampaignFile,
         fs: ForkServer,
         generator: Box<dyn SystemGenerator>,
-    ) -> anyhow::Result<Campaign> {
+    ) -> crate::Result<Campaign> {
         file.stats.resumes += 1;
         file.stats.finished = false;
         let mut c = Campaign::empty(out, file, fs, generator);
@@ -174,7 +179,11 @@ impl Campaign {
                 run_us: c.run_us(),
             });
         }
-        anyhow::ensure!(!c.corpus.is_empty(), "the queue of {} is empty: nothing to resume", c.out.root().display());
+        crate::error::ensure!(
+            !c.corpus.is_empty(),
+            "the queue of {} is empty: nothing to resume",
+            c.out.root().display()
+        );
         for (dir, which) in [("crashes", 0), ("hangs", 1)] {
             for s in c.out.saved(dir)? {
                 c.fs.run(&s.data)?;
@@ -201,7 +210,7 @@ impl Campaign {
 
     /// Limits runs to a few times what the seeds take, when the campaign
     /// was started without `-t` (see `exec::timeouts`).
-    fn calibrate(&mut self) -> anyhow::Result<()> {
+    fn calibrate(&mut self) -> crate::Result<()> {
         if !self.file.config.calibrate {
             return Ok(());
         }
@@ -278,7 +287,7 @@ impl Campaign {
     }
 
     /// Runs until the budget is spent or a signal asks to stop.
-    pub fn run(&mut self) -> anyhow::Result<&Stats> {
+    pub fn run(&mut self) -> crate::Result<&Stats> {
         // SAFETY: the handler only stores to an atomic.
         unsafe {
             libc::signal(libc::SIGINT, on_signal as *const () as libc::sighandler_t);
@@ -327,9 +336,9 @@ impl Campaign {
                 status.tick(&self.file.stats, budget - self.elapsed());
             }
             if self.elapsed() < budget && !STOP.load(Ordering::Relaxed) {
-                let units_before = self.file.stats.unit_tries;
+                let units_before = self.file.stats.lifts.unit_tries;
                 self.unit_round()?;
-                if idle && self.file.stats.unit_tries == units_before {
+                if idle && self.file.stats.lifts.unit_tries == units_before {
                     // Nothing to import, generate or explore: wait for
                     // the other instances, or for the solver when it works.
                     let t = Instant::now();
@@ -346,7 +355,7 @@ impl Campaign {
         Ok(&self.file.stats)
     }
 
-    fn run_case(&mut self, mut case: TestCase) -> anyhow::Result<()> {
+    fn run_case(&mut self, mut case: TestCase) -> crate::Result<()> {
         let outcome = self.run_system(&case.data)?;
         self.file.stats.execs += 1;
         let edges_before = self.cov.edges();
@@ -389,7 +398,7 @@ impl Campaign {
     /// most likely take the whole limit to say so again. The others count
     /// as hangs at the cost of the short limit (a hang is kept only after
     /// a recheck).
-    fn run_system(&mut self, data: &[u8]) -> anyhow::Result<Outcome> {
+    fn run_system(&mut self, data: &[u8]) -> crate::Result<Outcome> {
         self.known_hang = None;
         self.unchecked = false;
         let outcome = self.fs.run_limited(data)?;
@@ -424,7 +433,7 @@ impl Campaign {
         src: &str,
         op: &str,
         record: impl Fn() -> provenance::Record,
-    ) -> anyhow::Result<bool> {
+    ) -> crate::Result<bool> {
         let depth = self.file.config.signature_depth;
         let unchecked = std::mem::take(&mut self.unchecked);
         let s = &mut self.file.stats;
@@ -531,7 +540,7 @@ impl Campaign {
     }
 
     /// A row of `coverage.csv` and a fresh `campaign.json`.
-    fn save(&mut self) -> anyhow::Result<()> {
+    fn save(&mut self) -> crate::Result<()> {
         self.refresh_stats();
         self.out.append_line("coverage.csv", outdir::CSV_HEADER, &self.csv_row())?;
         self.out.write("campaign.json", serde_json::to_string_pretty(&self.file)?.as_bytes())

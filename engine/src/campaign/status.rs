@@ -12,6 +12,12 @@ pub struct Status {
     every: Duration,
 }
 
+impl Default for Status {
+    fn default() -> Status {
+        Status::new()
+    }
+}
+
 impl Status {
     pub fn new() -> Status {
         let tty = std::io::stderr().is_terminal();
@@ -45,7 +51,7 @@ impl Status {
                 let pinned = pinned_summary(&s.unit_generator, 1).map(|p| format!(" | {p}")).unwrap_or_default();
                 format!(
                     " | units {} | lifts: {} alarms, {} coverage, {} false{pinned}",
-                    s.units_analysed, s.unique_true_alarms, s.coverage_lifts, s.false_alarms
+                    s.units_analysed, s.unique_true_alarms, s.lifts.coverage_lifts, s.lifts.false_alarms
                 )
             } else {
                 String::new()
@@ -115,7 +121,7 @@ pub fn time_spent(s: &Stats) -> String {
     format!(
         "{} system execs, {} unit tries, {:.0} s in unit rounds, {solver_s:.0} s of solver CPU{paused}; {limit}; {:.1} s lost to timeouts{waited}",
         thousands(s.execs),
-        thousands(s.unit_tries),
+        thousands(s.lifts.unit_tries),
         s.unit_seconds,
         s.timeout_lost_s
     )

@@ -82,7 +82,7 @@ fn default_depth() -> usize {
 }
 
 /// The tests a campaign's system generator takes as parents.
-#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum Parents {
     /// The seeds and every test kept for new coverage (coverage-guided),
@@ -92,6 +92,23 @@ pub enum Parents {
     /// The seeds only, as a mutator such as radamsa is used on its own: no
     /// coverage feedback reaches generation (the paper's protocol).
     Seeds,
+}
+
+impl Parents {
+    /// The names `bridge run --parents` takes.
+    pub const NAMES: [&'static str; 2] = ["all", "seeds"];
+}
+
+impl std::str::FromStr for Parents {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Parents, String> {
+        match s {
+            "all" => Ok(Parents::All),
+            "seeds" => Ok(Parents::Seeds),
+            _ => Err(format!("unknown parents '{s}' (known: {})", Parents::NAMES.join(", "))),
+        }
+    }
 }
 
 /// How far it got.
@@ -135,33 +152,14 @@ pub struct Stats {
     /// made of the interesting values.
     #[serde(default)]
     pub units_analysed: u64,
-    #[serde(default)]
-    pub unit_tries: u64,
-    #[serde(default)]
-    pub unit_failures: u64,
-    #[serde(default)]
-    pub lifted: u64,
-    #[serde(default)]
-    pub true_alarms: u64,
+    /// What the unit level tried and what lifting made of it.
+    #[serde(flatten)]
+    pub lifts: crate::lift::LiftCounts,
     #[serde(default)]
     pub unique_true_alarms: u64,
-    #[serde(default)]
-    pub coverage_lifts: u64,
-    #[serde(default)]
-    pub false_alarms: u64,
-    /// Unit values that cannot stand in the system input (a digit array
-    /// given a byte that is no digit): counted, not run.
-    #[serde(default)]
-    pub unliftable: u64,
-    /// Units with a digit-array parameter (dc's and bc's numbers), lifts
-    /// of such a parameter's values, and those that were true alarms or
-    /// coverage lifts.
+    /// Units with a digit-array parameter (dc's and bc's numbers).
     #[serde(default)]
     pub units_with_digit_arrays: u64,
-    #[serde(default)]
-    pub digit_lifts: u64,
-    #[serde(default)]
-    pub digit_lifts_effective: u64,
     /// With a grammar: unit parameters whose occurrences are derivation
     /// nodes of their input, occurrences dropped for being no node (a
     /// chance substring), and lifted values offered to the generator.
@@ -291,11 +289,11 @@ impl CampaignFile {
     }
 
     /// Decodes `campaign.json`, with a clear error when it is not one.
-    pub fn decode(bytes: &[u8]) -> anyhow::Result<CampaignFile> {
+    pub fn decode(bytes: &[u8]) -> crate::Result<CampaignFile> {
         let f: CampaignFile = serde_json::from_slice(bytes)
-            .map_err(|e| anyhow::anyhow!("campaign.json is damaged or not a campaign file: {e}"))?;
-        anyhow::ensure!(f.format == FORMAT, "campaign.json is not a campaign file (format {:?})", f.format);
-        anyhow::ensure!(
+            .map_err(|e| crate::Error::Refused(format!("campaign.json is damaged or not a campaign file: {e}")))?;
+        crate::error::ensure!(f.format == FORMAT, "campaign.json is not a campaign file (format {:?})", f.format);
+        crate::error::ensure!(
             f.version == VERSION,
             "campaign.json has format version {} where this bridge reads {VERSION}",
             f.version

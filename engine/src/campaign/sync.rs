@@ -40,7 +40,7 @@ pub struct SyncDir {
 impl SyncDir {
     /// The sync directory `root`, where this campaign is `me`; what was
     /// read before comes from `out`'s `.synced/`.
-    pub fn open(root: &Path, me: &str, out: &OutDir) -> anyhow::Result<SyncDir> {
+    pub fn open(root: &Path, me: &str, out: &OutDir) -> crate::Result<SyncDir> {
         let mut next = BTreeMap::new();
         if let Ok(dir) = std::fs::read_dir(out.root().join(".synced")) {
             for e in dir.flatten() {
@@ -57,7 +57,7 @@ impl SyncDir {
     /// per instance (at most [`MOST_PER_SCAN`]); `out` records how far
     /// they go. Unreadable entries (an instance resuming, a file being
     /// written) are skipped.
-    pub fn scan(&mut self, out: &OutDir) -> anyhow::Result<Vec<Import>> {
+    pub fn scan(&mut self, out: &OutDir) -> crate::Result<Vec<Import>> {
         if !self.found_last && self.last_scan.is_some_and(|t| t.elapsed() < IDLE_RESCAN) {
             return Ok(Vec::new());
         }

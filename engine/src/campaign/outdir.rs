@@ -3,7 +3,8 @@
 //! renamed into place, so a campaign killed at any moment leaves only
 //! whole files.
 
-use anyhow::Context;
+use crate::error::ensure;
+use crate::{Error, FileContext, Result};
 use provenance::{record_path, Labels, Record};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -44,24 +45,23 @@ pub struct Saved {
 
 impl OutDir {
     /// A new campaign directory; an existing non-empty one is refused.
-    pub fn create(root: &Path) -> anyhow::Result<OutDir> {
+    pub fn create(root: &Path) -> Result<OutDir> {
         if root.exists() && std::fs::read_dir(root).map(|mut d| d.next().is_some()).unwrap_or(true) {
-            anyhow::bail!(
+            return Err(Error::Refused(format!(
                 "{} already exists: continue it with --resume, or choose another output directory",
                 root.display()
-            );
+            )));
         }
         let out = OutDir { root: root.to_path_buf() };
         for d in DIRS {
-            std::fs::create_dir_all(root.join(d))
-                .with_context(|| format!("cannot create {}", root.join(d).display()))?;
+            std::fs::create_dir_all(root.join(d)).at("create", &root.join(d))?;
         }
         Ok(out)
     }
 
     /// An existing campaign directory, to resume.
-    pub fn open(root: &Path) -> anyhow::Result<OutDir> {
-        anyhow::ensure!(
+    pub fn open(root: &Path) -> Result<OutDir> {
+        ensure!(
             root.join("campaign.json").is_file(),
             "{} holds no campaign to resume (no campaign.json)",
             root.display()
@@ -82,56 +82,52 @@ impl OutDir {
     }
 
     /// Writes `rel` atomically (temporary file, then rename).
-    pub fn write(&self, rel: &str, bytes: &[u8]) -> anyhow::Result<()> {
+    pub fn write(&self, rel: &str, bytes: &[u8]) -> Result<()> {
         let path = self.root.join(rel);
-        let mut tmp = driver::files::temp_file_in(&self.root.join(".tmp")).context("cannot create a temporary file")?;
-        tmp.write_all(bytes).with_context(|| format!("cannot write {}", path.display()))?;
-        tmp.persist(&path).with_context(|| format!("cannot move a file into place at {}", path.display()))?;
-        Ok(())
+        Ok(driver::files::write_atomic_via(&self.root.join(".tmp"), &path, bytes)?)
     }
 
     /// Writes the test `rel` and its trail record, the record first: a
     /// test is never without its record, whenever the campaign is killed
     /// (a record without its test is ignored).
-    pub fn write_test(&self, rel: &str, bytes: &[u8], record: &Record) -> anyhow::Result<()> {
+    pub fn write_test(&self, rel: &str, bytes: &[u8], record: &Record) -> Result<()> {
         self.write(&record_path(rel), &record.to_json())?;
         self.write(rel, bytes)
     }
 
     /// Writes the derivation tree (JSON) of test `rel` where it is kept.
-    pub fn write_tree(&self, rel: &str, json: &str) -> anyhow::Result<()> {
+    pub fn write_tree(&self, rel: &str, json: &str) -> Result<()> {
         let path = tree_path(rel);
         if let Some(dir) = Path::new(&path).parent() {
-            std::fs::create_dir_all(self.root.join(dir))
-                .with_context(|| format!("cannot create {}", self.root.join(dir).display()))?;
+            std::fs::create_dir_all(self.root.join(dir)).at("create", &self.root.join(dir))?;
         }
         self.write(&path, json.as_bytes())
     }
 
     /// Appends a line to `rel` (`coverage.csv`, `units.csv`), after
     /// `header` when the file is new.
-    pub fn append_line(&self, rel: &str, header: &str, row: &str) -> anyhow::Result<()> {
+    pub fn append_line(&self, rel: &str, header: &str, row: &str) -> Result<()> {
         let path = self.root.join(rel);
         let fresh = !path.exists();
         let mut f = std::fs::OpenOptions::new().append(true).create(true).open(&path)?;
         let text = if fresh { format!("{header}\n{row}\n") } else { format!("{row}\n") };
-        f.write_all(text.as_bytes()).with_context(|| format!("cannot append to {}", path.display()))?;
+        f.write_all(text.as_bytes()).at("append to", &path)?;
         Ok(())
     }
 
-    pub fn read(&self, rel: &str) -> anyhow::Result<Vec<u8>> {
+    pub fn read(&self, rel: &str) -> Result<Vec<u8>> {
         let path = self.root.join(rel);
-        std::fs::read(&path).with_context(|| format!("cannot read {}", path.display()))
+        std::fs::read(&path).at("read", &path)
     }
 
     /// The tests saved in `dir` (`queue`, `crashes`, `hangs`), by id.
-    pub fn saved(&self, dir: &str) -> anyhow::Result<Vec<Saved>> {
+    pub fn saved(&self, dir: &str) -> Result<Vec<Saved>> {
         let mut out = Vec::new();
         for e in std::fs::read_dir(self.root.join(dir))? {
             let e = e?;
             let name = e.file_name().to_string_lossy().into_owned();
             let Some(id) = parse_id(&name) else { continue };
-            let data = std::fs::read(e.path()).with_context(|| format!("cannot read {}", e.path().display()))?;
+            let data = std::fs::read(e.path()).at("read", &e.path())?;
             let new_word = name.contains(",op:lift_") && name.ends_with(NEW_WORD_OP);
             let seed = name.contains(",orig:");
             let labels = Record::read(&self.root, &format!("{dir}/{name}"))
@@ -159,7 +155,7 @@ pub fn write_kept(
     rel: &str,
     bytes: &[u8],
     record: &Record,
-) -> anyhow::Result<()> {
+) -> Result<()> {
     if let Some(t) = tree {
         out.write_tree(rel, &t.to_json())?;
     }
