@@ -24,6 +24,18 @@ pub fn unit_files(path: &Path) -> Result<Vec<PathBuf>> {
     Ok(v)
 }
 
+/// The files of directory `dir` (not its subdirectories), sorted: a seed
+/// directory, a corpus.
+pub fn files_in(dir: &Path) -> Result<Vec<PathBuf>> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(|e| Error::Read(dir.to_path_buf(), e))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.is_file())
+        .collect();
+    files.sort();
+    Ok(files)
+}
+
 /// Writes `bytes` to `path` whole or not at all (a temporary file in the
 /// same directory, renamed).
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {

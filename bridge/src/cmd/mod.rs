@@ -85,13 +85,7 @@ fn say_how_it_runs(
 
 /// The files of directory `dir` (not its subdirectories), sorted.
 pub fn files_in(dir: &std::path::Path) -> anyhow::Result<Vec<std::path::PathBuf>> {
-    let mut files: Vec<_> = std::fs::read_dir(dir)
-        .map_err(|e| anyhow::anyhow!("cannot read the directory {}: {e}", dir.display()))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.is_file())
-        .collect();
-    files.sort();
-    Ok(files)
+    Ok(driver::files::files_in(dir)?)
 }
 
 /// The test in `path`, or on standard input.

@@ -8,6 +8,7 @@ mod favored;
 mod imports;
 pub mod outdir;
 mod seed_check;
+pub mod setup;
 pub mod signatures;
 pub mod state;
 pub mod status;
@@ -108,17 +109,7 @@ impl Campaign {
         generator: Box<dyn SystemGenerator>,
     ) -> crate::Result<Campaign> {
         let mut c = Campaign::empty(out, file, fs, generator);
-        let mut seeds: Vec<_> = std::fs::read_dir(&c.file.config.input_dir)
-            .map_err(|e| {
-                crate::Error::Refused(format!(
-                    "cannot read the seed directory {}: {e}",
-                    c.file.config.input_dir.display()
-                ))
-            })?
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.is_file())
-            .collect();
-        seeds.sort();
+        let seeds = driver::files::files_in(&c.file.config.input_dir)?;
         let mut seed_runs = Vec::new();
         for path in seeds {
             let data = match std::fs::read(&path) {

@@ -1,0 +1,160 @@
+//! A campaign put together from its configuration: a new one in a new
+//! directory (its seeds read, their derivation trees kept beside them when
+//! a grammar drives it), or one resumed from its directory with the
+//! configuration it started with; then its grammar, its sync directory and
+//! its unit level, as the configuration asks.
+
+use super::outdir::{sanitize, OutDir};
+use super::state::{CampaignFile, Config};
+use super::{alarms, signatures, sync, units, Campaign};
+use crate::{Error, Result};
+use exec::{ForkServer, Target};
+use std::path::{Path, PathBuf};
+
+/// What the resumed campaign is told about the run at hand.
+pub struct Resume {
+    /// Its new time budget, in seconds (the time spent counts against it).
+    pub budget_s: f64,
+    /// The command line it is resumed with, as given.
+    pub command: Vec<String>,
+}
+
+/// A new campaign in `output` (which must not hold one), with `target`
+/// as the program it runs.
+pub fn start(output: &Path, config: Config, target: Target) -> Result<Campaign> {
+    let grammar = config.grammar.as_ref().map(|p| (p.clone(), config.grammar_mode.clone()));
+    let g = generator(&config.system, grammar.as_ref().map(|(p, m)| (p.as_path(), m.as_deref())), config.seed)?;
+    let seed_trees = match &config.grammar {
+        Some(p) => seeds_parse(p, &config.input_dir)?,
+        None => Vec::new(),
+    };
+    let out = OutDir::create(output)?;
+    let fs = ForkServer::start(with_stacks(target, &out))?;
+    let c = Campaign::start(out, CampaignFile::new(config), fs, g)?;
+    // The seeds' trees, beside them.
+    let out = OutDir::open(output)?;
+    for e in std::fs::read_dir(output.join("queue"))?.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let tree = seed_trees.iter().find(|(seed, _)| name.ends_with(&format!(",orig:{seed}")));
+        if let Some((_, json)) = tree {
+            out.write_tree(&format!("queue/{name}"), json)?;
+        }
+    }
+    finish(c, output)
+}
+
+/// The campaign in `output`, resumed with `target`: its tests carry their
+/// command line or not as they did, whatever `target` says.
+pub fn resume(output: &Path, mut target: Target, how: Resume) -> Result<Campaign> {
+    let out = OutDir::open(output)?;
+    let mut file = CampaignFile::decode(&out.read("campaign.json")?)?;
+    if file.config.command != how.command {
+        eprintln!(
+            "bridge run: warning: resuming with '{}' where the campaign ran '{}'",
+            how.command.join(" "),
+            file.config.command.join(" ")
+        );
+    }
+    file.config.time_budget_s = how.budget_s;
+    // Another stream of randomness than the one already spent.
+    let seed = file.config.seed ^ (u64::from(file.stats.resumes) + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    let grammar = file.config.grammar.as_deref().map(|p| (p, file.config.grammar_mode.as_deref()));
+    let g = generator(&file.config.system, grammar, seed)?;
+    if target.args_in_input != file.config.args_in_input {
+        eprintln!(
+            "bridge run: the campaign's tests {} their command line: resuming {} --args-in-input",
+            if file.config.args_in_input { "carry" } else { "do not carry" },
+            if file.config.args_in_input { "with" } else { "without" }
+        );
+        target.args_in_input = file.config.args_in_input;
+    }
+    let fs = ForkServer::start(with_stacks(target, &out))?;
+    eprintln!("bridge run: resuming {} at {:.0} s of {:.0} s", output.display(), file.stats.elapsed_s, how.budget_s);
+    finish(Campaign::resume(out, file, fs, g)?, output)
+}
+
+/// The grammar, sync directory and unit level its configuration asks for.
+fn finish(mut campaign: Campaign, output: &Path) -> Result<Campaign> {
+    let config = CampaignFile::decode(&OutDir::open(output)?.read("campaign.json")?)?.config;
+    if let Some(p) = &config.grammar {
+        campaign.with_grammar(grammar::Grammar::load(p)?);
+    }
+    if let (Some(root), Some(name)) = (&config.sync, &config.sync_name) {
+        let sync = sync::SyncDir::open(root, name, &OutDir::open(output)?)?;
+        eprintln!("bridge run: instance {name} of {}: importing the other instances' queues", root.display());
+        campaign.with_sync(sync);
+    }
+    if config.unit != "none" {
+        let program = program(&config.command)?;
+        let g = unitgen::by_name(&config.unit, config.seed)
+            .ok_or_else(|| Error::Refused(format!("unknown unit generator '{}'", config.unit)))?;
+        let only = match &config.functions {
+            Some(re) => {
+                Some(regex::Regex::new(re).map_err(|e| Error::Refused(format!("bad --functions regex '{re}': {e}")))?)
+            }
+            None => None,
+        };
+        let mut uw = units::UnitWork::new(program, &config.command[1..], only.as_ref(), g)?;
+        uw.remember(alarms::known_alarms(output));
+        campaign.with_units(uw);
+    }
+    Ok(campaign)
+}
+
+/// The system generator `system`, driven by the grammar at `grammar` in
+/// its mode when it has one.
+fn generator(
+    system: &str,
+    grammar: Option<(&Path, Option<&str>)>,
+    seed: u64,
+) -> Result<Box<dyn systemgen::SystemGenerator>> {
+    let grammar = match grammar {
+        Some((path, mode)) => {
+            let mode: systemgen::Mode = mode.unwrap_or("mixed").parse().map_err(Error::Refused)?;
+            Some((grammar::Grammar::load(path)?, mode))
+        }
+        None => None,
+    };
+    systemgen::by_name(system, seed, grammar).map_err(Error::Refused)
+}
+
+/// Says which seeds the grammar does not derive (and where parsing
+/// stopped): the generator learns from those that parse, and edits them.
+/// Returns the trees of those that parse, by name as the queue has it.
+fn seeds_parse(grammar_path: &Path, input: &Path) -> Result<Vec<(String, String)>> {
+    let g = grammar::Grammar::load(grammar_path)?;
+    let parser = grammar::Parser::new(&g)?;
+    let files = driver::files::files_in(input)?;
+    let mut trees = Vec::new();
+    for f in &files {
+        match std::fs::read(f).map(|d| parser.parse(&d)) {
+            Ok(Ok(t)) => {
+                let name = sanitize(&f.file_name().unwrap_or_default().to_string_lossy());
+                trees.push((name, t.to_json(&g).to_string()));
+            }
+            Ok(Err(e)) => eprintln!("bridge run: warning: seed {} is not derived by the grammar: {e}", f.display()),
+            Err(_) => {}
+        }
+    }
+    let parsed = trees.len();
+    eprintln!("bridge run: {parsed} of {} seeds parse with {}", files.len(), grammar_path.display());
+    if parsed == 0 {
+        eprintln!("bridge run: warning: no seed parses: nothing is learned until a test does, and tests are whole derivations");
+    }
+    Ok(trees)
+}
+
+/// `target` asked to write the stack of every crashing run where the
+/// campaign reads it (`signatures.rs`).
+fn with_stacks(mut target: Target, out: &OutDir) -> Target {
+    let path = signatures::stack_file(out.root());
+    let path = std::path::absolute(&path).unwrap_or(path);
+    target.env.push((model::env::STACK_OUT.into(), path.to_string_lossy().into_owned()));
+    target
+}
+
+/// The target program of `command`, absolute.
+fn program(command: &[String]) -> Result<PathBuf> {
+    let prog = command.first().ok_or_else(|| Error::Refused("no target given after --".into()))?;
+    Ok(exec::forkserver::resolve(Path::new(prog))?)
+}
