@@ -153,7 +153,7 @@ pub fn explore(files: &[PathBuf], mut target: Target, opts: &Options<'_>) -> Res
                     }
                     (Class::CoverageLift, _) => {
                         if let Some(out) = opts.output {
-                            let dir = out.join("lifts");
+                            let dir = out.join(model::layout::LIFTS);
                             std::fs::create_dir_all(&dir).at("create", &dir)?;
                             let name = format!(
                                 "{:06},{},{}",

@@ -13,6 +13,7 @@ use crate::{FileContext, Result};
 use exec::{Coverage, ForkServer, Outcome};
 use lifter::Class;
 use model::alarm::{describe_site, Alarm, ALARM_VERSION};
+use model::layout::{ALARM_INPUT, ALARM_ORIGINAL, ALARM_REPORT, ALARM_UNIT};
 use model::unit::{Encoding, Param, Unit, Value};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -158,16 +159,17 @@ pub struct AlarmFiles<'a> {
 
 /// Keeps alarm `id` in `root/alarms/NNNNNN/`.
 pub fn save_alarm(root: &Path, id: u64, files: AlarmFiles<'_>) -> Result<()> {
-    let rel = format!("alarms/{id:06}");
+    let rel = model::layout::alarm(id);
     let dir = root.join(&rel);
     std::fs::create_dir_all(&dir).at("create", &dir)?;
     if let Some(record) = files.record {
         let record = provenance::Record { test: rel.clone(), ..record };
         driver::files::write_atomic(&root.join(provenance::record_path(&rel)), &record.to_json())?;
     }
-    driver::files::write_atomic(&dir.join("input"), files.input)?;
-    driver::files::write_atomic(&dir.join("original"), files.original)?;
-    driver::files::write_atomic(&dir.join("unit"), files.unit)?;
-    driver::files::write_atomic(&dir.join("report.json"), serde_json::to_string_pretty(files.report)?.as_bytes())?;
+    let report = serde_json::to_string_pretty(files.report)?;
+    let parts = [(ALARM_INPUT, files.input), (ALARM_ORIGINAL, files.original), (ALARM_UNIT, files.unit)];
+    for (name, bytes) in parts.into_iter().chain([(ALARM_REPORT, report.as_bytes())]) {
+        driver::files::write_atomic(&dir.join(name), bytes)?;
+    }
     Ok(())
 }

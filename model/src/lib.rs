@@ -15,6 +15,7 @@ pub mod env;
 mod fuzz_decoders;
 pub mod fuzzing;
 pub mod http;
+pub mod layout;
 mod names;
 pub mod op;
 pub mod protocol;

@@ -5,6 +5,7 @@ use crate::labels::Labels;
 use crate::names::parse;
 use crate::record::Record;
 use crate::Error;
+use model::layout;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -107,7 +108,7 @@ impl Campaign {
     pub fn read(root: &Path) -> Result<Campaign, Error> {
         let mut queue = BTreeMap::new();
         let mut others = Vec::new();
-        for (dir, kind) in [("queue", Kind::Queue), ("crashes", Kind::Crash), ("hangs", Kind::Hang)] {
+        for (dir, kind) in [(layout::QUEUE, Kind::Queue), (layout::CRASHES, Kind::Crash), (layout::HANGS, Kind::Hang)] {
             for name in names(&root.join(dir))? {
                 let Some(n) = parse(&name) else { continue };
                 let path = format!("{dir}/{name}");
@@ -130,15 +131,15 @@ impl Campaign {
                 }
             }
         }
-        for name in names(&root.join("alarms"))? {
+        for name in names(&root.join(layout::ALARMS))? {
             let Ok(id) = name.parse::<u64>() else { continue };
-            let path = root.join("alarms").join(&name).join("report.json");
+            let path = root.join(layout::ALARMS).join(&name).join(layout::ALARM_REPORT);
             let bytes = std::fs::read(&path).map_err(|err| Error::Read { path: path.clone(), err })?;
             let Ok(a) = model::alarm::Alarm::from_json(&bytes) else { continue };
             let ops = vec![format!("unit {}() parameter {}: {}", a.function, a.parameter, a.generator_op)];
             let mut t = Test {
                 kind: Kind::Alarm,
-                path: format!("alarms/{name}"),
+                path: format!("{}/{name}", layout::ALARMS),
                 id,
                 parent: a.system_test,
                 donors: Vec::new(),

@@ -57,14 +57,7 @@ pub struct Record {
     pub labels: Option<Labels>,
 }
 
-/// Where the record of the test at `test` (a path in the campaign
-/// directory) is kept.
-pub fn record_path(test: &str) -> String {
-    match test.strip_prefix("alarms/") {
-        Some(rest) => format!("alarms/{}/trail.json", rest.trim_end_matches('/').split('/').next().unwrap_or(rest)),
-        None => format!("trails/{test}.json"),
-    }
-}
+pub use model::layout::record_path;
 
 impl Record {
     /// The record of the test at `test` in the campaign at `root`:

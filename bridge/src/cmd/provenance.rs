@@ -3,6 +3,7 @@
 
 use crate::cli::ProvenanceArgs;
 use engine::campaign::state::CampaignFile;
+use model::layout;
 use provenance::{Campaign, Summary};
 
 /// Runs of written bytes shown per step of a trail.
@@ -10,14 +11,14 @@ const MAX_CHANGES: usize = 8;
 
 pub fn run(args: ProvenanceArgs) -> anyhow::Result<i32> {
     anyhow::ensure!(
-        args.output.join("queue").is_dir(),
+        args.output.join(layout::QUEUE).is_dir(),
         "{} is not a campaign directory (no queue/)",
         args.output.display()
     );
     let c = Campaign::read(&args.output)?;
     // Whether tests start with their command line (their first line's
     // words are tokens then).
-    let args_in_input = std::fs::read(args.output.join("campaign.json"))
+    let args_in_input = std::fs::read(args.output.join(layout::CAMPAIGN_FILE))
         .ok()
         .and_then(|b| CampaignFile::decode(&b).ok())
         .is_some_and(|f| f.config.args_in_input);

@@ -9,6 +9,7 @@ use crate::cli::ReviewArgs;
 use anyhow::Context;
 use engine::campaign::state::CampaignFile;
 use model::alarm::{Alarm, Signature};
+use model::layout;
 use review::table::{Finding, Group};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -23,7 +24,7 @@ struct Found {
 
 pub fn run(args: ReviewArgs) -> anyhow::Result<i32> {
     let root = &args.output;
-    let file = std::fs::read(root.join("campaign.json"))
+    let file = std::fs::read(root.join(layout::CAMPAIGN_FILE))
         .with_context(|| format!("{} is not a campaign directory (no campaign.json)", root.display()))?;
     let campaign = CampaignFile::decode(&file)?;
     let target = campaign_target(&campaign)?;
@@ -95,7 +96,7 @@ pub fn run(args: ReviewArgs) -> anyhow::Result<i32> {
             if groups.len() == 1 { "" } else { "s" }
         );
         if !args.no_reduce && !groups.is_empty() {
-            println!("bridge review: reduced reproducers in {}", root.join("review").display());
+            println!("bridge review: reduced reproducers in {}", root.join(layout::REVIEW).display());
         }
         if not_failing > 0 {
             println!("bridge review: {not_failing} kept failures did not fail again (flaky, or they need the campaign's limits)");
@@ -104,7 +105,7 @@ pub fn run(args: ReviewArgs) -> anyhow::Result<i32> {
     if let Some(dir) = &args.html {
         let pages: Vec<review::html::Page<'_>> =
             groups.iter().map(|g| page(root, g, &inputs[&g.findings[0].path], &command, &reports)).collect();
-        let csv = std::fs::read_to_string(root.join("coverage.csv")).ok();
+        let csv = std::fs::read_to_string(root.join(layout::COVERAGE_CSV)).ok();
         let title = format!("bridge review of {}", campaign.config.command.join(" "));
         let functions = match function_coverage(root, &target) {
             Ok(f) => Some(f),
@@ -136,7 +137,7 @@ fn function_coverage(root: &Path, target: &::exec::Target) -> anyhow::Result<Vec
     let functions = driver::carve::list_functions(&program, &target.args)?;
     let mut fs = ::exec::ForkServer::start(target.clone())?;
     let mut cov = ::exec::Coverage::default();
-    for test in sorted_dir(&root.join("queue")) {
+    for test in sorted_dir(&root.join(layout::QUEUE)) {
         let bytes = std::fs::read(&test).with_context(|| format!("cannot read {}", test.display()))?;
         fs.run(&bytes)?;
         cov.add(fs.map());
@@ -164,10 +165,10 @@ fn page<'a>(
     let first = &g.findings[0].path;
     let original = std::fs::read(input).unwrap_or_default();
     let reduced = std::fs::read(reduced_path(root, g)).ok();
-    let (parent, unit_c) = if first.starts_with("alarms/") {
+    let (parent, unit_c) = if first.starts_with(&format!("{}/", layout::ALARMS)) {
         let dir = root.join(first);
-        let unit = std::fs::read(dir.join("unit")).ok().and_then(|b| model::unit::Unit::decode(&b).ok());
-        (std::fs::read(dir.join("original")).ok(), unit.map(|u| carver::render_c(&u)))
+        let unit = std::fs::read(dir.join(layout::ALARM_UNIT)).ok().and_then(|b| model::unit::Unit::decode(&b).ok());
+        (std::fs::read(dir.join(layout::ALARM_ORIGINAL)).ok(), unit.map(|u| carver::render_c(&u)))
     } else {
         // A system test's parent: `src:NNNNNN` in its name, in the queue.
         let src = first
@@ -175,7 +176,7 @@ fn page<'a>(
             .find_map(|w| w.strip_prefix("src:"))
             .map(|n| format!("id:{},", n.split('+').next().unwrap_or(n)));
         let parent = src.and_then(|p| {
-            std::fs::read_dir(root.join("queue"))
+            std::fs::read_dir(root.join(layout::QUEUE))
                 .ok()?
                 .flatten()
                 .find(|e| e.file_name().to_string_lossy().starts_with(&p))
@@ -277,8 +278,8 @@ fn shown_command(c: &CampaignFile) -> String {
 /// and hangs (their time from the file's age against the first seed's).
 fn findings(root: &Path, c: &CampaignFile) -> anyhow::Result<Vec<Found>> {
     let mut out = Vec::new();
-    for dir in sorted_dir(&root.join("alarms")) {
-        let report = dir.join("report.json");
+    for dir in sorted_dir(&root.join(layout::ALARMS)) {
+        let report = dir.join(layout::ALARM_REPORT);
         let Ok(bytes) = std::fs::read(&report) else { continue };
         let a = match Alarm::from_json(&bytes) {
             Ok(a) => a,
@@ -288,7 +289,7 @@ fn findings(root: &Path, c: &CampaignFile) -> anyhow::Result<Vec<Found>> {
             }
         };
         let name = dir.file_name().unwrap_or_default().to_string_lossy().into_owned();
-        let input = dir.join("input");
+        let input = dir.join(layout::ALARM_INPUT);
         let how = format!(
             "unit {}() parameter {} ({}): {} -> {:?}",
             a.function,
@@ -299,11 +300,12 @@ fn findings(root: &Path, c: &CampaignFile) -> anyhow::Result<Vec<Found>> {
         );
         let size = std::fs::metadata(&input).map(|m| m.len() as usize).unwrap_or(0);
         let count = c.stats.alarm_counts.get(&name).copied().unwrap_or(1);
-        let finding = Finding { path: format!("alarms/{name}"), how, found_after_s: a.found_after_s, size, count };
+        let finding =
+            Finding { path: format!("{}/{name}", layout::ALARMS), how, found_after_s: a.found_after_s, size, count };
         out.push(Found { finding, input, cache: dir.join("signature.json") });
     }
-    let start = sorted_dir(&root.join("queue")).first().and_then(|p| modified(p));
-    for kind in ["crashes", "hangs"] {
+    let start = sorted_dir(&root.join(layout::QUEUE)).first().and_then(|p| modified(p));
+    for kind in [layout::CRASHES, layout::HANGS] {
         for path in sorted_dir(&root.join(kind)) {
             let name = path.file_name().unwrap_or_default().to_string_lossy().into_owned();
             let when = match (modified(&path), start) {
@@ -313,10 +315,10 @@ fn findings(root: &Path, c: &CampaignFile) -> anyhow::Result<Vec<Found>> {
             let size = std::fs::metadata(&path).map(|m| m.len() as usize).unwrap_or(0);
             let how = format!("system ({})", c.config.system);
             let id = name.strip_prefix("id:").and_then(|n| n.split(',').next()).unwrap_or("");
-            let counts = if kind == "crashes" { &c.stats.crash_counts } else { &c.stats.hang_counts };
+            let counts = if kind == layout::CRASHES { &c.stats.crash_counts } else { &c.stats.hang_counts };
             let count = counts.get(id).copied().unwrap_or(1);
             let finding = Finding { path: format!("{kind}/{name}"), how, found_after_s: when, size, count };
-            let cache = root.join("review").join(kind).join(format!("{name}.signature.json"));
+            let cache = root.join(layout::REVIEW).join(kind).join(format!("{name}.signature.json"));
             out.push(Found { finding, input: path, cache });
         }
     }
@@ -382,7 +384,7 @@ fn is_report_line(line: &str) -> bool {
 }
 
 fn reduced_path(root: &Path, g: &Group) -> PathBuf {
-    root.join("review").join(review::sarif::fingerprint(&g.key)).join("reduced")
+    root.join(layout::REVIEW).join(review::sarif::fingerprint(&g.key)).join(layout::REDUCED)
 }
 
 /// The group's first reproducer reduced (kept beside its original in
@@ -407,7 +409,7 @@ fn reduced(
     let Some(r) = super::reduce::reduce_test(target, &test, depth, max_runs)? else { return Ok(None) };
     let dir = path.parent().expect("under review/");
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    driver::files::write_atomic(&dir.join("original"), &test)?;
+    driver::files::write_atomic(&dir.join(layout::ALARM_ORIGINAL), &test)?;
     driver::files::write_atomic(&path, &r.test)?;
     Ok(Some(r.test.len()))
 }

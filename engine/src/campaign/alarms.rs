@@ -62,9 +62,9 @@ impl Campaign {
 /// parameter and outcome.)
 pub fn known_alarms(root: &std::path::Path) -> BTreeMap<String, u64> {
     let mut out = BTreeMap::new();
-    for e in std::fs::read_dir(root.join("alarms")).into_iter().flatten().flatten() {
+    for e in std::fs::read_dir(root.join(model::layout::ALARMS)).into_iter().flatten().flatten() {
         let Some(id) = e.file_name().to_str().and_then(|n| n.parse::<u64>().ok()) else { continue };
-        let Ok(bytes) = std::fs::read(e.path().join("report.json")) else { continue };
+        let Ok(bytes) = std::fs::read(e.path().join(model::layout::ALARM_REPORT)) else { continue };
         if let Ok(a) = Alarm::from_json(&bytes) {
             let key = a.key.unwrap_or_else(|| format!("{} parameter {}: {}", a.function, a.parameter, a.outcome));
             out.insert(key, id);

@@ -50,7 +50,7 @@ impl Campaign {
         }
         let id = self.next_id;
         self.next_id += 1;
-        let name = format!("queue/id:{id:06},sync:{instance},src:{:06}", imp.id);
+        let name = model::layout::test_name(model::layout::QUEUE, id, &format!("sync:{instance},src:{:06}", imp.id));
         let labels = Labels::own(id, imp.data.len());
         let rec = Record { test: name.clone(), labels: Some(labels.clone()), ..record() };
         outdir::write_kept(&self.out, None, &name, &imp.data, &rec)?;
@@ -60,7 +60,7 @@ impl Campaign {
         self.corpus.push(Entry { id, data: imp.data, hits, new_word: false, seed: false, labels, run_us });
         if newness == Newness::NewEdges {
             self.refresh_stats();
-            self.out.append_line("coverage.csv", outdir::CSV_HEADER, &self.csv_row())?;
+            self.out.append_line(model::layout::COVERAGE_CSV, outdir::CSV_HEADER, &self.csv_row())?;
         }
         Ok(())
     }

@@ -17,6 +17,7 @@ mod trails;
 pub mod units;
 
 use ::exec::{Coverage, ForkServer, Newness, Outcome};
+use model::layout;
 use outdir::{sanitize, OutDir};
 use provenance::Labels;
 use state::{CampaignFile, Parents, Stats};
@@ -122,7 +123,7 @@ impl Campaign {
             let name = sanitize(&path.file_name().unwrap_or_default().to_string_lossy());
             let id = c.next_id;
             let mut record = trails::seed(id, data.len());
-            record.test = format!("queue/id:{id:06},orig:{name}");
+            record.test = layout::test_name(layout::QUEUE, id, &format!("orig:{name}"));
             c.out.write_test(&record.test.clone(), &data, &record)?;
             c.next_id += 1;
             let outcome = c.fs.run(&data)?;
@@ -154,7 +155,7 @@ impl Campaign {
         file.stats.resumes += 1;
         file.stats.finished = false;
         let mut c = Campaign::empty(out, file, fs, generator);
-        for s in c.out.saved("queue")? {
+        for s in c.out.saved(layout::QUEUE)? {
             c.fs.run(&s.data)?;
             c.cov.add(c.fs.map());
             c.next_id = c.next_id.max(s.id + 1);
@@ -175,7 +176,7 @@ impl Campaign {
             "the queue of {} is empty: nothing to resume",
             c.out.root().display()
         );
-        for (dir, which) in [("crashes", 0), ("hangs", 1)] {
+        for (dir, which) in [(layout::CRASHES, 0), (layout::HANGS, 1)] {
             for s in c.out.saved(dir)? {
                 c.fs.run(&s.data)?;
                 c.cov.add(c.fs.map());
@@ -362,7 +363,7 @@ impl Campaign {
         if interesting {
             let id = self.next_id;
             self.next_id += 1;
-            let name = format!("queue/id:{id:06},src:{src},op:{}", sanitize(&case.op));
+            let name = layout::test_name(layout::QUEUE, id, &format!("src:{src},op:{}", sanitize(&case.op)));
             let mut labels = case.labels.clone();
             labels.adopt(id);
             let record = provenance::Record { test: name.clone(), labels: Some(labels.clone()), ..record() };
@@ -372,7 +373,7 @@ impl Campaign {
             self.corpus.push(Entry { id, data: case.data.clone(), hits, new_word: false, seed: false, labels, run_us });
             if newness == Newness::NewEdges {
                 self.refresh_stats();
-                self.out.append_line("coverage.csv", outdir::CSV_HEADER, &self.csv_row())?;
+                self.out.append_line(layout::COVERAGE_CSV, outdir::CSV_HEADER, &self.csv_row())?;
             }
         }
         self.case_tree = None;
@@ -442,7 +443,8 @@ impl Campaign {
                     s.unique_crashes += 1;
                     let n = self.next_crash;
                     self.next_crash += 1;
-                    let name = format!("crashes/id:{n:06},sig:{sig:02},src:{src},op:{}", sanitize(op));
+                    let name =
+                        layout::test_name(layout::CRASHES, n, &format!("sig:{sig:02},src:{src},op:{}", sanitize(op)));
                     let rec = provenance::Record { test: name.clone(), ..record() };
                     outdir::write_kept(&self.out, self.case_tree.as_ref(), &name, data, &rec)?;
                     s.crash_counts.insert(format!("{n:06}"), 1);
@@ -469,7 +471,7 @@ impl Campaign {
                     s.unique_hangs += 1;
                     let n = self.next_hang;
                     self.next_hang += 1;
-                    let name = format!("hangs/id:{n:06},src:{src},op:{}", sanitize(op));
+                    let name = layout::test_name(layout::HANGS, n, &format!("src:{src},op:{}", sanitize(op)));
                     let rec = provenance::Record { test: name.clone(), ..record() };
                     outdir::write_kept(&self.out, self.case_tree.as_ref(), &name, data, &rec)?;
                     s.hang_counts.insert(format!("{n:06}"), 1);
@@ -533,7 +535,7 @@ impl Campaign {
     /// A row of `coverage.csv` and a fresh `campaign.json`.
     fn save(&mut self) -> crate::Result<()> {
         self.refresh_stats();
-        self.out.append_line("coverage.csv", outdir::CSV_HEADER, &self.csv_row())?;
-        self.out.write("campaign.json", serde_json::to_string_pretty(&self.file)?.as_bytes())
+        self.out.append_line(layout::COVERAGE_CSV, outdir::CSV_HEADER, &self.csv_row())?;
+        self.out.write(layout::CAMPAIGN_FILE, serde_json::to_string_pretty(&self.file)?.as_bytes())
     }
 }

@@ -5,26 +5,18 @@
 
 use crate::error::ensure;
 use crate::{Error, FileContext, Result};
-use provenance::{record_path, Labels, Record};
+use model::layout::{self, record_path, tree_path, CAMPAIGN_FILE, CRASHES, HANGS, QUEUE};
+pub use model::layout::{parse_id, sanitize, src_field, NEW_WORD_OP};
+use provenance::{Labels, Record};
 use std::io::Write;
 use std::path::{Path, PathBuf};
-
-/// A test name's `src:` field: its parent, and the other entries it took
-/// bytes from (`000007+000012`, as AFL names a splice).
-pub fn src_field(parent: u64, donors: &[u64]) -> String {
-    let mut s = format!("{parent:06}");
-    for d in donors {
-        s.push_str(&format!("+{d:06}"));
-    }
-    s
-}
 
 pub const CSV_HEADER: &str = "seconds,execs,edges,edges_total,branches,branches_total,branch_pct,queue,unique_crashes";
 
 /// The directories of a campaign (trail records of the tests in
 /// `queue/` are in `trails/queue/`, and so on).
 const DIRS: [&str; 8] =
-    ["queue", "crashes", "hangs", "trails/queue", "trails/crashes", "trails/hangs", ".tmp", ".synced"];
+    [QUEUE, CRASHES, HANGS, "trails/queue", "trails/crashes", "trails/hangs", layout::TMP, layout::SYNCED];
 
 pub struct OutDir {
     root: PathBuf,
@@ -62,16 +54,16 @@ impl OutDir {
     /// An existing campaign directory, to resume.
     pub fn open(root: &Path) -> Result<OutDir> {
         ensure!(
-            root.join("campaign.json").is_file(),
+            root.join(CAMPAIGN_FILE).is_file(),
             "{} holds no campaign to resume (no campaign.json)",
             root.display()
         );
         let out = OutDir { root: root.to_path_buf() };
-        for d in DIRS.iter().chain(&["alarms"]) {
+        for d in DIRS.iter().chain(&[layout::ALARMS]) {
             std::fs::create_dir_all(root.join(d))?;
         }
         // Left-overs of writes cut short by the kill.
-        for e in std::fs::read_dir(root.join(".tmp"))?.flatten() {
+        for e in std::fs::read_dir(root.join(layout::TMP))?.flatten() {
             let _ = std::fs::remove_file(e.path());
         }
         Ok(out)
@@ -84,7 +76,7 @@ impl OutDir {
     /// Writes `rel` atomically (temporary file, then rename).
     pub fn write(&self, rel: &str, bytes: &[u8]) -> Result<()> {
         let path = self.root.join(rel);
-        Ok(driver::files::write_atomic_via(&self.root.join(".tmp"), &path, bytes)?)
+        Ok(driver::files::write_atomic_via(&self.root.join(layout::TMP), &path, bytes)?)
     }
 
     /// Writes the test `rel` and its trail record, the record first: a
@@ -142,11 +134,6 @@ impl OutDir {
     }
 }
 
-/// Where the derivation tree of test `rel` is kept (`trees/queue/NAME.json`).
-pub fn tree_path(rel: &str) -> String {
-    format!("trees/{rel}.json")
-}
-
 /// Writes a kept test with its trail record and, when a grammar made it,
 /// its derivation tree (as JSON) first.
 pub fn write_kept(
@@ -162,29 +149,9 @@ pub fn write_kept(
     out.write_test(rel, bytes, record)
 }
 
-/// The end of the name of a lift that added a word to the command line.
-pub const NEW_WORD_OP: &str = "+word";
-
-/// The id of an AFL-style name: `id:000042,...`.
-pub fn parse_id(name: &str) -> Option<u64> {
-    name.strip_prefix("id:")?.split(',').next()?.parse().ok()
-}
-
-/// Keeps what is safe in a file name.
-pub fn sanitize(s: &str) -> String {
-    s.chars().map(|c| if c.is_ascii_alphanumeric() || "+-_.".contains(c) { c } else { '_' }).take(64).collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn ids_and_names() {
-        assert_eq!(parse_id("id:000042,src:000007,op:num"), Some(42));
-        assert_eq!(parse_id("README"), None);
-        assert_eq!(sanitize("a b/c:d+e"), "a_b_c_d+e");
-    }
 
     #[test]
     fn existing_directories_are_refused_and_writes_are_whole() {

@@ -9,6 +9,7 @@ use super::state::{CampaignFile, Config};
 use super::{alarms, signatures, sync, units, Campaign};
 use crate::{Error, Result};
 use exec::{ForkServer, Target};
+use model::layout;
 use std::path::{Path, PathBuf};
 
 /// What the resumed campaign is told about the run at hand.
@@ -33,11 +34,11 @@ pub fn start(output: &Path, config: Config, target: Target) -> Result<Campaign> 
     let c = Campaign::start(out, CampaignFile::new(config), fs, g)?;
     // The seeds' trees, beside them.
     let out = OutDir::open(output)?;
-    for e in std::fs::read_dir(output.join("queue"))?.flatten() {
+    for e in std::fs::read_dir(output.join(layout::QUEUE))?.flatten() {
         let name = e.file_name().to_string_lossy().into_owned();
         let tree = seed_trees.iter().find(|(seed, _)| name.ends_with(&format!(",orig:{seed}")));
         if let Some((_, json)) = tree {
-            out.write_tree(&format!("queue/{name}"), json)?;
+            out.write_tree(&format!("{}/{name}", layout::QUEUE), json)?;
         }
     }
     finish(c, output)
@@ -47,7 +48,7 @@ pub fn start(output: &Path, config: Config, target: Target) -> Result<Campaign> 
 /// command line or not as they did, whatever `target` says.
 pub fn resume(output: &Path, mut target: Target, how: Resume) -> Result<Campaign> {
     let out = OutDir::open(output)?;
-    let mut file = CampaignFile::decode(&out.read("campaign.json")?)?;
+    let mut file = CampaignFile::decode(&out.read(layout::CAMPAIGN_FILE)?)?;
     if file.config.command != how.command {
         eprintln!(
             "bridge run: warning: resuming with '{}' where the campaign ran '{}'",
@@ -75,7 +76,7 @@ pub fn resume(output: &Path, mut target: Target, how: Resume) -> Result<Campaign
 
 /// The grammar, sync directory and unit level its configuration asks for.
 fn finish(mut campaign: Campaign, output: &Path) -> Result<Campaign> {
-    let config = CampaignFile::decode(&OutDir::open(output)?.read("campaign.json")?)?.config;
+    let config = CampaignFile::decode(&OutDir::open(output)?.read(layout::CAMPAIGN_FILE)?)?.config;
     if let Some(p) = &config.grammar {
         campaign.with_grammar(grammar::Grammar::load(p)?);
     }

@@ -42,7 +42,7 @@ impl SyncDir {
     /// read before comes from `out`'s `.synced/`.
     pub fn open(root: &Path, me: &str, out: &OutDir) -> crate::Result<SyncDir> {
         let mut next = BTreeMap::new();
-        if let Ok(dir) = std::fs::read_dir(out.root().join(".synced")) {
+        if let Ok(dir) = std::fs::read_dir(out.root().join(model::layout::SYNCED)) {
             for e in dir.flatten() {
                 let instance = e.file_name().to_string_lossy().into_owned();
                 if let Some(n) = std::fs::read_to_string(e.path()).ok().and_then(|s| s.trim().parse().ok()) {
@@ -82,7 +82,7 @@ impl SyncDir {
                 }
             }
             out.write(
-                &format!(".synced/{instance}"),
+                &format!("{}/{instance}", model::layout::SYNCED),
                 self.next.get(&instance).copied().unwrap_or(0).to_string().as_bytes(),
             )?;
         }
@@ -95,7 +95,7 @@ impl SyncDir {
         let mut v: Vec<(String, PathBuf)> = std::fs::read_dir(&self.root)
             .map(|d| {
                 d.flatten()
-                    .map(|e| (e.file_name().to_string_lossy().into_owned(), e.path().join("queue")))
+                    .map(|e| (e.file_name().to_string_lossy().into_owned(), e.path().join(model::layout::QUEUE)))
                     .filter(|(name, queue)| !name.starts_with('.') && *name != self.me && queue.is_dir())
                     .collect()
             })

@@ -458,7 +458,7 @@ impl Campaign {
             s.lifts.coverage_lifts - before.1,
             s.lifts.true_alarms - before.2
         );
-        self.out.append_line("units.csv", UNITS_CSV_HEADER, &row)?;
+        self.out.append_line(model::layout::UNITS_CSV, UNITS_CSV_HEADER, &row)?;
         if done.given_up || matches!(first, Outcome::Crash(_) | Outcome::Timeout) {
             cur.tries = TRIES;
         }
@@ -539,7 +539,7 @@ impl Campaign {
                 });
                 let suffix = if new_word { super::outdir::NEW_WORD_OP } else { "" };
                 let op = format!("lift_{}{suffix}", sanitize(&function));
-                let name = format!("queue/id:{id:06},src:{entry:06},op:{op}");
+                let name = model::layout::test_name(model::layout::QUEUE, id, &format!("src:{entry:06},op:{op}"));
                 let mut labels = labels;
                 labels.adopt(id);
                 let mut record = super::trails::lift(entry, &op, lift, labels.clone());
