@@ -15,6 +15,10 @@ impl SystemGenerator for External {
         NAME
     }
 
+    fn generates(&self) -> bool {
+        false
+    }
+
     fn generate(&mut self, _corpus: &[Seed<'_>], _n: usize) -> Vec<TestCase> {
         Vec::new()
     }

@@ -94,29 +94,70 @@ pub trait SystemGenerator {
     /// made a test that failed or reached new code: a generator that
     /// knows the grammar may put it in other tests. Others ignore it.
     fn offer(&mut self, _nonterminal: &str, _text: &[u8]) {}
+    /// The grammar its tests derive in, if any: the campaign then keeps
+    /// each test's derivation tree, and the unit level lifts values in
+    /// place of derivation nodes and offers them back ([`offer`]).
+    ///
+    /// [`offer`]: SystemGenerator::offer
+    fn grammar(&self) -> Option<Arc<::grammar::Grammar>> {
+        None
+    }
+    /// Whether it makes tests of its own. One that does not (it takes
+    /// another fuzzer's, see [`External`]) leaves the campaign's time to
+    /// importing and to the unit level.
+    fn generates(&self) -> bool {
+        true
+    }
+}
+
+/// Which system generator a campaign runs, with what it needs.
+#[derive(Debug, Clone)]
+pub enum Config {
+    /// Mutation of the corpus ([`RadamsaLike`]).
+    RadamsaLike,
+    /// Derivations of a probabilistic grammar, in its mode ([`GrammarGen`]).
+    Grammar { grammar: ::grammar::Grammar, mode: Mode },
+    /// Another fuzzer's tests ([`External`]).
+    External,
+}
+
+impl Config {
+    /// The configuration `--system NAME` asks for, with the grammar and
+    /// mode of `--grammar` when given. The error says what is wrong in
+    /// words.
+    pub fn new(name: &str, grammar: Option<(::grammar::Grammar, Mode)>) -> Result<Config, String> {
+        match (name, grammar) {
+            (radamsa::NAME, None) => Ok(Config::RadamsaLike),
+            (external::NAME, None) => Ok(Config::External),
+            (radamsa::NAME | external::NAME, Some(_)) => {
+                Err("a grammar is for the grammar generator (--system grammar)".into())
+            }
+            (grammar::NAME, Some((grammar, mode))) => Ok(Config::Grammar { grammar, mode }),
+            (grammar::NAME, None) => Err("the grammar generator needs a grammar (--grammar FILE)".into()),
+            _ => Err(format!("unknown system generator '{name}' (known: {})", GENERATORS.join(", "))),
+        }
+    }
+
+    /// The generator, seeded with `seed`.
+    pub fn build(self, seed: u64) -> Result<Box<dyn SystemGenerator>, String> {
+        Ok(match self {
+            Config::RadamsaLike => Box::new(RadamsaLike::new(seed)),
+            Config::External => Box::new(External),
+            Config::Grammar { grammar, mode } => {
+                Box::new(GrammarGen::new(grammar, mode, seed).map_err(|e| e.to_string())?)
+            }
+        })
+    }
 }
 
 /// The names [`by_name`] knows.
 pub const GENERATORS: &[&str] = &[radamsa::NAME, grammar::NAME, external::NAME];
 
-/// The generator called `name`, seeded with `seed`; the grammar
-/// generator needs a grammar and its mode. The error says what is wrong
-/// in words.
+/// The generator called `name`, seeded with `seed` (see [`Config::new`]).
 pub fn by_name(
     name: &str,
     seed: u64,
     grammar: Option<(::grammar::Grammar, Mode)>,
 ) -> Result<Box<dyn SystemGenerator>, String> {
-    match (name, grammar) {
-        (radamsa::NAME, None) => Ok(Box::new(RadamsaLike::new(seed))),
-        (external::NAME, None) => Ok(Box::new(External)),
-        (radamsa::NAME | external::NAME, Some(_)) => {
-            Err("a grammar is for the grammar generator (--system grammar)".into())
-        }
-        (grammar::NAME, Some((g, mode))) => {
-            GrammarGen::new(g, mode, seed).map(|g| Box::new(g) as Box<dyn SystemGenerator>).map_err(|e| e.to_string())
-        }
-        (grammar::NAME, None) => Err("the grammar generator needs a grammar (--grammar FILE)".into()),
-        _ => Err(format!("unknown system generator '{name}' (known: {})", GENERATORS.join(", "))),
-    }
+    Config::new(name, grammar)?.build(seed)
 }

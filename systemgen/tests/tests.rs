@@ -58,6 +58,13 @@ fn registry() {
     );
     assert!(err(by_name("grammar", 1, None)).contains("--grammar"));
     assert!(err(by_name("radamsa-like", 1, Some((g(), systemgen::Mode::Uniform)))).contains("--system grammar"));
+    // What a campaign asks of a generator, not of its name: whether it
+    // makes tests, and the grammar they derive in.
+    let radamsa = by_name("radamsa-like", 1, None).unwrap();
+    let grammar = by_name("grammar", 1, Some((g(), systemgen::Mode::Inverse))).unwrap();
+    assert_eq!((radamsa.generates(), grammar.generates(), external.generates()), (true, true, false));
+    assert!(radamsa.grammar().is_none() && external.grammar().is_none());
+    assert_eq!(grammar.grammar().map(|g| g.rules.len()), Some(g().rules.len()));
 }
 
 /// Generates `rounds` batches, giving feedback on each case by `interesting`.

@@ -43,8 +43,8 @@ impl Campaign {
             lift: None,
             labels: None,
         };
-        self.case_tree = None;
-        let failed = self.record_failure(outcome, &imp.data, &src, "sync", record)?;
+        let made = super::Made { data: &imp.data, src: &src, op: "sync", tree: None };
+        let failed = self.record_failure(outcome, made, record)?;
         if newness == Newness::Nothing || failed {
             return Ok(());
         }

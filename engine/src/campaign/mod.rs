@@ -84,12 +84,9 @@ pub struct Campaign {
     next_hang: u64,
     /// The bridge's unit rounds (`--unit fuzz`).
     units: Option<units::UnitWork>,
-    /// The derivation tree of the system test being run, if a grammar
-    /// made it: written beside it if it is kept.
-    case_tree: Option<systemgen::Tree>,
-    /// The grammar of `--system grammar`: unit parameters map to the
-    /// nodes of their input's parse tree, and lifts must keep the test a
-    /// sentence of it.
+    /// The system generator's grammar, when it has one: unit parameters
+    /// map to the nodes of their input's parse tree, and lifts must keep
+    /// the test a sentence of it.
     grammar: Option<std::sync::Arc<grammar::Grammar>>,
     /// The AFL++ sync directory it imports from (`--sync`).
     sync: Option<sync::SyncDir>,
@@ -99,6 +96,16 @@ pub struct Campaign {
     /// The time-limit counters of the runs before this process took over
     /// (rechecked, slow, seconds lost).
     timeouts_before: (u64, u64, f64),
+}
+
+/// A system test as it was made: its bytes, its name's `src:` and `op:`
+/// fields, and its derivation tree when a grammar made it (written beside
+/// it wherever it is kept).
+struct Made<'a> {
+    data: &'a [u8],
+    src: &'a str,
+    op: &'a str,
+    tree: Option<&'a systemgen::Tree>,
 }
 
 impl Campaign {
@@ -130,7 +137,9 @@ impl Campaign {
             seed_runs.push(seed_check::SeedRun { name: name.clone(), outcome, time: c.fs.last_run_time() });
             c.cov.add(c.fs.map());
             c.file.stats.execs += 1;
-            c.record_failure(outcome, &data, &format!("{id:06}"), "seed", || record.clone())?;
+            c.record_failure(outcome, Made { data: &data, src: &format!("{id:06}"), op: "seed", tree: None }, || {
+                record.clone()
+            })?;
             let hits = c.hits();
             let labels = Labels::own(id, data.len());
             c.corpus.push(Entry { id, data, hits, new_word: false, seed: true, labels, run_us: c.run_us() });
@@ -218,6 +227,7 @@ impl Campaign {
     }
 
     fn empty(out: OutDir, file: CampaignFile, fs: ForkServer, generator: Box<dyn SystemGenerator>) -> Campaign {
+        let grammar = generator.grammar();
         let branch_slots = fs.branch_slots();
         let mut branch_mask = vec![false; model::MAP_SIZE];
         for &s in &branch_slots {
@@ -248,18 +258,12 @@ impl Campaign {
             next_crash: 0,
             next_hang: 0,
             units: None,
-            case_tree: None,
-            grammar: None,
+            grammar,
             sync: None,
             already,
             started: Instant::now(),
             timeouts_before,
         }
-    }
-
-    /// Maps unit parameters to derivation nodes of `g` (see `grammar`).
-    pub fn with_grammar(&mut self, g: grammar::Grammar) {
-        self.grammar = Some(std::sync::Arc::new(g));
     }
 
     /// Imports the new entries of the other instances of a sync directory
@@ -357,8 +361,9 @@ impl Campaign {
         let generator = self.generator.name();
         let record = || trails::system(generator, case.parent, &case.donors, &case.op, case.labels.clone());
         // Its derivation tree goes beside it wherever it is kept.
-        self.case_tree = case.tree.take();
-        let failed = self.record_failure(outcome, &case.data, &src, &case.op, record)?;
+        let tree = case.tree.take();
+        let made = Made { data: &case.data, src: &src, op: &case.op, tree: tree.as_ref() };
+        let failed = self.record_failure(outcome, made, record)?;
         let interesting = newness != Newness::Nothing && !failed;
         if interesting {
             let id = self.next_id;
@@ -367,7 +372,7 @@ impl Campaign {
             let mut labels = case.labels.clone();
             labels.adopt(id);
             let record = provenance::Record { test: name.clone(), labels: Some(labels.clone()), ..record() };
-            outdir::write_kept(&self.out, self.case_tree.as_ref(), &name, &case.data, &record)?;
+            outdir::write_kept(&self.out, tree.as_ref(), &name, &case.data, &record)?;
             let hits = self.hits();
             let run_us = self.run_us();
             self.corpus.push(Entry { id, data: case.data.clone(), hits, new_word: false, seed: false, labels, run_us });
@@ -376,7 +381,6 @@ impl Campaign {
                 self.out.append_line(layout::COVERAGE_CSV, outdir::CSV_HEADER, &self.csv_row())?;
             }
         }
-        self.case_tree = None;
         if self.file.config.parents == Parents::All {
             self.generator.feedback(&case, interesting);
         }
@@ -421,11 +425,10 @@ impl Campaign {
     fn record_failure(
         &mut self,
         outcome: Outcome,
-        data: &[u8],
-        src: &str,
-        op: &str,
+        made: Made<'_>,
         record: impl Fn() -> provenance::Record,
     ) -> crate::Result<bool> {
+        let Made { data, src, op, tree } = made;
         let depth = self.file.config.signature_depth;
         let unchecked = std::mem::take(&mut self.unchecked);
         let s = &mut self.file.stats;
@@ -446,7 +449,7 @@ impl Campaign {
                     let name =
                         layout::test_name(layout::CRASHES, n, &format!("sig:{sig:02},src:{src},op:{}", sanitize(op)));
                     let rec = provenance::Record { test: name.clone(), ..record() };
-                    outdir::write_kept(&self.out, self.case_tree.as_ref(), &name, data, &rec)?;
+                    outdir::write_kept(&self.out, tree, &name, data, &rec)?;
                     s.crash_counts.insert(format!("{n:06}"), 1);
                     if let Some(k) = key {
                         self.crash_keys.insert(k, n);
@@ -473,7 +476,7 @@ impl Campaign {
                     self.next_hang += 1;
                     let name = layout::test_name(layout::HANGS, n, &format!("src:{src},op:{}", sanitize(op)));
                     let rec = provenance::Record { test: name.clone(), ..record() };
-                    outdir::write_kept(&self.out, self.case_tree.as_ref(), &name, data, &rec)?;
+                    outdir::write_kept(&self.out, tree, &name, data, &rec)?;
                     s.hang_counts.insert(format!("{n:06}"), 1);
                     if let Some(k) = key {
                         self.hang_keys.insert(k, n);

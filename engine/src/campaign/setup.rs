@@ -25,9 +25,9 @@ pub struct Resume {
 pub fn start(output: &Path, config: Config, target: Target) -> Result<Campaign> {
     let grammar = config.grammar.as_ref().map(|p| (p.clone(), config.grammar_mode.clone()));
     let g = generator(&config.system, grammar.as_ref().map(|(p, m)| (p.as_path(), m.as_deref())), config.seed)?;
-    let seed_trees = match &config.grammar {
-        Some(p) => seeds_parse(p, &config.input_dir)?,
-        None => Vec::new(),
+    let seed_trees = match (g.grammar(), &config.grammar) {
+        (Some(grammar), Some(path)) => seeds_parse(&grammar, path, &config.input_dir)?,
+        _ => Vec::new(),
     };
     let out = OutDir::create(output)?;
     let fs = ForkServer::start(with_stacks(target, &out))?;
@@ -77,9 +77,6 @@ pub fn resume(output: &Path, mut target: Target, how: Resume) -> Result<Campaign
 /// The grammar, sync directory and unit level its configuration asks for.
 fn finish(mut campaign: Campaign, output: &Path) -> Result<Campaign> {
     let config = CampaignFile::decode(&OutDir::open(output)?.read(layout::CAMPAIGN_FILE)?)?.config;
-    if let Some(p) = &config.grammar {
-        campaign.with_grammar(grammar::Grammar::load(p)?);
-    }
     if let (Some(root), Some(name)) = (&config.sync, &config.sync_name) {
         let sync = sync::SyncDir::open(root, name, &OutDir::open(output)?)?;
         eprintln!("bridge run: instance {name} of {}: importing the other instances' queues", root.display());
@@ -116,22 +113,21 @@ fn generator(
         }
         None => None,
     };
-    systemgen::by_name(system, seed, grammar).map_err(Error::Refused)
+    systemgen::Config::new(system, grammar).and_then(|c| c.build(seed)).map_err(Error::Refused)
 }
 
 /// Says which seeds the grammar does not derive (and where parsing
 /// stopped): the generator learns from those that parse, and edits them.
 /// Returns the trees of those that parse, by name as the queue has it.
-fn seeds_parse(grammar_path: &Path, input: &Path) -> Result<Vec<(String, String)>> {
-    let g = grammar::Grammar::load(grammar_path)?;
-    let parser = grammar::Parser::new(&g)?;
+fn seeds_parse(g: &grammar::Grammar, grammar_path: &Path, input: &Path) -> Result<Vec<(String, String)>> {
+    let parser = grammar::Parser::new(g)?;
     let files = driver::files::files_in(input)?;
     let mut trees = Vec::new();
     for f in &files {
         match std::fs::read(f).map(|d| parser.parse(&d)) {
             Ok(Ok(t)) => {
                 let name = sanitize(&f.file_name().unwrap_or_default().to_string_lossy());
-                trees.push((name, t.to_json(&g).to_string()));
+                trees.push((name, t.to_json(g).to_string()));
             }
             Ok(Err(e)) => eprintln!("bridge run: warning: seed {} is not derived by the grammar: {e}", f.display()),
             Err(_) => {}

@@ -162,7 +162,7 @@ impl Campaign {
         let over_share = self.over_share(&mut uw);
         // Without system tests of its own (`--system afl++`) there is no
         // system fuzzing to leave time for between rounds.
-        let quick = if self.generator.name() == systemgen::EXTERNAL { Duration::ZERO } else { QUICK };
+        let quick = if self.generator.generates() { QUICK } else { Duration::ZERO };
         if uw.last.elapsed() < quick || uw.generator.pending() == Pending::Working || over_share {
             self.units = Some(uw);
             return Ok(());
@@ -276,7 +276,7 @@ impl Campaign {
         let solver_s = if one_core { uw.generator.own_cpu_seconds() } else { 0.0 };
         let unit_s = s.unit_seconds + solver_s;
         uw.levels.update(elapsed, unit_s, s.edges_by_system, s.edges_by_units);
-        let external = self.generator.name() == systemgen::EXTERNAL;
+        let external = !self.generator.generates();
         let share = if external { 1.0 } else { uw.levels.unit_share() };
         s.unit_share = share;
         // With no system tests of its own, the unit level has the core:

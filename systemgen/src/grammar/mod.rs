@@ -279,6 +279,10 @@ impl SystemGenerator for GrammarGen {
         NAME
     }
 
+    fn grammar(&self) -> Option<Arc<Grammar>> {
+        Some(self.grammar.clone())
+    }
+
     fn generate(&mut self, corpus: &[Seed<'_>], n: usize) -> Vec<TestCase> {
         let none = [Seed { id: 0, data: &[], labels: None, run_us: 0, favored: false }];
         let corpus = if corpus.is_empty() { &none[..] } else { corpus };
