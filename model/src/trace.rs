@@ -19,6 +19,8 @@
 //! Inputs are the bytes of the unit's symbolic parameters, in the order of
 //! the symbolic-input file (`CARVE_SYM_IN`).
 
+use crate::op::Op;
+
 /// Record kind of a trace.
 pub const KIND_TRACE: u32 = 5;
 /// Record kind of the symbolic-input file: which parameter bytes are
@@ -29,46 +31,39 @@ pub const KIND_SYM_IN: u32 = 6;
 /// the program reads from it are symbolic.
 pub const SYM_IN_FILE: u32 = u32::MAX - 1;
 
-/// `val`: the input byte's index. 8 bits.
-pub const OP_INPUT: u8 = 0;
-/// `val`: the constant.
-pub const OP_CONST: u8 = 1;
-pub const OP_ADD: u8 = 2;
-pub const OP_SUB: u8 = 3;
-pub const OP_MUL: u8 = 4;
-pub const OP_UDIV: u8 = 5;
-pub const OP_SDIV: u8 = 6;
-pub const OP_UREM: u8 = 7;
-pub const OP_SREM: u8 = 8;
-pub const OP_SHL: u8 = 9;
-pub const OP_LSHR: u8 = 10;
-pub const OP_ASHR: u8 = 11;
-pub const OP_AND: u8 = 12;
-pub const OP_OR: u8 = 13;
-pub const OP_XOR: u8 = 14;
-/// Comparisons: `a`, `b` of equal width; 1 bit.
-pub const OP_EQ: u8 = 16;
-pub const OP_NE: u8 = 17;
-pub const OP_ULT: u8 = 18;
-pub const OP_ULE: u8 = 19;
-pub const OP_UGT: u8 = 20;
-pub const OP_UGE: u8 = 21;
-pub const OP_SLT: u8 = 22;
-pub const OP_SLE: u8 = 23;
-pub const OP_SGT: u8 = 24;
-pub const OP_SGE: u8 = 25;
-/// `a` widened to `width`.
-pub const OP_ZEXT: u8 = 32;
-pub const OP_SEXT: u8 = 33;
-/// Bits `val .. val + width` of `a`.
-pub const OP_EXTRACT: u8 = 34;
-/// `a` (high) and `b` (low) side by side.
-pub const OP_CONCAT: u8 = 35;
-/// `a` (1 bit) ? `b` : `c`.
-pub const OP_ITE: u8 = 36;
-/// Entry `a` (8 bits, an unsigned byte) of table `val` (see the trace's
-/// tables): `width` bits.
-pub const OP_TABLE: u8 = 37;
+// The operators' wire codes, as `Op` gives them (its variants say what
+// each reads).
+pub const OP_INPUT: u8 = Op::Input.code();
+pub const OP_CONST: u8 = Op::Const.code();
+pub const OP_ADD: u8 = Op::Add.code();
+pub const OP_SUB: u8 = Op::Sub.code();
+pub const OP_MUL: u8 = Op::Mul.code();
+pub const OP_UDIV: u8 = Op::UDiv.code();
+pub const OP_SDIV: u8 = Op::SDiv.code();
+pub const OP_UREM: u8 = Op::URem.code();
+pub const OP_SREM: u8 = Op::SRem.code();
+pub const OP_SHL: u8 = Op::Shl.code();
+pub const OP_LSHR: u8 = Op::LShr.code();
+pub const OP_ASHR: u8 = Op::AShr.code();
+pub const OP_AND: u8 = Op::And.code();
+pub const OP_OR: u8 = Op::Or.code();
+pub const OP_XOR: u8 = Op::Xor.code();
+pub const OP_EQ: u8 = Op::Eq.code();
+pub const OP_NE: u8 = Op::Ne.code();
+pub const OP_ULT: u8 = Op::Ult.code();
+pub const OP_ULE: u8 = Op::Ule.code();
+pub const OP_UGT: u8 = Op::Ugt.code();
+pub const OP_UGE: u8 = Op::Uge.code();
+pub const OP_SLT: u8 = Op::Slt.code();
+pub const OP_SLE: u8 = Op::Sle.code();
+pub const OP_SGT: u8 = Op::Sgt.code();
+pub const OP_SGE: u8 = Op::Sge.code();
+pub const OP_ZEXT: u8 = Op::ZExt.code();
+pub const OP_SEXT: u8 = Op::SExt.code();
+pub const OP_EXTRACT: u8 = Op::Extract.code();
+pub const OP_CONCAT: u8 = Op::Concat.code();
+pub const OP_ITE: u8 = Op::Ite.code();
+pub const OP_TABLE: u8 = Op::Table.code();
 
 /// Entries of a table: one per value of its 8-bit index.
 pub const TABLE_LEN: usize = 256;
