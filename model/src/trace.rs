@@ -12,7 +12,7 @@
 //! ([`NO_SLOT`] when it has no counter): a branch's `taken` 0 and 1, a
 //! switch's cases in order and its default last. Every branch, switch and
 //! pinned value met on symbolic data is there, in order. Last the tables that
-//! [`OP_TABLE`] nodes read: a u32 count, then [`TABLE_LEN`] u64 each.
+//! [`Op::Table`] nodes read: a u32 count, then [`TABLE_LEN`] u64 each.
 //!
 //! Expressions are bit-vectors of `width` bits (1 to 64); comparisons are
 //! 1 bit wide. Node 0 is never used: a shadow of 0 means "concrete".
@@ -90,10 +90,11 @@ pub const TRACE_ILL_TYPED: u32 = 4;
 /// Size of a node on the wire.
 pub const NODE_LEN: usize = 22;
 
-/// One expression node.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+/// One expression node; on the wire its operator is its code
+/// ([`Op::code`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Node {
-    pub op: u8,
+    pub op: Op,
     pub width: u8,
     pub a: u32,
     pub b: u32,
@@ -101,9 +102,16 @@ pub struct Node {
     pub val: u64,
 }
 
+impl Default for Node {
+    /// The placeholder of id 0, which no node has as an operand.
+    fn default() -> Node {
+        Node { op: Op::Input, width: 0, a: 0, b: 0, c: 0, val: 0 }
+    }
+}
+
 impl Node {
     pub fn encode(&self, s: &mut impl crate::snapshot::Sink) {
-        s.u8(self.op);
+        s.u8(self.op.code());
         s.u8(self.width);
         s.u32(self.a);
         s.u32(self.b);
@@ -112,7 +120,10 @@ impl Node {
     }
 
     pub fn decode(r: &mut crate::snapshot::Reader<'_>) -> Result<Node, crate::snapshot::DecodeError> {
-        let n = Node { op: r.u8()?, width: r.u8()?, a: r.u32()?, b: r.u32()?, c: r.u32()?, val: r.u64()? };
+        // The one place a byte becomes an operator: a code no operator
+        // has is an error.
+        let Some(op) = Op::from_code(r.u8()?) else { return Err(crate::snapshot::DecodeError::Malformed("operator")) };
+        let n = Node { op, width: r.u8()?, a: r.u32()?, b: r.u32()?, c: r.u32()?, val: r.u64()? };
         if n.width == 0 || n.width > 64 {
             return Err(crate::snapshot::DecodeError::Malformed("expression width"));
         }
