@@ -31,40 +31,6 @@ pub const KIND_SYM_IN: u32 = 6;
 /// the program reads from it are symbolic.
 pub const SYM_IN_FILE: u32 = u32::MAX - 1;
 
-// The operators' wire codes, as `Op` gives them (its variants say what
-// each reads).
-pub const OP_INPUT: u8 = Op::Input.code();
-pub const OP_CONST: u8 = Op::Const.code();
-pub const OP_ADD: u8 = Op::Add.code();
-pub const OP_SUB: u8 = Op::Sub.code();
-pub const OP_MUL: u8 = Op::Mul.code();
-pub const OP_UDIV: u8 = Op::UDiv.code();
-pub const OP_SDIV: u8 = Op::SDiv.code();
-pub const OP_UREM: u8 = Op::URem.code();
-pub const OP_SREM: u8 = Op::SRem.code();
-pub const OP_SHL: u8 = Op::Shl.code();
-pub const OP_LSHR: u8 = Op::LShr.code();
-pub const OP_ASHR: u8 = Op::AShr.code();
-pub const OP_AND: u8 = Op::And.code();
-pub const OP_OR: u8 = Op::Or.code();
-pub const OP_XOR: u8 = Op::Xor.code();
-pub const OP_EQ: u8 = Op::Eq.code();
-pub const OP_NE: u8 = Op::Ne.code();
-pub const OP_ULT: u8 = Op::Ult.code();
-pub const OP_ULE: u8 = Op::Ule.code();
-pub const OP_UGT: u8 = Op::Ugt.code();
-pub const OP_UGE: u8 = Op::Uge.code();
-pub const OP_SLT: u8 = Op::Slt.code();
-pub const OP_SLE: u8 = Op::Sle.code();
-pub const OP_SGT: u8 = Op::Sgt.code();
-pub const OP_SGE: u8 = Op::Sge.code();
-pub const OP_ZEXT: u8 = Op::ZExt.code();
-pub const OP_SEXT: u8 = Op::SExt.code();
-pub const OP_EXTRACT: u8 = Op::Extract.code();
-pub const OP_CONCAT: u8 = Op::Concat.code();
-pub const OP_ITE: u8 = Op::Ite.code();
-pub const OP_TABLE: u8 = Op::Table.code();
-
 /// Entries of a table: one per value of its 8-bit index.
 pub const TABLE_LEN: usize = 256;
 
