@@ -10,6 +10,7 @@
 
 use crate::alarm::Alarm;
 use crate::fuzzing::{fuzz, inputs};
+use crate::op::Op;
 use crate::snapshot::*;
 use crate::symtrace::Trace;
 use crate::trace::*;
@@ -24,19 +25,19 @@ fn record(kind: u32, payload: &[u8]) -> Vec<u8> {
 /// A trace payload with every kind of node and path entry, a table and a
 /// pin name.
 fn trace_payload() -> Vec<u8> {
-    let n = |op: u8, width: u8, a: u32, b: u32, c: u32, val: u64| Node { op, width, a, b, c, val };
+    let n = |op: Op, width: u8, a: u32, b: u32, c: u32, val: u64| Node { op, width, a, b, c, val };
     let nodes = [
-        n(OP_INPUT, 8, 0, 0, 0, 0),
-        n(OP_INPUT, 8, 0, 0, 0, 1),
-        n(OP_ZEXT, 32, 1, 0, 0, 0),
-        n(OP_CONST, 32, 0, 0, 0, 48),
-        n(OP_SUB, 32, 3, 4, 0, 0),
-        n(OP_ULT, 1, 5, 4, 0, 0),
-        n(OP_CONCAT, 16, 1, 2, 0, 0),
-        n(OP_EXTRACT, 8, 7, 0, 0, 4),
-        n(OP_ITE, 32, 6, 5, 3, 0),
-        n(OP_TABLE, 8, 2, 0, 0, 0),
-        n(OP_SDIV, 32, 9, 4, 0, 0),
+        n(Op::Input, 8, 0, 0, 0, 0),
+        n(Op::Input, 8, 0, 0, 0, 1),
+        n(Op::ZExt, 32, 1, 0, 0, 0),
+        n(Op::Const, 32, 0, 0, 0, 48),
+        n(Op::Sub, 32, 3, 4, 0, 0),
+        n(Op::Ult, 1, 5, 4, 0, 0),
+        n(Op::Concat, 16, 1, 2, 0, 0),
+        n(Op::Extract, 8, 7, 0, 0, 4),
+        n(Op::Ite, 32, 6, 5, 3, 0),
+        n(Op::Table, 8, 2, 0, 0, 0),
+        n(Op::SDiv, 32, 9, 4, 0, 0),
     ];
     let mut p = Vec::new();
     p.u32(0);

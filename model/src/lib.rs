@@ -2,9 +2,10 @@
 //!
 //! Everything the instrumentation pass, the runtime and the bridge must agree
 //! on lives here, once: the coverage map layout, the fork-server protocol and
-//! the environment variables. This crate does no I/O. `chars.rs`, `consts.rs`, `names.rs`, `protocol.rs` and `snapshot.rs` use
-//! nothing but `core`: the `no_std` runtime compiles them directly, so the
-//! names have one source.
+//! the environment variables. This crate does no I/O. `chars.rs`,
+//! `consts.rs`, `names.rs`, `op.rs`, `protocol.rs`, `snapshot.rs` and
+//! `trace.rs` use nothing but `core`: the `no_std` runtime compiles them
+//! directly, so the names have one source.
 
 pub mod alarm;
 pub mod chars;

@@ -7,42 +7,54 @@
 //! solver all go through it; adding an operator is one variant here, and
 //! the exhaustive matches say where else it must be handled.
 
-use crate::trace::*;
-
-/// An operator of a trace node (its wire code: the `OP_*` constants).
+/// An operator of a trace node. Its discriminant is its wire code (the
+/// byte a trace holds and the pass passes to the `__sym_*` entry points):
+/// the codes never change, and a byte becomes an `Op` only through
+/// [`Op::from_code`], which refuses a code no operator has.
+#[repr(u8)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Op {
-    Input,
-    Const,
-    Add,
-    Sub,
-    Mul,
-    UDiv,
-    SDiv,
-    URem,
-    SRem,
-    Shl,
-    LShr,
-    AShr,
-    And,
-    Or,
-    Xor,
-    Eq,
-    Ne,
-    Ult,
-    Ule,
-    Ugt,
-    Uge,
-    Slt,
-    Sle,
-    Sgt,
-    Sge,
-    ZExt,
-    SExt,
-    Extract,
-    Concat,
-    Ite,
-    Table,
+    /// `val`: the input byte's index. 8 bits.
+    Input = 0,
+    /// `val`: the constant.
+    Const = 1,
+    Add = 2,
+    Sub = 3,
+    Mul = 4,
+    UDiv = 5,
+    SDiv = 6,
+    URem = 7,
+    SRem = 8,
+    Shl = 9,
+    LShr = 10,
+    AShr = 11,
+    And = 12,
+    Or = 13,
+    Xor = 14,
+    /// Comparisons: `a`, `b` of equal width; 1 bit.
+    Eq = 16,
+    Ne = 17,
+    /// Order comparisons ([`Op::is_order`]).
+    Ult = 18,
+    Ule = 19,
+    Ugt = 20,
+    Uge = 21,
+    Slt = 22,
+    Sle = 23,
+    Sgt = 24,
+    Sge = 25,
+    /// `a` widened to `width`.
+    ZExt = 32,
+    SExt = 33,
+    /// Bits `val .. val + width` of `a`.
+    Extract = 34,
+    /// `a` (high) and `b` (low) side by side.
+    Concat = 35,
+    /// `a` (1 bit) ? `b` : `c`.
+    Ite = 36,
+    /// Entry `a` (8 bits, an unsigned byte) of table `val` (see the
+    /// trace's tables): `width` bits.
+    Table = 37,
 }
 
 /// Every operator, in code order.
@@ -102,44 +114,45 @@ pub const fn signed(v: u64, w: u32) -> i64 {
 impl Op {
     /// The wire code.
     pub const fn code(self) -> u8 {
-        match self {
-            Op::Input => OP_INPUT,
-            Op::Const => OP_CONST,
-            Op::Add => OP_ADD,
-            Op::Sub => OP_SUB,
-            Op::Mul => OP_MUL,
-            Op::UDiv => OP_UDIV,
-            Op::SDiv => OP_SDIV,
-            Op::URem => OP_UREM,
-            Op::SRem => OP_SREM,
-            Op::Shl => OP_SHL,
-            Op::LShr => OP_LSHR,
-            Op::AShr => OP_ASHR,
-            Op::And => OP_AND,
-            Op::Or => OP_OR,
-            Op::Xor => OP_XOR,
-            Op::Eq => OP_EQ,
-            Op::Ne => OP_NE,
-            Op::Ult => OP_ULT,
-            Op::Ule => OP_ULE,
-            Op::Ugt => OP_UGT,
-            Op::Uge => OP_UGE,
-            Op::Slt => OP_SLT,
-            Op::Sle => OP_SLE,
-            Op::Sgt => OP_SGT,
-            Op::Sge => OP_SGE,
-            Op::ZExt => OP_ZEXT,
-            Op::SExt => OP_SEXT,
-            Op::Extract => OP_EXTRACT,
-            Op::Concat => OP_CONCAT,
-            Op::Ite => OP_ITE,
-            Op::Table => OP_TABLE,
-        }
+        self as u8
     }
 
     /// The operator of a wire code; `None` for a code no operator has.
-    pub fn from_code(code: u8) -> Option<Op> {
-        ALL_OPS.iter().copied().find(|o| o.code() == code)
+    pub const fn from_code(code: u8) -> Option<Op> {
+        Some(match code {
+            0 => Op::Input,
+            1 => Op::Const,
+            2 => Op::Add,
+            3 => Op::Sub,
+            4 => Op::Mul,
+            5 => Op::UDiv,
+            6 => Op::SDiv,
+            7 => Op::URem,
+            8 => Op::SRem,
+            9 => Op::Shl,
+            10 => Op::LShr,
+            11 => Op::AShr,
+            12 => Op::And,
+            13 => Op::Or,
+            14 => Op::Xor,
+            16 => Op::Eq,
+            17 => Op::Ne,
+            18 => Op::Ult,
+            19 => Op::Ule,
+            20 => Op::Ugt,
+            21 => Op::Uge,
+            22 => Op::Slt,
+            23 => Op::Sle,
+            24 => Op::Sgt,
+            25 => Op::Sge,
+            32 => Op::ZExt,
+            33 => Op::SExt,
+            34 => Op::Extract,
+            35 => Op::Concat,
+            36 => Op::Ite,
+            37 => Op::Table,
+            _ => return None,
+        })
     }
 
     /// How many node operands it takes (`a`, `b`, `c` in that order).
@@ -154,7 +167,12 @@ impl Op {
 
     /// A comparison (its value is 1 bit).
     pub const fn is_comparison(self) -> bool {
-        matches!(self, Op::Eq | Op::Ne | Op::Ult | Op::Ule | Op::Ugt | Op::Uge | Op::Slt | Op::Sle | Op::Sgt | Op::Sge)
+        matches!(self, Op::Eq | Op::Ne) || self.is_order()
+    }
+
+    /// An order comparison: signed or unsigned `<`, `<=`, `>`, `>=`.
+    pub const fn is_order(self) -> bool {
+        matches!(self, Op::Ult | Op::Ule | Op::Ugt | Op::Uge | Op::Slt | Op::Sle | Op::Sgt | Op::Sge)
     }
 
     /// Whether a node of `width` bits with operands of widths `wa`, `wb`,
@@ -274,13 +292,33 @@ mod tests {
     use super::*;
 
     #[test]
-    fn codes_round_trip_and_are_distinct() {
-        for (k, op) in ALL_OPS.iter().enumerate() {
-            assert_eq!(Op::from_code(op.code()), Some(*op));
-            assert!(ALL_OPS[..k].iter().all(|o| o.code() != op.code()), "{op:?}");
+    fn codes_are_the_wire_format_and_round_trip() {
+        // The bytes traces hold: changing one breaks every trace written.
+        let codes = [
+            0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 32, 33, 34, 35,
+            36, 37,
+        ];
+        assert_eq!(ALL_OPS.map(Op::code), codes);
+        for op in ALL_OPS {
+            assert_eq!(Op::from_code(op.code()), Some(op));
         }
+        // Every other byte is no operator.
+        let known = (0..=u8::MAX).filter(|&b| Op::from_code(b).is_some()).count();
+        assert_eq!(known, ALL_OPS.len());
         assert_eq!(Op::from_code(15), None);
         assert_eq!(Op::from_code(200), None);
+    }
+
+    #[test]
+    fn order_comparisons_are_the_comparisons_that_are_not_symmetric() {
+        let mut orders = 0;
+        for op in ALL_OPS.into_iter().filter(|o| o.is_comparison()) {
+            let e = |a, b| op.eval(1, 8, 8, a, b, 0, 0);
+            assert_eq!(op.is_order(), e(1, 2) != e(2, 1), "{op:?}");
+            orders += op.is_order() as usize;
+        }
+        assert_eq!(orders, 8);
+        assert!(ALL_OPS.into_iter().all(|o| o.is_comparison() || !o.is_order()));
     }
 
     #[test]

@@ -41,7 +41,7 @@ pub struct Trace {
     pub flags: u32,
     pub nodes: Vec<Node>,
     pub path: Vec<PathEntry>,
-    /// Tables read by `OP_TABLE` nodes, [`TABLE_LEN`] entries each.
+    /// Tables read by [`Op::Table`] nodes, [`TABLE_LEN`] entries each.
     pub tables: Vec<Vec<u64>>,
     /// What pinned values: a pin entry's `site` is an index here plus one
     /// (0: not named). Traces written before names were kept have none.
@@ -72,12 +72,11 @@ impl Trace {
         nodes.push(Node::default());
         for id in 1..=n {
             let x = Node::decode(&mut r)?;
-            let Some(op) = Op::from_code(x.op) else { return Err(DecodeError::Malformed("operator")) };
             // Operands come before their users.
-            if [x.a, x.b, x.c][..op.operands()].iter().any(|&o| o == 0 || o >= id) {
+            if [x.a, x.b, x.c][..x.op.operands()].iter().any(|&o| o == 0 || o >= id) {
                 return Err(DecodeError::Malformed("operand after its user"));
             }
-            if !well_typed(op, &x, &nodes) {
+            if !well_typed(&x, &nodes) {
                 return Err(DecodeError::Malformed("node whose width does not fit its operands"));
             }
             nodes.push(x);
@@ -126,7 +125,7 @@ impl Trace {
             }
             tables.push(entries);
         }
-        if nodes.iter().any(|x| x.op == OP_TABLE && x.val >= u64::from(t)) {
+        if nodes.iter().any(|x| x.op == Op::Table && x.val >= u64::from(t)) {
             return Err(DecodeError::Malformed("table id"));
         }
         let mut pin_names = Vec::new();
@@ -173,12 +172,12 @@ impl Trace {
     }
 }
 
-/// Whether node `x`'s width fits its operator `op` and its operands
-/// (`nodes`: the nodes before it, their own widths checked), so that a
-/// solver can trust every node it is given.
-fn well_typed(op: Op, x: &Node, nodes: &[Node]) -> bool {
-    let w = |k: usize, id: u32| if k < op.operands() { nodes[id as usize].width } else { 0 };
-    op.well_typed(x.width, w(0, x.a), w(1, x.b), w(2, x.c), x.val)
+/// Whether node `x`'s width fits its operator and its operands (`nodes`:
+/// the nodes before it, their own widths checked), so that a solver can
+/// trust every node it is given.
+fn well_typed(x: &Node, nodes: &[Node]) -> bool {
+    let w = |k: usize, id: u32| if k < x.op.operands() { nodes[id as usize].width } else { 0 };
+    x.op.well_typed(x.width, w(0, x.a), w(1, x.b), w(2, x.c), x.val)
 }
 
 /// The symbolic-input file (`CARVE_SYM_IN`) for these parameter bytes.
@@ -197,7 +196,7 @@ pub fn encode_sym_in(inputs: &[SymInput]) -> Vec<u8> {
 mod tests {
     use super::*;
 
-    fn node(op: u8, width: u8, a: u32, b: u32, val: u64) -> Node {
+    fn node(op: Op, width: u8, a: u32, b: u32, val: u64) -> Node {
         Node { op, width, a, b, c: 0, val }
     }
 
@@ -217,7 +216,7 @@ mod tests {
     #[test]
     fn encoding_then_decoding_gives_the_trace_back() {
         let nodes =
-            vec![Node::default(), node(OP_INPUT, 8, 0, 0, 3), node(OP_CONST, 8, 0, 0, 7), node(OP_EQ, 1, 1, 2, 0)];
+            vec![Node::default(), node(Op::Input, 8, 0, 0, 3), node(Op::Const, 8, 0, 0, 7), node(Op::Eq, 1, 1, 2, 0)];
         let path = vec![
             PathEntry { kind: PATH_BRANCH, site: 4, node: 3, taken: 1, cases: vec![], slots: vec![10, 11] },
             PathEntry { kind: PATH_SWITCH, site: 5, node: 1, taken: 7, cases: vec![7, 9], slots: vec![1, 2, NO_SLOT] },
@@ -233,28 +232,47 @@ mod tests {
 
     #[test]
     fn nodes_whose_widths_do_not_fit_are_rejected() {
-        let byte = node(OP_INPUT, 8, 0, 0, 0);
-        let wide = node(OP_ZEXT, 64, 1, 0, 0);
-        let k = node(OP_CONST, 64, 0, 0, 7);
-        assert!(Trace::decode(&encode(&[byte, wide, k, node(OP_ADD, 64, 2, 3, 0)], &[], &[])).is_ok());
+        let byte = node(Op::Input, 8, 0, 0, 0);
+        let wide = node(Op::ZExt, 64, 1, 0, 0);
+        let k = node(Op::Const, 64, 0, 0, 7);
+        assert!(Trace::decode(&encode(&[byte, wide, k, node(Op::Add, 64, 2, 3, 0)], &[], &[])).is_ok());
         // An 8-bit operand under a 64-bit add, as a narrow pointer shadow made.
-        let bad = encode(&[byte, k, node(OP_ADD, 64, 1, 2, 0)], &[], &[]);
+        let bad = encode(&[byte, k, node(Op::Add, 64, 1, 2, 0)], &[], &[]);
         assert!(matches!(Trace::decode(&bad), Err(DecodeError::Malformed(_))));
         for x in [
-            node(OP_EQ, 8, 2, 3, 0),
-            node(OP_EXTRACT, 8, 2, 0, 60),
-            node(OP_CONCAT, 32, 1, 1, 0),
-            node(OP_ITE, 64, 2, 2, 0),
-            node(OP_ZEXT, 4, 2, 0, 0),
-            node(99, 8, 1, 1, 0),
+            node(Op::Eq, 8, 2, 3, 0),
+            node(Op::Extract, 8, 2, 0, 60),
+            node(Op::Concat, 32, 1, 1, 0),
+            node(Op::Ite, 64, 2, 2, 0),
+            node(Op::ZExt, 4, 2, 0, 0),
         ] {
             assert!(Trace::decode(&encode(&[byte, wide, k, x], &[], &[])).is_err(), "{x:?}");
         }
     }
 
     #[test]
+    fn an_operator_code_no_operator_has_is_an_error() {
+        use crate::snapshot::{header, HEADER_LEN};
+        let nodes = [node(Op::Input, 8, 0, 0, 0), node(Op::Const, 8, 0, 0, 1), node(Op::Eq, 1, 1, 2, 0)];
+        // The trace with the third node's operator byte (after the flags,
+        // the count and two nodes) set to `code`, its checksum redone.
+        let with_code = |code: u8| {
+            let mut bytes = encode(&nodes, &[], &[]);
+            bytes[HEADER_LEN + 8 + 2 * NODE_LEN] = code;
+            let h = header(KIND_TRACE, &bytes[HEADER_LEN..]);
+            bytes[..HEADER_LEN].copy_from_slice(&h);
+            Trace::decode(&bytes)
+        };
+        assert_eq!(with_code(Op::Eq.code()).unwrap().nodes[3].op, Op::Eq);
+        assert_eq!(with_code(Op::Ult.code()).unwrap().nodes[3].op, Op::Ult);
+        for code in [15, 26, 38, 99, u8::MAX] {
+            assert!(matches!(with_code(code), Err(DecodeError::Malformed("operator"))), "{code}");
+        }
+    }
+
+    #[test]
     fn pins_name_what_pinned_them() {
-        let nodes = [node(OP_INPUT, 8, 0, 0, 0), node(OP_CONST, 8, 0, 0, 1), node(OP_EQ, 1, 1, 2, 0)];
+        let nodes = [node(Op::Input, 8, 0, 0, 0), node(Op::Const, 8, 0, 0, 1), node(Op::Eq, 1, 1, 2, 0)];
         let t = Trace::decode(&encode(&nodes, &[(1, 3), (0, 3)], &["usleep"])).unwrap();
         assert_eq!(t.pinned_by(&t.path[0]), Some("usleep"));
         assert_eq!(t.pinned_by(&t.path[1]), None);

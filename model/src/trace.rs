@@ -12,12 +12,14 @@
 //! ([`NO_SLOT`] when it has no counter): a branch's `taken` 0 and 1, a
 //! switch's cases in order and its default last. Every branch, switch and
 //! pinned value met on symbolic data is there, in order. Last the tables that
-//! [`OP_TABLE`] nodes read: a u32 count, then [`TABLE_LEN`] u64 each.
+//! [`Op::Table`] nodes read: a u32 count, then [`TABLE_LEN`] u64 each.
 //!
 //! Expressions are bit-vectors of `width` bits (1 to 64); comparisons are
 //! 1 bit wide. Node 0 is never used: a shadow of 0 means "concrete".
 //! Inputs are the bytes of the unit's symbolic parameters, in the order of
 //! the symbolic-input file (`CARVE_SYM_IN`).
+
+use crate::op::Op;
 
 /// Record kind of a trace.
 pub const KIND_TRACE: u32 = 5;
@@ -28,47 +30,6 @@ pub const KIND_SYM_IN: u32 = 6;
 /// [`SymInput::object`] of the input file (`CARVE_SYM_FILE`): the bytes
 /// the program reads from it are symbolic.
 pub const SYM_IN_FILE: u32 = u32::MAX - 1;
-
-/// `val`: the input byte's index. 8 bits.
-pub const OP_INPUT: u8 = 0;
-/// `val`: the constant.
-pub const OP_CONST: u8 = 1;
-pub const OP_ADD: u8 = 2;
-pub const OP_SUB: u8 = 3;
-pub const OP_MUL: u8 = 4;
-pub const OP_UDIV: u8 = 5;
-pub const OP_SDIV: u8 = 6;
-pub const OP_UREM: u8 = 7;
-pub const OP_SREM: u8 = 8;
-pub const OP_SHL: u8 = 9;
-pub const OP_LSHR: u8 = 10;
-pub const OP_ASHR: u8 = 11;
-pub const OP_AND: u8 = 12;
-pub const OP_OR: u8 = 13;
-pub const OP_XOR: u8 = 14;
-/// Comparisons: `a`, `b` of equal width; 1 bit.
-pub const OP_EQ: u8 = 16;
-pub const OP_NE: u8 = 17;
-pub const OP_ULT: u8 = 18;
-pub const OP_ULE: u8 = 19;
-pub const OP_UGT: u8 = 20;
-pub const OP_UGE: u8 = 21;
-pub const OP_SLT: u8 = 22;
-pub const OP_SLE: u8 = 23;
-pub const OP_SGT: u8 = 24;
-pub const OP_SGE: u8 = 25;
-/// `a` widened to `width`.
-pub const OP_ZEXT: u8 = 32;
-pub const OP_SEXT: u8 = 33;
-/// Bits `val .. val + width` of `a`.
-pub const OP_EXTRACT: u8 = 34;
-/// `a` (high) and `b` (low) side by side.
-pub const OP_CONCAT: u8 = 35;
-/// `a` (1 bit) ? `b` : `c`.
-pub const OP_ITE: u8 = 36;
-/// Entry `a` (8 bits, an unsigned byte) of table `val` (see the trace's
-/// tables): `width` bits.
-pub const OP_TABLE: u8 = 37;
 
 /// Entries of a table: one per value of its 8-bit index.
 pub const TABLE_LEN: usize = 256;
@@ -95,10 +56,11 @@ pub const TRACE_ILL_TYPED: u32 = 4;
 /// Size of a node on the wire.
 pub const NODE_LEN: usize = 22;
 
-/// One expression node.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+/// One expression node; on the wire its operator is its code
+/// ([`Op::code`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Node {
-    pub op: u8,
+    pub op: Op,
     pub width: u8,
     pub a: u32,
     pub b: u32,
@@ -106,9 +68,16 @@ pub struct Node {
     pub val: u64,
 }
 
+impl Default for Node {
+    /// The placeholder of id 0, which no node has as an operand.
+    fn default() -> Node {
+        Node { op: Op::Input, width: 0, a: 0, b: 0, c: 0, val: 0 }
+    }
+}
+
 impl Node {
     pub fn encode(&self, s: &mut impl crate::snapshot::Sink) {
-        s.u8(self.op);
+        s.u8(self.op.code());
         s.u8(self.width);
         s.u32(self.a);
         s.u32(self.b);
@@ -117,7 +86,10 @@ impl Node {
     }
 
     pub fn decode(r: &mut crate::snapshot::Reader<'_>) -> Result<Node, crate::snapshot::DecodeError> {
-        let n = Node { op: r.u8()?, width: r.u8()?, a: r.u32()?, b: r.u32()?, c: r.u32()?, val: r.u64()? };
+        // The one place a byte becomes an operator: a code no operator
+        // has is an error.
+        let Some(op) = Op::from_code(r.u8()?) else { return Err(crate::snapshot::DecodeError::Malformed("operator")) };
+        let n = Node { op, width: r.u8()?, a: r.u32()?, b: r.u32()?, c: r.u32()?, val: r.u64()? };
         if n.width == 0 || n.width > 64 {
             return Err(crate::snapshot::DecodeError::Malformed("expression width"));
         }

@@ -72,9 +72,9 @@ mod model_snapshot;
 #[allow(dead_code)]
 #[path = "../../model/src/trace.rs"]
 mod model_trace;
-// `op.rs` names its sibling as `crate::trace`, as in `model`.
-use model_trace as trace;
-// `trace.rs` names its sibling as `crate::snapshot`, as in `model`.
+// `trace.rs` names its siblings as `crate::op` and `crate::snapshot`, as
+// in `model`.
+use model_op as op;
 use model_snapshot as snapshot;
 mod model {
     pub(crate) use crate::model_chars as chars;

@@ -6,8 +6,9 @@
 //! forked try only applies its patch. Also the function list (`CARVE_LIST`:
 //! `id first_branch branches name` lines).
 
+use crate::model::op::Op;
 use crate::model::snapshot::*;
-use crate::model::trace::{SymInput, KIND_SYM_IN, OP_INPUT, SYM_IN_FILE};
+use crate::model::trace::{SymInput, KIND_SYM_IN, SYM_IN_FILE};
 use crate::model::{REPLAY_EXIT_MALFORMED, REPLAY_EXIT_NOT_REPLAYABLE, REPLAY_EXIT_UNREADABLE};
 use crate::restore::{restore, Context, Tramp};
 use crate::state::State;
@@ -110,7 +111,7 @@ fn symbolic(cx: &mut Context, spec: &[u8]) -> ! {
             exit(REPLAY_EXIT_MALFORMED);
         };
         for k in 0..there {
-            let n = s.node(OP_INPUT, 8, 0, 0, 0, u64::from(i.first + k));
+            let n = s.node(Op::Input, 8, 0, 0, 0, u64::from(i.first + k));
             s.set_byte(p as usize + k as usize, n);
         }
     }

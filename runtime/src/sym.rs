@@ -11,7 +11,7 @@
 //! Bounded: past [`MAX_NODES`] nodes new values are concrete, past
 //! [`MAX_PATH`] entries branches are no longer recorded; the trace says so.
 
-use crate::model::op::mask;
+use crate::model::op::{mask, Op};
 use crate::model::snapshot::header;
 use crate::model::trace::*;
 use alloc::boxed::Box;
@@ -47,7 +47,7 @@ pub struct Sym {
     pub params: [u32; MAX_PARAMS],
     pub ret: u32,
     flags: u32,
-    /// Tables `OP_TABLE` nodes read (`TABLE_LEN` entries each).
+    /// Tables [`Op::Table`] nodes read (`TABLE_LEN` entries each).
     tables: Vec<Vec<u64>>,
     /// What pinned values (a pin entry's site is its index here plus one):
     /// the names the probes pass, by address.
@@ -74,17 +74,7 @@ pub fn get() -> Option<&'static mut Sym> {
 
 /// Starts symbolic execution (before the call).
 pub fn activate() -> &'static mut Sym {
-    let s = Sym {
-        nodes: alloc::vec![Node::default()],
-        path: Vec::new(),
-        shadow: BTreeMap::new(),
-        params: [0; MAX_PARAMS],
-        ret: 0,
-        flags: 0,
-        pin_names: Vec::new(),
-        tables: Vec::new(),
-        checks: BTreeMap::new(),
-    };
+    let s = Sym::new();
     // SAFETY: before the call, single-threaded.
     unsafe { *SYM.0.get() = Some(s) };
     ACTIVE.store(true, Ordering::Relaxed);
@@ -100,25 +90,31 @@ pub fn finish() -> Option<Vec<u8>> {
 }
 
 impl Sym {
+    fn new() -> Sym {
+        Sym {
+            nodes: alloc::vec![Node::default()],
+            path: Vec::new(),
+            shadow: BTreeMap::new(),
+            params: [0; MAX_PARAMS],
+            ret: 0,
+            flags: 0,
+            pin_names: Vec::new(),
+            tables: Vec::new(),
+            checks: BTreeMap::new(),
+        }
+    }
+
     /// A new node; 0 when the DAG is full.
-    pub fn node(&mut self, op: u8, width: u32, a: u32, b: u32, c: u32, val: u64) -> u32 {
+    pub fn node(&mut self, op: Op, width: u32, a: u32, b: u32, c: u32, val: u64) -> u32 {
         // An operand that could not be built (the DAG is full): so is this.
-        let refs = match op {
-            OP_INPUT | OP_CONST => 0,
-            OP_ZEXT | OP_SEXT | OP_EXTRACT | OP_TABLE => 1,
-            OP_ITE => 3,
-            _ => 2,
-        };
-        if [a, b, c][..refs].contains(&0) {
+        if [a, b, c][..op.operands()].contains(&0) {
             return 0;
         }
         // A node whose width does not fit its operands' would make the
         // whole trace unreadable: the value is left concrete instead, and
         // the trace says one was (a model or a cast got a width wrong).
         let w = |x: u32| self.nodes.get(x as usize).map_or(0, |n| n.width);
-        let typed = crate::model::op::Op::from_code(op)
-            .is_some_and(|o| o.well_typed(width as u8, w(a), w(b), w(c), val) && width <= 64);
-        if !typed {
+        if width > 64 || !op.well_typed(width as u8, w(a), w(b), w(c), val) {
             self.flags |= TRACE_ILL_TYPED;
             return 0;
         }
@@ -130,8 +126,19 @@ impl Sym {
         (self.nodes.len() - 1) as u32
     }
 
+    /// The operator of a code the pass passed (its wire code); `None`,
+    /// and the trace says a node was not built as for an ill-typed one,
+    /// for a code no operator has (a pass out of step with the runtime).
+    pub fn op(&mut self, code: u32) -> Option<Op> {
+        let op = u8::try_from(code).ok().and_then(Op::from_code);
+        if op.is_none() {
+            self.flags |= TRACE_ILL_TYPED;
+        }
+        op
+    }
+
     pub fn constant(&mut self, v: u64, width: u32) -> u32 {
-        self.node(OP_CONST, width, 0, 0, 0, v & mask(width))
+        self.node(Op::Const, width, 0, 0, 0, v & mask(width))
     }
 
     /// The operand's expression: its shadow, or a constant.
@@ -154,10 +161,10 @@ impl Sym {
             return s;
         }
         // An extract of an extract reads the original.
-        if n.op == OP_EXTRACT {
+        if n.op == Op::Extract {
             return self.extract(n.a, lo + n.val as u32, width);
         }
-        self.node(OP_EXTRACT, width, s, 0, 0, u64::from(lo))
+        self.node(Op::Extract, width, s, 0, 0, u64::from(lo))
     }
 
     /// `s` resized to `width` bits (zero- or sign-extended, or cut).
@@ -168,7 +175,7 @@ impl Sym {
         } else if w > width {
             self.extract(s, 0, width)
         } else {
-            self.node(if signed { OP_SEXT } else { OP_ZEXT }, width, s, 0, 0, 0)
+            self.node(if signed { Op::SExt } else { Op::ZExt }, width, s, 0, 0, 0)
         }
     }
 
@@ -224,12 +231,12 @@ impl Sym {
         }
         // The bytes of one stored value, in place: that value.
         let first = self.nodes[bytes[0] as usize];
-        if first.op == OP_EXTRACT && first.val == 0 && u32::from(self.nodes[first.a as usize].width) == 8 * size as u32
+        if first.op == Op::Extract && first.val == 0 && u32::from(self.nodes[first.a as usize].width) == 8 * size as u32
         {
             let whole = first.a;
             let same = (1..size).all(|i| {
                 let n = self.nodes[bytes[i] as usize];
-                bytes[i] != 0 && n.op == OP_EXTRACT && n.a == whole && n.val == 8 * i as u64
+                bytes[i] != 0 && n.op == Op::Extract && n.a == whole && n.val == 8 * i as u64
             });
             if same {
                 return whole;
@@ -244,7 +251,7 @@ impl Sym {
                 let v = unsafe { *((addr + i) as *const u8) };
                 self.constant(u64::from(v), 8)
             };
-            acc = if acc == 0 { b } else { self.node(OP_CONCAT, self.width(acc) + 8, acc, b, 0, 0) };
+            acc = if acc == 0 { b } else { self.node(Op::Concat, self.width(acc) + 8, acc, b, 0, 0) };
             if acc == 0 || b == 0 {
                 return 0;
             }
@@ -325,7 +332,7 @@ impl Sym {
         if c == 0 {
             return;
         }
-        let eq = self.node(OP_EQ, 1, sa, c, 0, 0);
+        let eq = self.node(Op::Eq, 1, sa, c, 0, 0);
         let site = match self.pin_names.iter().position(|&p| p == why) {
             _ if why.is_null() => 0,
             Some(k) => k as u32 + 1,
@@ -359,5 +366,33 @@ impl Sym {
         let mut out = header(KIND_TRACE, &p.0).to_vec();
         out.extend_from_slice(&p.0);
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_code_no_operator_has_builds_no_node_and_the_trace_says_so() {
+        let mut s = Sym::new();
+        assert_eq!(s.op(u32::from(Op::Add.code())), Some(Op::Add));
+        assert_eq!(s.flags & TRACE_ILL_TYPED, 0);
+        for code in [15, 26, 38, 255, 256 + u32::from(Op::Add.code())] {
+            assert_eq!(s.op(code), None, "{code}");
+        }
+        assert_ne!(s.flags & TRACE_ILL_TYPED, 0);
+    }
+
+    #[test]
+    fn a_node_missing_an_operand_its_operator_takes_is_not_built() {
+        let mut s = Sym::new();
+        let c = s.node(Op::Input, 8, 0, 0, 0, 0);
+        let one = s.constant(1, 1);
+        assert_ne!(s.node(Op::Ite, 8, one, c, c, 0), 0);
+        assert_eq!(s.node(Op::Ite, 8, one, c, 0, 0), 0);
+        assert_eq!(s.node(Op::Add, 8, c, 0, 0, 0), 0);
+        assert_ne!(s.node(Op::ZExt, 32, c, 0, 0, 0), 0);
+        assert_eq!(s.flags, 0);
     }
 }

@@ -2,6 +2,7 @@
 //! step with `instrument/src/symbolic/abi.rs`. Each returns the result's
 //! shadow (0: concrete) and does nothing outside a symbolic replay.
 
+use crate::model::op::Op;
 use crate::model::trace::*;
 use crate::sym::{self, Sym, MAX_PARAMS};
 
@@ -9,23 +10,26 @@ fn with<R: Default>(f: impl FnOnce(&mut Sym) -> R) -> R {
     sym::get().map(f).unwrap_or_default()
 }
 
-/// `a op b` on `width`-bit operands, `out` bits wide.
+/// `a op b` on `width`-bit operands, `out` bits wide (`op`: an [`Op`]'s
+/// code).
 fn binary(op: u32, sa: u32, sb: u32, va: u64, vb: u64, width: u32, out: u32) -> u32 {
     if sa == 0 && sb == 0 {
         return 0;
     }
     with(|s| {
+        let Some(op) = s.op(op) else { return 0 };
         let (a, b) = (s.operand(sa, va, width), s.operand(sb, vb, width));
-        s.node(op as u8, out, a, b, 0, 0)
+        s.node(op, out, a, b, 0, 0)
     })
 }
 
-/// `a op b` on `width`-bit integers (`op`: `OP_ADD` .. `OP_XOR`). A
+/// `a op b` on `width`-bit integers (`op`: the code of `Op::Add` ..
+/// `Op::Xor`). A
 /// 64-bit difference folds the constants of its sides (pointer
 /// differences, see `symptr`).
 #[no_mangle]
 pub extern "C" fn __sym_binop(op: u32, sa: u32, sb: u32, va: u64, vb: u64, width: u32) -> u32 {
-    if op == u32::from(OP_SUB) && width == 64 && (sa != 0 || sb != 0) {
+    if op == u32::from(Op::Sub.code()) && width == 64 && (sa != 0 || sb != 0) {
         return with(|s| crate::symptr::sub(s, sa, sb, va, vb));
     }
     binary(op, sa, sb, va, vb, width, width)
@@ -45,7 +49,7 @@ pub extern "C" fn __sym_overflow(kind: u32, sa: u32, sb: u32, va: u64, vb: u64, 
     })
 }
 
-/// A comparison (`op`: `OP_EQ` .. `OP_SGE`): 1 bit.
+/// A comparison (`op`: the code of `Op::Eq` .. `Op::Sge`): 1 bit.
 #[no_mangle]
 pub extern "C" fn __sym_cmp(op: u32, sa: u32, sb: u32, va: u64, vb: u64, width: u32) -> u32 {
     binary(op, sa, sb, va, vb, width, 1)
@@ -71,7 +75,7 @@ pub extern "C" fn __sym_select(sc: u32, c: u32, st: u32, sf: u32, vt: u64, vf: u
         if t == 0 || f == 0 {
             return 0;
         }
-        s.node(OP_ITE, width, sc, t, f, 0)
+        s.node(Op::Ite, width, sc, t, f, 0)
     })
 }
 
@@ -180,17 +184,17 @@ pub unsafe extern "C" fn __sym_branch(
     }
 }
 
-/// Before a division or remainder (`op`: `OP_UDIV` .. `OP_SREM`) of `a`
-/// by `b` (`width` bits, shadows `sa`, `sb`, values `va`, `vb`): its trap
-/// (`b == 0`, or `a == MIN && b == -1` when signed) as a branch of `site`
-/// without a counter, so the explorer asks for the inputs that make it
-/// trap as it asks for any branch not taken.
+/// Before a division or remainder (`op`: the code of `Op::UDiv` ..
+/// `Op::SRem`) of `a` by `b` (`width` bits, shadows `sa`, `sb`, values
+/// `va`, `vb`): its trap (`b == 0`, or `a == MIN && b == -1` when signed)
+/// as a branch of `site` without a counter, so the explorer asks for the
+/// inputs that make it trap as it asks for any branch not taken.
 #[no_mangle]
 pub extern "C" fn __sym_check_div(site: u32, op: u32, sa: u32, sb: u32, va: u64, vb: u64, width: u32) {
     if sa == 0 && sb == 0 || width == 0 || width > 64 {
         return;
     }
-    let signed = matches!(op as u8, OP_SDIV | OP_SREM);
+    let signed = matches!(u8::try_from(op).map(Op::from_code), Ok(Some(Op::SDiv | Op::SRem)));
     let mask = if width == 64 { u64::MAX } else { (1u64 << width) - 1 };
     let min = 1u64 << (width - 1);
     let (va, vb) = (va & mask, vb & mask);
@@ -201,15 +205,15 @@ pub extern "C" fn __sym_check_div(site: u32, op: u32, sa: u32, sb: u32, va: u64,
         let mut fault = 0;
         if sb != 0 {
             let zero = s.constant(0, width);
-            fault = s.node(OP_EQ, 1, b, zero, 0, 0);
+            fault = s.node(Op::Eq, 1, b, zero, 0, 0);
         }
         if signed {
             let (kmin, kneg) = (s.constant(min, width), s.constant(mask, width));
-            let (x, y) = (s.node(OP_EQ, 1, a, kmin, 0, 0), s.node(OP_EQ, 1, b, kneg, 0, 0));
-            let both = s.node(OP_AND, 1, x, y, 0, 0);
-            fault = if fault == 0 { both } else { s.node(OP_OR, 1, fault, both, 0, 0) };
+            let (x, y) = (s.node(Op::Eq, 1, a, kmin, 0, 0), s.node(Op::Eq, 1, b, kneg, 0, 0));
+            let both = s.node(Op::And, 1, x, y, 0, 0);
+            fault = if fault == 0 { both } else { s.node(Op::Or, 1, fault, both, 0, 0) };
         }
-        if fault != 0 && s.nodes[fault as usize].op != OP_CONST {
+        if fault != 0 && s.nodes[fault as usize].op != Op::Const {
             s.record(PATH_BRANCH, site, fault, u64::from(traps), &[], [NO_SLOT, NO_SLOT]);
         }
     })

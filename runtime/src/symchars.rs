@@ -49,14 +49,10 @@ pub fn byte(b: &mut B, addr: usize, v: u8) -> V {
 
 /// `x op y` on `w`-bit values (comparisons are 1 bit), folded when both
 /// are known (by the one operator type's evaluation).
-pub fn op(b: &mut B, op: u8, w: u32, x: V, y: V) -> V {
-    let Some(o) = Op::from_code(op) else {
-        b.full = true;
-        return V::K(0);
-    };
-    let out = if o.is_comparison() { 1 } else { w };
+pub fn op(b: &mut B, op: Op, w: u32, x: V, y: V) -> V {
+    let out = if op.is_comparison() { 1 } else { w };
     if let (V::K(a), V::K(c)) = (x, y) {
-        return match o.eval(out, w, w, a, c, 0, 0) {
+        return match op.eval(out, w, w, a, c, 0, 0) {
             Some(r) => V::K(r),
             None => {
                 b.full = true;
@@ -75,7 +71,7 @@ pub fn widen(b: &mut B, x: V, w: u32) -> V {
         V::K(k) => V::K(k),
         V::S(n) if w == 8 => V::S(n),
         V::S(n) => {
-            let r = b.s.node(OP_ZEXT, w, n, 0, 0, 0);
+            let r = b.s.node(Op::ZExt, w, n, 0, 0, 0);
             b.sym(r)
         }
     }
@@ -83,8 +79,8 @@ pub fn widen(b: &mut B, x: V, w: u32) -> V {
 
 /// `lo <= x <= hi` for a byte.
 pub fn in_range(b: &mut B, x: V, lo: u8, hi: u8) -> V {
-    let d = op(b, OP_SUB, 8, x, V::K(u64::from(lo)));
-    op(b, OP_ULE, 8, d, V::K(u64::from(hi - lo)))
+    let d = op(b, Op::Sub, 8, x, V::K(u64::from(lo)));
+    op(b, Op::Ule, 8, d, V::K(u64::from(hi - lo)))
 }
 
 /// `isspace` in the C locale, on a known byte.
@@ -101,13 +97,13 @@ pub fn is_space(b: &mut B, x: V) -> V {
 
 /// `x == y` for two bytes.
 pub fn same(b: &mut B, x: V, y: V) -> V {
-    op(b, OP_EQ, 8, x, y)
+    op(b, Op::Eq, 8, x, y)
 }
 
 /// `tolower` in the C locale.
 pub fn lower(b: &mut B, x: V) -> V {
     let upper = in_range(b, x, b'A', b'Z');
-    let moved = op(b, OP_ADD, 8, x, V::K(32));
+    let moved = op(b, Op::Add, 8, x, V::K(32));
     b.ite(upper, moved, x, 8)
 }
 
@@ -117,7 +113,7 @@ pub fn is_digit(b: &mut B, x: V, base: u32) -> V {
         return in_range(b, x, b'0', b'0' + base as u8 - 1);
     }
     let dec = in_range(b, x, b'0', b'9');
-    let l = op(b, OP_OR, 8, x, V::K(0x20));
+    let l = op(b, Op::Or, 8, x, V::K(0x20));
     let letter = in_range(b, l, b'a', b'a' + (base - 11) as u8);
     b.or(dec, letter)
 }
@@ -125,13 +121,13 @@ pub fn is_digit(b: &mut B, x: V, base: u32) -> V {
 /// The value of digit `x` of `base`, on 64 bits.
 pub fn digit(b: &mut B, x: V, base: u32) -> V {
     let w = widen(b, x, 64);
-    let dec = op(b, OP_SUB, 64, w, V::K(u64::from(b'0')));
+    let dec = op(b, Op::Sub, 64, w, V::K(u64::from(b'0')));
     if base <= 10 {
         return dec;
     }
     let is_dec = in_range(b, x, b'0', b'9');
-    let l = op(b, OP_OR, 64, w, V::K(0x20));
-    let letter = op(b, OP_SUB, 64, l, V::K(u64::from(b'a') - 10));
+    let l = op(b, Op::Or, 64, w, V::K(0x20));
+    let letter = op(b, Op::Sub, 64, l, V::K(u64::from(b'a') - 10));
     b.ite(is_dec, dec, letter, 64)
 }
 
@@ -232,10 +228,10 @@ pub fn ptr_add(s: &mut Sym, sp: u32, k: u64) -> u32 {
     // from memory whose shadow held fewer bytes) is widened first.
     let sp = if s.width(sp) == 64 { sp } else { s.resize(sp, 64, false) };
     let n = s.nodes[sp as usize];
-    if n.op == OP_ADD && s.nodes[n.b as usize].op == OP_CONST {
+    if n.op == Op::Add && s.nodes[n.b as usize].op == Op::Const {
         let c = s.constant(s.nodes[n.b as usize].val.wrapping_add(k), 64);
-        return s.node(OP_ADD, 64, n.a, c, 0, 0);
+        return s.node(Op::Add, 64, n.a, c, 0, 0);
     }
     let c = s.constant(k, 64);
-    s.node(OP_ADD, 64, sp, c, 0, 0)
+    s.node(Op::Add, 64, sp, c, 0, 0)
 }

@@ -4,7 +4,6 @@
 //! value the index is pinned to.
 
 use crate::model::op::{signed, Op};
-use crate::model::trace::*;
 use crate::sym::Sym;
 use alloc::vec::Vec;
 
@@ -35,7 +34,7 @@ impl OneByte {
             }
             order.push(n);
             let x = s.nodes[n as usize];
-            if x.op == OP_INPUT {
+            if x.op == Op::Input {
                 match input {
                     Some((_, off)) if off != x.val => return None,
                     Some(_) => {}
@@ -43,7 +42,7 @@ impl OneByte {
                 }
                 continue;
             }
-            let refs = if x.op == OP_TABLE { 1 } else { Op::from_code(x.op)?.operands() };
+            let refs = x.op.operands();
             todo.extend_from_slice(&[x.a, x.b, x.c][..refs]);
         }
         order.sort_unstable();
@@ -58,13 +57,13 @@ impl OneByte {
         for &n in &self.order {
             let x = s.nodes[n as usize];
             let v = match x.op {
-                OP_INPUT => u64::from(b),
-                OP_TABLE => s.table_entry(x.val as usize, val(vals, x.a)? as u8)?,
+                Op::Input => u64::from(b),
+                Op::Table => s.table_entry(x.val as usize, val(vals, x.a)? as u8)?,
                 op => {
                     let w = |k: u32| if k == 0 { 0 } else { s.width(k) };
                     let get = |k: u32| if k == 0 { Some(0) } else { val(vals, k) };
                     let (a, bv, c) = (get(x.a)?, get(x.b)?, get(x.c)?);
-                    Op::from_code(op)?.eval(u32::from(x.width), w(x.a), w(x.b), a, bv, c, x.val)?
+                    op.eval(u32::from(x.width), w(x.a), w(x.b), a, bv, c, x.val)?
                 }
             };
             vals.push(v);
@@ -80,11 +79,11 @@ mod tests {
     #[test]
     fn an_index_of_one_byte_is_evaluated_at_each_value_and_one_of_two_bytes_is_refused() {
         let s = crate::sym::activate();
-        let c = s.node(OP_INPUT, 8, 0, 0, 0, 3);
-        let wide = s.node(OP_SEXT, 32, c, 0, 0, 0);
+        let c = s.node(Op::Input, 8, 0, 0, 0, 3);
+        let wide = s.node(Op::SExt, 32, c, 0, 0, 0);
         let a = s.constant((-97i32) as u32 as u64, 32);
-        let idx = s.node(OP_ADD, 32, wide, a, 0, 0);
-        let idx = s.node(OP_ZEXT, 64, idx, 0, 0, 0);
+        let idx = s.node(Op::Add, 32, wide, a, 0, 0);
+        let idx = s.node(Op::ZExt, 64, idx, 0, 0, 0);
         let e = OneByte::of(s, idx).expect("one byte");
         assert_eq!(e.input, c);
         let mut vals = Vec::new();
@@ -92,11 +91,11 @@ mod tests {
         // 0xff is -1 as a signed char: -98 as an int, widened unsigned.
         assert_eq!(e.at(s, 0xff, &mut vals), Some(0xffff_ff9e));
         // The same byte read twice is still one byte; another is not.
-        let again = s.node(OP_INPUT, 8, 0, 0, 0, 3);
-        let sum = s.node(OP_ADD, 8, c, again, 0, 0);
+        let again = s.node(Op::Input, 8, 0, 0, 0, 3);
+        let sum = s.node(Op::Add, 8, c, again, 0, 0);
         assert_eq!(OneByte::of(s, sum).and_then(|e| e.at(s, 5, &mut vals)), Some(10));
-        let other = s.node(OP_INPUT, 8, 0, 0, 0, 4);
-        let mixed = s.node(OP_ADD, 8, c, other, 0, 0);
+        let other = s.node(Op::Input, 8, 0, 0, 0, 4);
+        let mixed = s.node(Op::Add, 8, c, other, 0, 0);
         assert!(OneByte::of(s, mixed).is_none());
     }
 }

@@ -7,7 +7,7 @@
 //! file (device and inode); what a call reads from anything else is
 //! concrete, so the shadow of the bytes it wrote is cleared.
 
-use crate::model::trace::*;
+use crate::model::op::Op;
 use crate::sym::{self, Sym};
 use alloc::vec::Vec;
 use core::cell::UnsafeCell;
@@ -75,7 +75,7 @@ impl Input {
     fn byte(&mut self, s: &mut Sym, pos: i64) -> u32 {
         let Some(slot) = usize::try_from(pos).ok().and_then(|p| self.nodes.get_mut(p)) else { return 0 };
         if *slot == 0 {
-            *slot = s.node(OP_INPUT, 8, 0, 0, 0, u64::from(self.first) + pos as u64);
+            *slot = s.node(Op::Input, 8, 0, 0, 0, u64::from(self.first) + pos as u64);
         }
         *slot
     }
@@ -221,7 +221,7 @@ pub extern "C" fn __sym_model_ungetc(fp: *mut libc::FILE, ch: i64, sc: u32, ret:
 /// The expression `e` extends (zero or sign) to its width, or `e`.
 fn widened_from(s: &Sym, mut e: u32) -> u32 {
     while let Some(n) = s.nodes.get(e as usize) {
-        if n.op != OP_ZEXT && n.op != OP_SEXT {
+        if n.op != Op::ZExt && n.op != Op::SExt {
             break;
         }
         e = n.a;

@@ -4,7 +4,7 @@
 //! automaton through it, on the symbolic bytes and, for the check against
 //! the real call, on the concrete ones, where everything folds.
 
-use crate::model::trace::*;
+use crate::model::op::Op;
 use crate::sym::Sym;
 use alloc::collections::BTreeMap;
 
@@ -61,7 +61,7 @@ impl B<'_> {
             V::K(x) => V::K(u64::from(x == k)),
             V::S(n) => {
                 let c = self.konst(k, width);
-                let r = self.s.node(OP_EQ, 1, n, c, 0, 0);
+                let r = self.s.node(Op::Eq, 1, n, c, 0, 0);
                 self.sym(r)
             }
         }
@@ -72,16 +72,16 @@ impl B<'_> {
             V::K(x) => V::K(u64::from(x <= k)),
             V::S(n) => {
                 let c = self.konst(k, W);
-                let r = self.s.node(OP_ULE, 1, n, c, 0, 0);
+                let r = self.s.node(Op::Ule, 1, n, c, 0, 0);
                 self.sym(r)
             }
         }
     }
 
-    pub fn bool_op(&mut self, op: u8, a: V, b: V) -> V {
+    pub fn bool_op(&mut self, op: Op, a: V, b: V) -> V {
         match (op, a, b) {
-            (OP_AND, V::K(0), _) | (OP_AND, _, V::K(0)) => V::K(0),
-            (OP_OR, V::K(1), _) | (OP_OR, _, V::K(1)) => V::K(1),
+            (Op::And, V::K(0), _) | (Op::And, _, V::K(0)) => V::K(0),
+            (Op::Or, V::K(1), _) | (Op::Or, _, V::K(1)) => V::K(1),
             (_, V::K(_), x) | (_, x, V::K(_)) => x,
             (_, V::S(x), V::S(y)) => {
                 let r = self.s.node(op, 1, x, y, 0, 0);
@@ -91,11 +91,11 @@ impl B<'_> {
     }
 
     pub fn and(&mut self, a: V, b: V) -> V {
-        self.bool_op(OP_AND, a, b)
+        self.bool_op(Op::And, a, b)
     }
 
     pub fn or(&mut self, a: V, b: V) -> V {
-        self.bool_op(OP_OR, a, b)
+        self.bool_op(Op::Or, a, b)
     }
 
     pub fn not(&mut self, a: V) -> V {
@@ -103,7 +103,7 @@ impl B<'_> {
             V::K(x) => V::K(u64::from(x == 0)),
             V::S(n) => {
                 let one = self.konst(1, 1);
-                let r = self.s.node(OP_XOR, 1, n, one, 0, 0);
+                let r = self.s.node(Op::Xor, 1, n, one, 0, 0);
                 self.sym(r)
             }
         }
@@ -116,7 +116,7 @@ impl B<'_> {
             _ if a == b => a,
             V::S(cn) => {
                 let (an, bn) = (self.node(a, width), self.node(b, width));
-                let r = self.s.node(OP_ITE, width, cn, an, bn, 0);
+                let r = self.s.node(Op::Ite, width, cn, an, bn, 0);
                 self.sym(r)
             }
         }
@@ -130,7 +130,7 @@ impl B<'_> {
                 let edge = if d > 0 { max } else { 0 };
                 let at_edge = self.eq(a, edge);
                 let c = self.konst(d as u64, W);
-                let moved = self.s.node(OP_ADD, W, n, c, 0, 0);
+                let moved = self.s.node(Op::Add, W, n, c, 0, 0);
                 let moved = self.sym(moved);
                 self.ite(at_edge, a, moved, W)
             }
@@ -144,9 +144,9 @@ impl B<'_> {
             _ => {
                 let (rn, cn) = (self.node(reg, 64), self.node(c, W));
                 let eight = self.konst(8, 64);
-                let up = self.s.node(OP_SHL, 64, rn, eight, 0, 0);
-                let wide = self.s.node(OP_ZEXT, 64, cn, 0, 0, 0);
-                let r = self.s.node(OP_OR, 64, up, wide, 0, 0);
+                let up = self.s.node(Op::Shl, 64, rn, eight, 0, 0);
+                let wide = self.s.node(Op::ZExt, 64, cn, 0, 0, 0);
+                let r = self.s.node(Op::Or, 64, up, wide, 0, 0);
                 self.sym(r)
             }
         }
@@ -158,7 +158,7 @@ impl B<'_> {
             V::K(r) => V::K(r & mask),
             V::S(n) => {
                 let k = self.konst(mask, 64);
-                let r = self.s.node(OP_AND, 64, n, k, 0, 0);
+                let r = self.s.node(Op::And, 64, n, k, 0, 0);
                 self.sym(r)
             }
         }
@@ -168,7 +168,7 @@ impl B<'_> {
         match c {
             V::K(x) => V::K(x),
             V::S(n) => {
-                let r = self.s.node(OP_ZEXT, 64, n, 0, 0, 0);
+                let r = self.s.node(Op::ZExt, 64, n, 0, 0, 0);
                 self.sym(r)
             }
         }

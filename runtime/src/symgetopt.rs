@@ -8,7 +8,7 @@
 //! A chain that disagrees with the real call on the concrete bytes is not
 //! used; nor is one for a call in the middle of a cluster (`-ab`).
 
-use crate::model::trace::*;
+use crate::model::op::Op;
 use crate::sym::{self, Sym};
 use crate::symmodels::{byte_expr, strnlen};
 use alloc::vec::Vec;
@@ -155,7 +155,7 @@ pub unsafe extern "C" fn __sym_model_getopt(optstring: *const c_char, longopts: 
         for o in opts.iter().rev().filter(|o| o.text.len() <= n) {
             let c = condition(s, o, w, n);
             let v = s.constant(o.value as u64, 32);
-            acc = s.node(OP_ITE, 32, c, v, acc, 0);
+            acc = s.node(Op::Ite, 32, c, v, acc, 0);
             if acc == 0 {
                 return 0;
             }
@@ -174,21 +174,21 @@ fn holds(o: &Opt, bytes: &[u8]) -> bool {
 fn condition(s: &mut Sym, o: &Opt, w: usize, n: usize) -> u32 {
     let mut c = 0;
     let mut and = |s: &mut Sym, e: u32| {
-        c = if c == 0 { e } else { s.node(OP_AND, 1, c, e, 0, 0) };
+        c = if c == 0 { e } else { s.node(Op::And, 1, c, e, 0, 0) };
     };
     for (i, &b) in o.text.iter().enumerate() {
         let (x, k) = (byte_expr(s, w + i), s.constant(u64::from(b), 8));
-        let e = s.node(OP_EQ, 1, x, k, 0, 0);
+        let e = s.node(Op::Eq, 1, x, k, 0, 0);
         and(s, e);
     }
     if !o.short() && o.text.len() < n {
         let x = byte_expr(s, w + o.text.len());
         let nul = s.constant(0, 8);
-        let mut e = s.node(OP_EQ, 1, x, nul, 0, 0);
+        let mut e = s.node(Op::Eq, 1, x, nul, 0, 0);
         if o.equals {
             let eq = s.constant(u64::from(b'='), 8);
-            let f = s.node(OP_EQ, 1, x, eq, 0, 0);
-            e = s.node(OP_OR, 1, e, f, 0, 0);
+            let f = s.node(Op::Eq, 1, x, eq, 0, 0);
+            e = s.node(Op::Or, 1, e, f, 0, 0);
         }
         and(s, e);
     }

@@ -3,7 +3,7 @@
 //! the result's shadow (or copies shadows, for the copying calls).
 //! A string is read no further than the real call read it.
 
-use crate::model::trace::*;
+use crate::model::op::Op;
 use crate::sym::{self, Sym};
 
 /// Longest string or block a model looks at.
@@ -46,10 +46,10 @@ pub extern "C" fn __sym_model_cmp(a: *const u8, b: *const u8, n: u64, strings: u
         let mut acc = s.constant(0, 32);
         for i in (0..span).rev() {
             let (x, y) = (byte_expr(s, a + i), byte_expr(s, b + i));
-            let ne = s.node(OP_NE, 1, x, y, 0, 0);
+            let ne = s.node(Op::Ne, 1, x, y, 0, 0);
             let (x32, y32) = (s.resize(x, 32, false), s.resize(y, 32, false));
-            let d = s.node(OP_SUB, 32, x32, y32, 0, 0);
-            acc = s.node(OP_ITE, 32, ne, d, acc, 0);
+            let d = s.node(Op::Sub, 32, x32, y32, 0, 0);
+            acc = s.node(Op::Ite, 32, ne, d, acc, 0);
             if acc == 0 {
                 return 0;
             }
@@ -76,9 +76,9 @@ pub extern "C" fn __sym_model_strlen(p: *const u8, len: u64) -> u32 {
         for i in (0..end).rev() {
             let x = byte_expr(s, p + i);
             let zero = s.constant(0, 8);
-            let is_nul = s.node(OP_EQ, 1, x, zero, 0, 0);
+            let is_nul = s.node(Op::Eq, 1, x, zero, 0, 0);
             let at = s.constant(i as u64, 64);
-            acc = s.node(OP_ITE, 64, is_nul, at, acc, 0);
+            acc = s.node(Op::Ite, 64, is_nul, at, acc, 0);
             if acc == 0 {
                 return 0;
             }
@@ -116,15 +116,15 @@ pub extern "C" fn __sym_model_char(kind: u32, sc: u32) -> u32 {
 pub(crate) fn char_class(s: &mut Sym, kind: u32, c: u32) -> u32 {
     let range = |s: &mut Sym, lo: u64, hi: u64| {
         let (l, h) = (s.constant(lo, 32), s.constant(hi, 32));
-        let a = s.node(OP_UGE, 1, c, l, 0, 0);
-        let b = s.node(OP_ULE, 1, c, h, 0, 0);
-        s.node(OP_AND, 1, a, b, 0, 0)
+        let a = s.node(Op::Uge, 1, c, l, 0, 0);
+        let b = s.node(Op::Ule, 1, c, h, 0, 0);
+        s.node(Op::And, 1, a, b, 0, 0)
     };
     let any = |s: &mut Sym, ranges: &[(u64, u64)]| {
         let mut acc = 0;
         for &(lo, hi) in ranges {
             let r = range(s, lo, hi);
-            acc = if acc == 0 { r } else { s.node(OP_OR, 1, acc, r, 0, 0) };
+            acc = if acc == 0 { r } else { s.node(Op::Or, 1, acc, r, 0, 0) };
         }
         acc
     };
@@ -133,8 +133,8 @@ pub(crate) fn char_class(s: &mut Sym, kind: u32, c: u32) -> u32 {
             let (lo, hi, delta) = if kind == 0 { (97, 122, 32u64.wrapping_neg()) } else { (65, 90, 32) };
             let inside = range(s, lo, hi);
             let d = s.constant(delta, 32);
-            let moved = s.node(OP_ADD, 32, c, d, 0, 0);
-            return s.node(OP_ITE, 32, inside, moved, c, 0);
+            let moved = s.node(Op::Add, 32, c, d, 0, 0);
+            return s.node(Op::Ite, 32, inside, moved, c, 0);
         }
         2 => any(s, &[(48, 57)]),
         3 => any(s, &[(9, 13), (32, 32)]),
@@ -151,7 +151,7 @@ pub(crate) fn char_class(s: &mut Sym, kind: u32, c: u32) -> u32 {
         _ => return 0,
     };
     let (one, zero) = (s.constant(1, 32), s.constant(0, 32));
-    s.node(OP_ITE, 32, cond, one, zero, 0)
+    s.node(Op::Ite, 32, cond, one, zero, 0)
 }
 
 /// What character function `kind` answers for the ASCII character `v`

@@ -4,6 +4,7 @@
 //! The solver never sees a run's addresses (z3 4.8.12 has been seen to
 //! stop the process in its bignum code on compares of such constants).
 
+use crate::model::op::Op;
 use crate::model::trace::*;
 use crate::sym::{self, Sym};
 
@@ -23,11 +24,11 @@ fn split(s: &mut Sym, e: u32, v: u64) -> (u32, u64) {
     let n = s.nodes[e as usize];
     let konst = |k: u32| {
         let m = s.nodes[k as usize];
-        (m.op == OP_CONST).then_some(m.val)
+        (m.op == Op::Const).then_some(m.val)
     };
     match n.op {
-        OP_CONST => (0, n.val),
-        OP_ADD => match (konst(n.a), konst(n.b)) {
+        Op::Const => (0, n.val),
+        Op::Add => match (konst(n.a), konst(n.b)) {
             (_, Some(c)) => (n.a, c),
             (Some(c), _) => (n.b, c),
             _ => (e, 0),
@@ -45,7 +46,7 @@ fn join(s: &mut Sym, x: u32, c: u64) -> u32 {
         return x;
     }
     let k = s.constant(c, 64);
-    s.node(OP_ADD, 64, x, k, 0, 0)
+    s.node(Op::Add, 64, x, k, 0, 0)
 }
 
 /// A pointer `r` computed from `p` (shadow `sp`) by a GEP whose index
@@ -67,15 +68,16 @@ pub extern "C" fn __sym_gep(sp: u32, p: u64, si: u32, vi: u64, stride: u64, r: u
                 idx
             } else {
                 let k = s.constant(stride, 64);
-                s.node(OP_MUL, 64, idx, k, 0, 0)
+                s.node(Op::Mul, 64, idx, k, 0, 0)
             };
-            x = if x == 0 { off } else { s.node(OP_ADD, 64, x, off, 0, 0) };
+            x = if x == 0 { off } else { s.node(Op::Add, 64, x, off, 0, 0) };
         }
         join(s, x, c.wrapping_add(rest))
     })
 }
 
-/// A compare of two pointers (`op`: `OP_EQ` .. `OP_UGE`), both sides
+/// A compare of two pointers (`op`: the code of `Op::Eq` .. `Op::Uge`),
+/// both sides
 /// moved by the lower of their values: equal for equality, and for order
 /// as long as no offset reaches past the address space's ends.
 #[no_mangle]
@@ -84,6 +86,7 @@ pub extern "C" fn __sym_cmp_ptr(op: u32, sa: u32, sb: u32, va: u64, vb: u64) -> 
         return 0;
     }
     with(|s| {
+        let Some(op) = s.op(op) else { return 0 };
         let ((xa, ca), (xb, cb)) = (split(s, sa, va), split(s, sb, vb));
         let base = va.min(vb);
         let side = |s: &mut Sym, x: u32, c: u64| match join(s, x, c.wrapping_sub(base)) {
@@ -91,7 +94,7 @@ pub extern "C" fn __sym_cmp_ptr(op: u32, sa: u32, sb: u32, va: u64, vb: u64) -> 
             e => e,
         };
         let (a, b) = (side(s, xa, ca), side(s, xb, cb));
-        s.node(op as u8, 1, a, b, 0, 0)
+        s.node(op, 1, a, b, 0, 0)
     })
 }
 
@@ -104,9 +107,9 @@ pub(crate) fn sub(s: &mut Sym, sa: u32, sb: u32, va: u64, vb: u64) -> u32 {
         (x, 0) => x,
         (0, y) => {
             let zero = s.constant(0, 64);
-            s.node(OP_SUB, 64, zero, y, 0, 0)
+            s.node(Op::Sub, 64, zero, y, 0, 0)
         }
-        (x, y) => s.node(OP_SUB, 64, x, y, 0, 0),
+        (x, y) => s.node(Op::Sub, 64, x, y, 0, 0),
     };
     join(s, x, ca.wrapping_sub(cb))
 }
@@ -159,11 +162,11 @@ pub extern "C" fn __sym_check_access(site: u32, p: u64, sp: u32, access: u32) {
         let margin = if crate::sys::has_asan() { 0 } else { FAR };
         let shifted = {
             let k = s.constant(margin, 64);
-            s.node(OP_ADD, 64, off, k, 0, 0)
+            s.node(Op::Add, 64, off, k, 0, 0)
         };
         let room = (size as u64).saturating_sub(u64::from(access)).saturating_add(2 * margin);
         let limit = s.constant(room, 64);
-        let far = s.node(OP_UGT, 1, shifted, limit, 0, 0);
+        let far = s.node(Op::Ugt, 1, shifted, limit, 0, 0);
         let at = (p as usize).wrapping_sub(base) as u64;
         let taken = at.wrapping_add(margin) > room;
         s.record(PATH_BRANCH, site, far, u64::from(taken), &[], [NO_SLOT, NO_SLOT]);

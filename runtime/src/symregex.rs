@@ -14,6 +14,7 @@
 //! before it. What it leaves out (range order, interval bounds) may make
 //! it disagree with the real call; it is then not recorded at all.
 
+use crate::model::op::Op;
 use crate::model::trace::*;
 use crate::sym::{self, Sym};
 use crate::symfold::{B, V, W};
@@ -187,7 +188,7 @@ fn next(b: &mut B, st: State, c: V, syntax: u64) -> State {
         V::K(x) => V::K(x.wrapping_sub(u64::from(b'0')) & 0xff),
         V::S(n) => {
             let z = b.konst(u64::from(b'0'), W);
-            let r = b.s.node(OP_SUB, W, n, z, 0, 0);
+            let r = b.s.node(Op::Sub, W, n, z, 0, 0);
             b.sym(r)
         }
     };
@@ -267,7 +268,7 @@ fn next(b: &mut B, st: State, c: V, syntax: u64) -> State {
         V::K(x) => V::K(x + u64::from(b'0')),
         V::S(n) => {
             let z = b.konst(u64::from(b'0'), W);
-            let r = b.s.node(OP_ADD, W, n, z, 0, 0);
+            let r = b.s.node(Op::Add, W, n, z, 0, 0);
             b.sym(r)
         }
     };
@@ -276,7 +277,7 @@ fn next(b: &mut B, st: State, c: V, syntax: u64) -> State {
         (V::K(x), V::K(y)) => V::K(u64::from(x > y)),
         (x, y) => {
             let (xn, yn) = (b.node(x, W), b.node(y, W));
-            let r = b.s.node(OP_UGT, 1, xn, yn, 0, 0);
+            let r = b.s.node(Op::Ugt, 1, xn, yn, 0, 0);
             b.sym(r)
         }
     };

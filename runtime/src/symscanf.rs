@@ -10,7 +10,7 @@
 //! concrete. `fscanf` and `scanf` store concrete values
 //! (`symscanfmt.rs`).
 
-use crate::model::trace::*;
+use crate::model::op::Op;
 use crate::sym::{self, Sym};
 use crate::symchars::{self as c, Ch, Decisions, Str, Text};
 use crate::symfold::{B, V};
@@ -134,7 +134,7 @@ impl<T: Text> Walk<'_, '_, '_, T> {
                 digits += 1;
                 ch = self.inchar();
                 let hex = w != 0 && (base == 0 || base == 16) && {
-                    let l = c::op(self.b, OP_OR, 8, ch.x, V::K(0x20));
+                    let l = c::op(self.b, Op::Or, 8, ch.x, V::K(0x20));
                     let x = self.b.eq(l, u64::from(b'x'));
                     self.dec(x, matches!(ch.c, Some(b'x' | b'X')))
                 };
@@ -159,8 +159,8 @@ impl<T: Text> Walk<'_, '_, '_, T> {
                 break;
             }
             let v = c::digit(self.b, ch.x, base);
-            let m = c::op(self.b, OP_MUL, 64, acc, V::K(u64::from(base)));
-            acc = c::op(self.b, OP_ADD, 64, m, v);
+            let m = c::op(self.b, Op::Mul, 64, acc, V::K(u64::from(base)));
+            acc = c::op(self.b, Op::Add, 64, m, v);
             n += 1;
             digits += 1;
             if w > 0 {

@@ -9,7 +9,7 @@
 //! differ once lowered, as `strcmp`'s model). Searched bytes, sets and
 //! the needle may all be symbolic; no byte is read past those the call read.
 
-use crate::model::trace::*;
+use crate::model::op::Op;
 use crate::sym;
 use crate::symchars::{self as c, Decisions, Str, Text};
 use crate::symfold::{B, V};
@@ -255,8 +255,8 @@ pub unsafe extern "C" fn __sym_model_casecmp(a: *const u8, bp: *const u8, n: u64
         let (x, y) = (ta.at(&mut b, i), tb.at(&mut b, i));
         let (lx, ly) = (c::lower(&mut b, x.x), c::lower(&mut b, y.x));
         let (wx, wy) = (c::widen(&mut b, lx, 32), c::widen(&mut b, ly, 32));
-        let diff = c::op(&mut b, OP_SUB, 32, wx, wy);
-        let ne = c::op(&mut b, OP_NE, 8, lx, ly);
+        let diff = c::op(&mut b, Op::Sub, 32, wx, wy);
+        let ne = c::op(&mut b, Op::Ne, 8, lx, ly);
         let rest = b.ite(x.end, V::K(0), acc, 32);
         acc = b.ite(ne, diff, rest, 32);
     }

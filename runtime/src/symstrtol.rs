@@ -6,7 +6,7 @@
 //! that ends them) is a branch at the call's site, so a solution keeps the
 //! number's shape or changes it on purpose. `*endptr` is concrete.
 
-use crate::model::trace::*;
+use crate::model::op::Op;
 use crate::sym;
 use crate::symchars::{self as c, Decisions, Str, Text};
 use crate::symfold::{B, V};
@@ -41,8 +41,8 @@ pub fn digits(
             break;
         }
         let v = c::digit(b, ch.x, base);
-        let m = c::op(b, OP_MUL, 64, acc, V::K(u64::from(base)));
-        acc = c::op(b, OP_ADD, 64, m, v);
+        let m = c::op(b, Op::Mul, 64, acc, V::K(u64::from(base)));
+        acc = c::op(b, Op::Add, 64, m, v);
         n += 1;
         at += 1;
     }
@@ -52,7 +52,7 @@ pub fn digits(
 /// `v` negated when `neg`.
 pub fn signed(b: &mut B, v: V, neg: bool) -> V {
     if neg {
-        c::op(b, OP_SUB, 64, V::K(0), v)
+        c::op(b, Op::Sub, 64, V::K(0), v)
     } else {
         v
     }
@@ -93,7 +93,7 @@ pub fn strtol(b: &mut B, d: &mut Decisions, t: &mut impl Text, base: u32, signed
         let zero = b.eq(ch.x, u64::from(b'0'));
         if d.decide(zero, ch.c == Some(b'0')) {
             let next = t.at(b, i + 1);
-            let l = c::op(b, OP_OR, 8, next.x, V::K(0x20));
+            let l = c::op(b, Op::Or, 8, next.x, V::K(0x20));
             let x = b.eq(l, u64::from(b'x'));
             if d.decide(x, matches!(next.c, Some(b'x' | b'X'))) {
                 base = 16;
@@ -141,8 +141,8 @@ fn sign_or_digit(
     let (rest, n, end) = digits(b, d, t, i + 1, base, usize::MAX);
     let scale = (0..n).fold(1u64, |p, _| p.wrapping_mul(u64::from(base)));
     let top = c::digit(b, first.x, base);
-    let top = c::op(b, OP_MUL, 64, top, V::K(scale));
-    let whole = c::op(b, OP_ADD, 64, top, rest);
+    let top = c::op(b, Op::Mul, 64, top, V::K(scale));
+    let whole = c::op(b, Op::Add, 64, top, rest);
     let negated = signed(b, rest, true);
     let v = b.ite(plus, rest, whole, 64);
     let v = b.ite(minus, negated, v, 64);

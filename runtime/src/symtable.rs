@@ -1,10 +1,11 @@
 //! Loads through a symbolic byte index (`table[c]`, as glibc's `isdigit`
 //! and `toupper` macros do): the 256 entries the index can reach are read
 //! (safely: an unreadable table is no table) and the load becomes an
-//! `OP_TABLE` node over the byte. An index computed from one input byte
+//! `Op::Table` node over the byte. An index computed from one input byte
 //! (`regs[c - 'a']`, `stack[depth + c]`) is evaluated at each of the
 //! byte's values for the 256 entries (`symeval.rs`).
 
+use crate::model::op::Op;
 use crate::model::trace::*;
 use crate::sym::Sym;
 use alloc::vec::Vec;
@@ -20,9 +21,9 @@ fn byte_index(s: &Sym, si: u32) -> Option<(u32, bool)> {
             return Some((n, signed.unwrap_or(false)));
         }
         match x.op {
-            OP_SEXT | OP_ZEXT => {
+            Op::SExt | Op::ZExt => {
                 // The innermost extension decides how the byte reads.
-                signed = Some(x.op == OP_SEXT);
+                signed = Some(x.op == Op::SExt);
                 n = x.a;
             }
             _ => return None,
@@ -95,12 +96,12 @@ fn read_computed(s: &mut Sym, p: usize, si: u32, vi: u64, elem: usize, size: usi
     }
     let id = s.table(entries);
     let width = 8 * size as u32;
-    let mut node = s.node(OP_TABLE, width, e.input, 0, 0, id as u64);
+    let mut node = s.node(Op::Table, width, e.input, 0, 0, id as u64);
     for (b, a) in symbolic {
         let v = s.load(a, size);
         let k = s.constant(u64::from(b), 8);
-        let here = s.node(OP_EQ, 1, e.input, k, 0, 0);
-        node = s.node(OP_ITE, width, here, v, node, 0);
+        let here = s.node(Op::Eq, 1, e.input, k, 0, 0);
+        node = s.node(Op::Ite, width, here, v, node, 0);
     }
     Some(node)
 }
@@ -129,5 +130,5 @@ fn read_widened(s: &mut Sym, p: usize, (byte, signed): (u32, bool), vi: u64, ele
         entries.push(u64::from_le_bytes(v));
     }
     let id = s.table(entries);
-    Some(s.node(OP_TABLE, 8 * size as u32, byte, 0, 0, id as u64))
+    Some(s.node(Op::Table, 8 * size as u32, byte, 0, 0, id as u64))
 }

@@ -15,7 +15,7 @@
 //! pinned as any unmodelled call's.
 
 use crate::model::chars::WIDE_CHAR_FUNCTIONS;
-use crate::model::trace::*;
+use crate::model::op::Op;
 use crate::sym::{self, Sym};
 use crate::symchars::{self as c, Decisions};
 use crate::symfold::{B, V};
@@ -43,7 +43,7 @@ fn value(b: &mut B, sv: u32, v: u64, width: u32) -> V {
 /// byte (below 0x80): a decision of the call.
 fn own_byte(b: &mut B, d: &mut Decisions, sc: u32, ch: u64) -> (V, bool) {
     let x = value(b, sc, ch, 32);
-    let own = c::op(b, OP_ULT, 32, x, V::K(ASCII_END));
+    let own = c::op(b, Op::Ult, 32, x, V::K(ASCII_END));
     (x, d.decide(own, (ch & WEOF) < ASCII_END))
 }
 
@@ -98,7 +98,7 @@ pub unsafe extern "C" fn __sym_model_mbrtowc(pwc: *mut u8, p: *const u8, n: u64,
     // SAFETY: the real call read this byte.
     let v = unsafe { *p };
     let x = c::byte(&mut b, p as usize, v);
-    let own = c::op(&mut b, OP_ULT, 8, x, V::K(ASCII_END));
+    let own = c::op(&mut b, Op::Ult, 8, x, V::K(ASCII_END));
     if !d.decide(own, u64::from(v) < ASCII_END) {
         // The locale's: the class alone is modelled.
         if finish(&mut b, &d) {

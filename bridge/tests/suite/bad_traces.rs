@@ -3,8 +3,9 @@
 //! on exploring its other units.
 
 use crate::util::*;
+use model::op::Op;
 use model::symtrace::{PathEntry, Trace};
-use model::trace::{Node, OP_CONST, OP_EQ, OP_INPUT, OP_ZEXT, PATH_BRANCH};
+use model::trace::{Node, PATH_BRANCH};
 
 /// A small well-formed trace: input byte 0, widened, compared.
 fn good() -> Trace {
@@ -13,10 +14,10 @@ fn good() -> Trace {
         flags: 0,
         nodes: vec![
             Node::default(),
-            node(OP_INPUT, 8, 0, 0, 0),
-            node(OP_ZEXT, 32, 1, 0, 0),
-            node(OP_CONST, 32, 0, 0, 98),
-            node(OP_EQ, 1, 2, 3, 0),
+            node(Op::Input, 8, 0, 0, 0),
+            node(Op::ZExt, 32, 1, 0, 0),
+            node(Op::Const, 32, 0, 0, 98),
+            node(Op::Eq, 1, 2, 3, 0),
         ],
         path: vec![PathEntry { kind: PATH_BRANCH, site: 1, node: 4, taken: 0, cases: vec![], slots: vec![] }],
         tables: vec![],

@@ -13,6 +13,7 @@ mod libc;
 use super::shadow::{int_width, operand, shadow_width, Shadower};
 use crate::Error;
 use inkwell::values::{AnyValue, AsValueRef, BasicValueEnum, FunctionValue, InstructionValue};
+use model::op::Op;
 
 /// Calls whose arguments never steer the program: nothing to pin.
 /// (`sprintf` and kin write memory: they have a model.)
@@ -122,19 +123,18 @@ impl<'ctx> Shadower<'_, 'ctx> {
                 if sa.is_none() && sb.is_none() {
                     return Ok(());
                 }
-                use model::trace::*;
-                let (code, kind) = match base.as_str() {
-                    "llvm.uadd" => (OP_ADD, 0),
-                    "llvm.sadd" => (OP_ADD, 1),
-                    "llvm.usub" => (OP_SUB, 2),
-                    "llvm.ssub" => (OP_SUB, 3),
-                    "llvm.umul" => (OP_MUL, 4),
-                    _ => (OP_MUL, 5),
+                let (op, kind) = match base.as_str() {
+                    "llvm.uadd" => (Op::Add, 0),
+                    "llvm.sadd" => (Op::Add, 1),
+                    "llvm.usub" => (Op::Sub, 2),
+                    "llvm.ssub" => (Op::Sub, 3),
+                    "llvm.umul" => (Op::Mul, 4),
+                    _ => (Op::Mul, 5),
                 };
                 self.after(i);
                 let (va, vb) = (self.wide(args[0], false)?, self.wide(args[1], false)?);
                 let (sa, sb, wc) = (self.or_zero(sa), self.or_zero(sb), self.i32c(w.into()));
-                let r = [self.i32c(code.into()).into(), sa.into(), sb.into(), va.into(), vb.into(), wc.into()];
+                let r = [self.i32c(op.code().into()).into(), sa.into(), sb.into(), va.into(), vb.into(), wc.into()];
                 let r = self.call(self.abi.binop, &r)?.expect("i32");
                 let f = [self.i32c(kind).into(), sa.into(), sb.into(), va.into(), vb.into(), wc.into()];
                 let f = self.call(self.abi.overflow, &f)?.expect("i32");
@@ -146,12 +146,11 @@ impl<'ctx> Shadower<'_, 'ctx> {
                 if sa.is_none() && sb.is_none() {
                     return Ok(());
                 }
-                use model::trace::*;
                 let op = match base.as_str() {
-                    "llvm.umin" => OP_ULT,
-                    "llvm.umax" => OP_UGT,
-                    "llvm.smin" => OP_SLT,
-                    _ => OP_SGT,
+                    "llvm.umin" => Op::Ult,
+                    "llvm.umax" => Op::Ugt,
+                    "llvm.smin" => Op::Slt,
+                    _ => Op::Sgt,
                 };
                 self.after(i);
                 let (va, vb) = (self.wide(args[0], false)?, self.wide(args[1], false)?);
@@ -160,7 +159,7 @@ impl<'ctx> Shadower<'_, 'ctx> {
                 let c = self
                     .call(
                         self.abi.cmp,
-                        &[self.i32c(op.into()).into(), sa.into(), sb.into(), va.into(), vb.into(), wc.into()],
+                        &[self.i32c(op.code().into()).into(), sa.into(), sb.into(), va.into(), vb.into(), wc.into()],
                     )?
                     .expect("i32");
                 // The concrete choice: the result is `a` exactly when it equals `a`.
@@ -184,7 +183,6 @@ impl<'ctx> Shadower<'_, 'ctx> {
             "llvm.abs" if !args.is_empty() => {
                 // |x| as x < 0 ? 0 - x : x.
                 let (Some(w), Some(sx)) = (int_width(i.get_type()), self.shadow(args[0])) else { return Ok(()) };
-                use model::trace::*;
                 self.after(i);
                 let x = args[0].into_int_value();
                 let vx = self.wide(args[0], false)?;
@@ -192,9 +190,11 @@ impl<'ctx> Shadower<'_, 'ctx> {
                 let vneg = self.wide(neg.into(), false)?;
                 let (wc, zero) = (self.i32c(w.into()), self.zero());
                 let k0 = self.ctx.i64_type().const_zero();
-                let sub = [self.i32c(OP_SUB.into()).into(), zero.into(), sx.into(), k0.into(), vx.into(), wc.into()];
+                let sub =
+                    [self.i32c(Op::Sub.code().into()).into(), zero.into(), sx.into(), k0.into(), vx.into(), wc.into()];
                 let sneg = self.call(self.abi.binop, &sub)?.expect("i32");
-                let lt = [self.i32c(OP_SLT.into()).into(), sx.into(), zero.into(), vx.into(), k0.into(), wc.into()];
+                let lt =
+                    [self.i32c(Op::Slt.code().into()).into(), sx.into(), zero.into(), vx.into(), k0.into(), wc.into()];
                 let c = self.call(self.abi.cmp, &lt)?.expect("i32");
                 let below = self.b.build_int_compare(inkwell::IntPredicate::SLT, x, x.get_type().const_zero(), "")?;
                 let c32 = self.b.build_int_z_extend(below, self.ctx.i32_type(), "")?;

@@ -578,18 +578,20 @@ fn binop_code(op: Op) -> Option<u8> {
 }
 
 pub(super) fn cmp_code(p: IntPredicate) -> u8 {
-    match p {
-        IntPredicate::EQ => OP_EQ,
-        IntPredicate::NE => OP_NE,
-        IntPredicate::ULT => OP_ULT,
-        IntPredicate::ULE => OP_ULE,
-        IntPredicate::UGT => OP_UGT,
-        IntPredicate::UGE => OP_UGE,
-        IntPredicate::SLT => OP_SLT,
-        IntPredicate::SLE => OP_SLE,
-        IntPredicate::SGT => OP_SGT,
-        IntPredicate::SGE => OP_SGE,
-    }
+    use model::op::Op as T;
+    let t = match p {
+        IntPredicate::EQ => T::Eq,
+        IntPredicate::NE => T::Ne,
+        IntPredicate::ULT => T::Ult,
+        IntPredicate::ULE => T::Ule,
+        IntPredicate::UGT => T::Ugt,
+        IntPredicate::UGE => T::Uge,
+        IntPredicate::SLT => T::Slt,
+        IntPredicate::SLE => T::Sle,
+        IntPredicate::SGT => T::Sgt,
+        IntPredicate::SGE => T::Sge,
+    };
+    t.code()
 }
 
 /// Blocks reachable from `entry`, in reverse post-order.

@@ -13,7 +13,7 @@
 
 use super::{Answer, Cond, Query, Solver, Stats, Stop};
 use crate::symbolic::dag::Dag;
-use model::trace::OP_INPUT;
+use model::op::Op;
 use std::collections::{BTreeSet, HashMap};
 
 pub struct Local<S> {
@@ -49,7 +49,7 @@ impl<S: Solver> Local<S> {
         }
         if self.inputs.0 != q.id {
             let nodes = q.trace.nodes.iter().enumerate();
-            let map = nodes.filter(|(_, x)| x.op == OP_INPUT && x.width == 8).map(|(n, x)| (x.val as u32, n as u32));
+            let map = nodes.filter(|(_, x)| x.op == Op::Input && x.width == 8).map(|(n, x)| (x.val as u32, n as u32));
             self.inputs = (q.id, map.collect());
         }
         let mut conds = q.conds.clone();
@@ -92,6 +92,7 @@ impl<S: Solver> Solver for Local<S> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use model::op::Op;
     use model::symtrace::Trace;
     use model::trace::*;
 
@@ -122,14 +123,14 @@ mod tests {
         let n = |op, width, a, b, val| Node { op, width, a, b, c: 0, val };
         let nodes = vec![
             Node::default(),
-            n(OP_INPUT, 8, 0, 0, 0),
-            n(OP_INPUT, 8, 0, 0, 1),
-            n(OP_CONST, 8, 0, 0, u64::from(b'a')),
-            n(OP_EQ, 1, 1, 3, 0),
-            n(OP_INPUT, 8, 0, 0, 2),
-            n(OP_CONST, 8, 0, 0, 200),
-            n(OP_ADD, 8, 2, 5, 0),
-            n(OP_EQ, 1, 7, 6, 0),
+            n(Op::Input, 8, 0, 0, 0),
+            n(Op::Input, 8, 0, 0, 1),
+            n(Op::Const, 8, 0, 0, u64::from(b'a')),
+            n(Op::Eq, 1, 1, 3, 0),
+            n(Op::Input, 8, 0, 0, 2),
+            n(Op::Const, 8, 0, 0, 200),
+            n(Op::Add, 8, 2, 5, 0),
+            n(Op::Eq, 1, 7, 6, 0),
         ];
         Trace { flags: 0, nodes, path: Vec::new(), tables: Vec::new(), pin_names: Vec::new() }
     }

@@ -110,9 +110,10 @@ pub fn chain(timeout_ms: u32, smt_log: Option<std::path::PathBuf>, halt: Option<
 #[cfg(test)]
 mod tests {
     use super::*;
+    use model::op::Op;
     use model::trace::*;
 
-    fn node(op: u8, width: u8, a: u32, b: u32, val: u64) -> Node {
+    fn node(op: Op, width: u8, a: u32, b: u32, val: u64) -> Node {
         Node { op, width, a, b, c: 0, val }
     }
 
@@ -120,18 +121,18 @@ mod tests {
     fn trace() -> Trace {
         let nodes = vec![
             Node::default(),
-            node(OP_INPUT, 8, 0, 0, 0),
-            node(OP_INPUT, 8, 0, 0, 1),
-            node(OP_ZEXT, 32, 1, 0, 0),
-            node(OP_ZEXT, 32, 2, 0, 0),
-            node(OP_CONST, 32, 0, 0, 31),
-            node(OP_MUL, 32, 3, 5, 0),
-            node(OP_ADD, 32, 6, 4, 0),
-            node(OP_CONST, 32, 0, 0, 0x1234),
-            node(OP_EQ, 1, 7, 8, 0),
-            node(OP_INPUT, 8, 0, 0, 2),
-            node(OP_CONST, 8, 0, 0, 7),
-            node(OP_EQ, 1, 10, 11, 0),
+            node(Op::Input, 8, 0, 0, 0),
+            node(Op::Input, 8, 0, 0, 1),
+            node(Op::ZExt, 32, 1, 0, 0),
+            node(Op::ZExt, 32, 2, 0, 0),
+            node(Op::Const, 32, 0, 0, 31),
+            node(Op::Mul, 32, 3, 5, 0),
+            node(Op::Add, 32, 6, 4, 0),
+            node(Op::Const, 32, 0, 0, 0x1234),
+            node(Op::Eq, 1, 7, 8, 0),
+            node(Op::Input, 8, 0, 0, 2),
+            node(Op::Const, 8, 0, 0, 7),
+            node(Op::Eq, 1, 10, 11, 0),
         ];
         Trace { flags: 0, nodes, path: Vec::new(), tables: Vec::new(), pin_names: Vec::new() }
     }
@@ -165,24 +166,24 @@ mod tests {
             nodes.push(n);
             (nodes.len() - 1) as u32
         };
-        let mut h = push(node(OP_INPUT, 8, 0, 0, 0));
+        let mut h = push(node(Op::Input, 8, 0, 0, 0));
         for k in 1..4u64 {
-            let b = push(node(OP_INPUT, 8, 0, 0, k));
-            h = push(Node { op: OP_CONCAT, width: 8 * (k as u8 + 1), a: b, b: h, c: 0, val: 0 });
+            let b = push(node(Op::Input, 8, 0, 0, k));
+            h = push(Node { op: Op::Concat, width: 8 * (k as u8 + 1), a: b, b: h, c: 0, val: 0 });
         }
-        h = push(node(OP_ZEXT, 64, h, 0, 0));
-        let mix = push(node(OP_CONST, 64, 0, 0, 0x9e37_79b9_7f4a_7c15));
+        h = push(node(Op::ZExt, 64, h, 0, 0));
+        let mix = push(node(Op::Const, 64, 0, 0, 0x9e37_79b9_7f4a_7c15));
         for k in 4..8u64 {
             want =
                 want.wrapping_mul(want).wrapping_add(u64::from(bytes[k as usize])).wrapping_add(0x9e37_79b9_7f4a_7c15);
-            let sq = push(node(OP_MUL, 64, h, h, 0));
-            let b = push(node(OP_INPUT, 8, 0, 0, k));
-            let b = push(node(OP_ZEXT, 64, b, 0, 0));
-            let sum = push(node(OP_ADD, 64, sq, b, 0));
-            h = push(node(OP_ADD, 64, sum, mix, 0));
+            let sq = push(node(Op::Mul, 64, h, h, 0));
+            let b = push(node(Op::Input, 8, 0, 0, k));
+            let b = push(node(Op::ZExt, 64, b, 0, 0));
+            let sum = push(node(Op::Add, 64, sq, b, 0));
+            h = push(node(Op::Add, 64, sum, mix, 0));
         }
-        let want = push(node(OP_CONST, 64, 0, 0, want));
-        let eq = push(node(OP_EQ, 1, h, want, 0));
+        let want = push(node(Op::Const, 64, 0, 0, want));
+        let eq = push(node(Op::Eq, 1, h, want, 0));
         (Trace { flags: 0, nodes, path: Vec::new(), tables: Vec::new(), pin_names: Vec::new() }, eq)
     }
 

@@ -13,9 +13,8 @@
 use super::{Answer, Cond, Query, Solver, Stats, Stop};
 use crate::symbolic::closest::{holds, Plan};
 use crate::symbolic::dag::Dag;
-use model::op::mask;
+use model::op::{mask, Op};
 use model::symtrace::Trace;
-use model::trace::*;
 use std::collections::BTreeSet;
 use std::ops::Range;
 
@@ -57,15 +56,15 @@ struct Leaf {
 /// make `node` be `want`.
 fn leaves(t: &Trace, node: u32, want: bool, depth: u32, out: &mut Vec<Leaf>) {
     let Some(n) = t.nodes.get(node as usize).copied() else { return };
-    let konst = |k: u32| t.nodes.get(k as usize).filter(|m| m.op == OP_CONST).map(|m| m.val);
+    let konst = |k: u32| t.nodes.get(k as usize).filter(|m| m.op == Op::Const).map(|m| m.val);
     match n.op {
-        OP_AND | OP_OR if depth < MAX_DEPTH && n.width == 1 => {
+        Op::And | Op::Or if depth < MAX_DEPTH && n.width == 1 => {
             leaves(t, n.a, want, depth + 1, out);
             leaves(t, n.b, want, depth + 1, out);
         }
-        OP_XOR if depth < MAX_DEPTH && n.width == 1 && konst(n.b) == Some(1) => leaves(t, n.a, !want, depth + 1, out),
-        OP_EQ | OP_NE => {
-            let eq = (n.op == OP_EQ) == want;
+        Op::Xor if depth < MAX_DEPTH && n.width == 1 && konst(n.b) == Some(1) => leaves(t, n.a, !want, depth + 1, out),
+        Op::Eq | Op::Ne => {
+            let eq = (n.op == Op::Eq) == want;
             let side = match (konst(n.a), konst(n.b)) {
                 (None, Some(k)) => Some((n.a, k)),
                 (Some(k), None) => Some((n.b, k)),
@@ -75,7 +74,7 @@ fn leaves(t: &Trace, node: u32, want: bool, depth: u32, out: &mut Vec<Leaf>) {
                 out.push(Leaf { node, want: u64::from(want), x, k, eq: true });
             }
         }
-        OP_ULT..=OP_SGE => {
+        op if op.is_order() => {
             let side = match (konst(n.a), konst(n.b)) {
                 (None, Some(k)) => Some((n.a, k)),
                 (Some(k), None) => Some((n.b, k)),

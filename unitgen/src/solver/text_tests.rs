@@ -1,6 +1,7 @@
 //! Tests of the text stage ([`super`]).
 
 use super::*;
+use model::op::Op;
 use model::trace::Node;
 
 /// Answers nothing, and counts what it was asked.
@@ -20,12 +21,12 @@ impl Solver for Nothing {
 struct Dag(Vec<Node>);
 
 impl Dag {
-    fn add(&mut self, op: u8, width: u8, a: u32, b: u32, val: u64) -> u32 {
+    fn add(&mut self, op: Op, width: u8, a: u32, b: u32, val: u64) -> u32 {
         self.0.push(Node { op, width, a, b, c: 0, val });
         self.0.len() as u32 - 1
     }
     fn konst(&mut self, v: u64, width: u8) -> u32 {
-        self.add(OP_CONST, width, 0, 0, v)
+        self.add(Op::Const, width, 0, 0, v)
     }
     /// The decimal value of input bytes `at..at + n`, as `strtol`'s
     /// model builds it (multiply by ten, add the digit).
@@ -33,11 +34,11 @@ impl Dag {
         let (ten, zero_char) = (self.konst(10, 64), self.konst(u64::from(b'0'), 64));
         let mut acc = self.konst(0, 64);
         for k in at..at + n {
-            let byte = self.add(OP_INPUT, 8, 0, 0, k);
-            let wide = self.add(OP_ZEXT, 64, byte, 0, 0);
-            let digit = self.add(OP_SUB, 64, wide, zero_char, 0);
-            let m = self.add(OP_MUL, 64, acc, ten, 0);
-            acc = self.add(OP_ADD, 64, m, digit, 0);
+            let byte = self.add(Op::Input, 8, 0, 0, k);
+            let wide = self.add(Op::ZExt, 64, byte, 0, 0);
+            let digit = self.add(Op::Sub, 64, wide, zero_char, 0);
+            let m = self.add(Op::Mul, 64, acc, ten, 0);
+            acc = self.add(Op::Add, 64, m, digit, 0);
         }
         acc
     }
@@ -47,9 +48,9 @@ impl Dag {
         let (zero_char, nine) = (self.konst(u64::from(b'0'), 8), self.konst(9, 8));
         (at..at + n)
             .map(|k| {
-                let byte = self.add(OP_INPUT, 8, 0, 0, k);
-                let off = self.add(OP_SUB, 8, byte, zero_char, 0);
-                Cond::Bit(self.add(OP_ULE, 1, off, nine, 0), true)
+                let byte = self.add(Op::Input, 8, 0, 0, k);
+                let off = self.add(Op::Sub, 8, byte, zero_char, 0);
+                Cond::Bit(self.add(Op::Ule, 1, off, nine, 0), true)
             })
             .collect()
     }
@@ -78,7 +79,7 @@ fn a_number_compared_with_a_constant_is_written_as_that_constant() {
     let mut d = Dag(vec![Node::default()]);
     let n = d.number(4, 8);
     let k = d.konst(2_147_483_648, 64);
-    let eq = d.add(OP_EQ, 1, n, k, 0);
+    let eq = d.add(Op::Eq, 1, n, k, 0);
     let t = d.trace();
     let near = b"set 00000012\n";
     let (a, asked) = solve(&t, vec![Cond::Bit(eq, true)], near);
@@ -88,7 +89,7 @@ fn a_number_compared_with_a_constant_is_written_as_that_constant() {
     let mut d = Dag(vec![Node::default()]);
     let n = d.number(4, 12);
     let k = d.konst(2_147_483_648, 64);
-    let eq = d.add(OP_EQ, 1, n, k, 0);
+    let eq = d.add(Op::Eq, 1, n, k, 0);
     let t = d.trace();
     let (a, asked) = solve(&t, vec![Cond::Bit(eq, true)], near);
     assert_eq!(asked, 0);
@@ -100,12 +101,12 @@ fn a_sum_of_two_numbers_is_met_by_changing_one_of_them() {
     let near = b"0010 0020";
     let mut d = Dag(vec![Node::default()]);
     let (x, y) = (d.number(0, 4), d.number(5, 4));
-    let sum = d.add(OP_ADD, 64, x, y, 0);
+    let sum = d.add(Op::Add, 64, x, y, 0);
     let k = d.konst(1234, 64);
-    let eq = d.add(OP_EQ, 1, sum, k, 0);
+    let eq = d.add(Op::Eq, 1, sum, k, 0);
     // The second number stays below 100 (a condition that holds).
     let hundred = d.konst(100, 64);
-    let small = d.add(OP_ULT, 1, y, hundred, 0);
+    let small = d.add(Op::Ult, 1, y, hundred, 0);
     let t = d.trace();
     let (a, asked) = solve(&t, vec![Cond::Bit(small, true), Cond::Bit(eq, true)], near);
     assert_eq!(asked, 0);
@@ -120,9 +121,9 @@ fn an_index_scaled_to_an_offset_is_pushed_to_the_ends_of_its_type() {
     let mut d = Dag(vec![Node::default()]);
     let n = d.number(0, 6);
     let four = d.konst(4, 64);
-    let off = d.add(OP_MUL, 64, n, four, 0);
+    let off = d.add(Op::Mul, 64, n, four, 0);
     let limit = d.konst(3_000_000, 64);
-    let far = d.add(OP_UGT, 1, off, limit, 0);
+    let far = d.add(Op::Ugt, 1, off, limit, 0);
     let mut conds = d.digits(0, 6);
     conds.push(Cond::Bit(far, true));
     let t = d.trace();
@@ -141,11 +142,11 @@ fn a_number_on_the_path_is_pushed_to_where_its_check_wraps() {
     let near = b"000000000002";
     let mut d = Dag(vec![Node::default()]);
     let n = d.number(0, 12);
-    let count = d.add(OP_EXTRACT, 32, n, 0, 0);
+    let count = d.add(Op::Extract, 32, n, 0, 0);
     let depth = d.konst(2, 32);
-    let sum = d.add(OP_ADD, 32, count, depth, 0);
+    let sum = d.add(Op::Add, 32, count, depth, 0);
     let sixteen = d.konst(16, 32);
-    let room = d.add(OP_ULE, 1, sum, sixteen, 0);
+    let room = d.add(Op::Ule, 1, sum, sixteen, 0);
     let mut conds = d.digits(0, 12);
     conds.push(Cond::Bit(room, true));
     let t = d.trace();
@@ -162,11 +163,11 @@ fn a_number_on_the_path_is_pushed_to_where_its_check_wraps() {
 
 /// Two numbers of `digits` digits each, a blank between, every byte of
 /// them a digit, and their 64-bit sum compared (`op`) with `k` (held).
-fn sum_of_two(digits: u64, op: u8, k: u64) -> (Trace, Vec<Cond>) {
+fn sum_of_two(digits: u64, op: Op, k: u64) -> (Trace, Vec<Cond>) {
     let mut d = Dag(vec![Node::default()]);
     let a = d.number(0, digits);
     let b = d.number(digits + 1, digits);
-    let sum = d.add(OP_ADD, 64, a, b, 0);
+    let sum = d.add(Op::Add, 64, a, b, 0);
     let k = d.konst(k, 64);
     let cmp = d.add(op, 1, sum, k, 0);
     let mut conds = d.digits(0, digits);
@@ -188,7 +189,7 @@ fn a_sum_no_one_number_reaches_is_reached_with_the_others_at_zero() {
     // number alone gives 3 (it would be negative), either does once the
     // other is 0.
     let near = b"000000000012 000000000005";
-    let (t, conds) = sum_of_two(12, OP_EQ, 3);
+    let (t, conds) = sum_of_two(12, Op::Eq, 3);
     let (answer, asked) = solve(&t, conds, near);
     assert_eq!(asked, 0, "solved before the solver");
     let (x, y) = two_numbers(&apply(near, &answer));
@@ -201,7 +202,7 @@ fn each_number_a_wrapping_check_reads_is_pushed_to_its_end_on_its_own() {
     // wrapped addr and a wrapped len are two answers, each changing one
     // number only.
     let near = b"00000000000000000016 00000000000000000016";
-    let (t, conds) = sum_of_two(20, OP_ULE, 256);
+    let (t, conds) = sum_of_two(20, Op::Ule, 256);
     let mut s = Textual::new(Nothing::default());
     let got = s.extremes(&Query { id: 1, trace: &t, conds, near });
     assert_eq!(got.len(), 2, "{got:?}");
@@ -222,7 +223,7 @@ fn what_no_text_satisfies_goes_to_the_solver_and_conditions_that_held_keep_holdi
     let mut d = Dag(vec![Node::default()]);
     let n = d.number(0, 2);
     let five = d.konst(5, 64);
-    let eq = d.add(OP_EQ, 1, n, five, 0);
+    let eq = d.add(Op::Eq, 1, n, five, 0);
     let t = d.trace();
     let (a, asked) = solve(&t, vec![Cond::Bit(eq, false), Cond::Bit(eq, true)], near);
     assert_eq!((a, asked), (Answer::Unknown, 1));

@@ -68,7 +68,7 @@ impl Terms<'_> {
             order.push(n);
             let x = self.q.trace.nodes[n as usize];
             let refs = [x.a, x.b, x.c];
-            let ops = &refs[..Op::from_code(x.op).map_or(0, Op::operands)];
+            let ops = &refs[..x.op.operands()];
             stack.extend(ops.iter().filter(|o| !self.bv.contains_key(o)));
         }
         order.sort_unstable();
@@ -83,10 +83,7 @@ impl Terms<'_> {
         let x = self.q.trace.nodes[n as usize];
         let w = u32::from(x.width);
         let g = |k: u32| self.bv[&k].clone();
-        // An operator the decoder let through unknown (it never does): a
-        // fresh value, never wrong, only less precise.
-        let Some(op) = Op::from_code(x.op) else { return BV::fresh_const("unknown", w) };
-        match op {
+        match x.op {
             Op::Input => BV::new_const(format!("in{}", x.val), 8),
             Op::Const => BV::from_u64(x.val, w),
             Op::ZExt => {
@@ -261,7 +258,7 @@ impl Z3 {
                 let mut out = Vec::new();
                 for (&n, _) in terms.bv.iter() {
                     let x = q.trace.nodes[n as usize];
-                    if x.op == Op::Input.code() {
+                    if x.op == Op::Input {
                         let v = BV::new_const(format!("in{}", x.val), 8);
                         if let Some(val) = model.eval(&v, true).and_then(|e| e.as_u64()) {
                             out.push((x.val as u32, val as u8));

@@ -14,11 +14,10 @@ use std::collections::{HashMap, HashSet};
 /// may give this, against its queries' few milliseconds.
 const MAX_WORK: usize = 1 << 21;
 
-/// The operand places of `x` (none for a node of an unknown operator,
-/// which the decoder never lets through).
+/// The operand places of `x`.
 fn operands(x: &Node) -> &'static [usize] {
     const ALL: [usize; 3] = [0, 1, 2];
-    &ALL[..Op::from_code(x.op).map_or(0, Op::operands)]
+    &ALL[..x.op.operands()]
 }
 
 /// The nodes the conditions depend on, in increasing order (operands come
@@ -68,7 +67,7 @@ impl Plan {
             let get = |k: usize| if o[k] == usize::MAX { 0 } else { vals[o[k]] };
             let (a, b, c) = (get(0), get(1), get(2));
             let width = |k: u32| t.nodes.get(k as usize).map_or(0, |y| y.width);
-            let op = Op::from_code(x.op)?;
+            let op = x.op;
             let (wa, wb) = (u32::from(width(x.a)), u32::from(width(x.b)));
             let wb = if op.operands() >= 2 { wb } else { 0 };
             let v = match op {
@@ -159,31 +158,31 @@ mod tests {
     use super::*;
     use model::trace::Node;
 
-    fn node(op: u8, width: u8, a: u32, b: u32, c: u32, val: u64) -> Node {
+    fn node(op: Op, width: u8, a: u32, b: u32, c: u32, val: u64) -> Node {
         Node { op, width, a, b, c, val }
     }
 
     /// `strlen` of input bytes 0..4 (an ITE chain, as the runtime's model
     /// builds it), and the condition `3 < strlen`.
     fn grown() -> (Trace, Cond) {
-        let mut nodes = vec![Node::default(), node(OP_CONST, 8, 0, 0, 0, 0)];
+        let mut nodes = vec![Node::default(), node(Op::Const, 8, 0, 0, 0, 0)];
         let mut acc = {
-            nodes.push(node(OP_CONST, 64, 0, 0, 0, 4));
+            nodes.push(node(Op::Const, 64, 0, 0, 0, 4));
             nodes.len() as u32 - 1
         };
         for i in (0..4u64).rev() {
-            nodes.push(node(OP_INPUT, 8, 0, 0, 0, i));
+            nodes.push(node(Op::Input, 8, 0, 0, 0, i));
             let x = nodes.len() as u32 - 1;
-            nodes.push(node(OP_EQ, 1, x, 1, 0, 0));
+            nodes.push(node(Op::Eq, 1, x, 1, 0, 0));
             let nul = nodes.len() as u32 - 1;
-            nodes.push(node(OP_CONST, 64, 0, 0, 0, i));
+            nodes.push(node(Op::Const, 64, 0, 0, 0, i));
             let at = nodes.len() as u32 - 1;
-            nodes.push(node(OP_ITE, 64, nul, at, acc, 0));
+            nodes.push(node(Op::Ite, 64, nul, at, acc, 0));
             acc = nodes.len() as u32 - 1;
         }
-        nodes.push(node(OP_CONST, 64, 0, 0, 0, 3));
+        nodes.push(node(Op::Const, 64, 0, 0, 0, 3));
         let three = nodes.len() as u32 - 1;
-        nodes.push(node(OP_ULT, 1, three, acc, 0, 0));
+        nodes.push(node(Op::Ult, 1, three, acc, 0, 0));
         let lt = nodes.len() as u32 - 1;
         (Trace { flags: 0, nodes, path: Vec::new(), tables: Vec::new(), pin_names: Vec::new() }, Cond::Bit(lt, true))
     }

@@ -52,9 +52,8 @@ impl Dag {
         for id in self.inputs.len()..=(upto as usize).min(t.nodes.len().saturating_sub(1)) {
             let n = t.nodes[id];
             let (a, b, c) = (n.a as usize, n.b as usize, n.c as usize);
-            let op = Op::from_code(n.op);
-            let ins = match (op, op.map_or(0, Op::operands)) {
-                (Some(Op::Input), _) => Rc::from(vec![n.val as u32]),
+            let ins = match (n.op, n.op.operands()) {
+                (Op::Input, _) => Rc::from(vec![n.val as u32]),
                 (_, 0) => self.inputs[0].clone(),
                 (_, 1) => self.inputs[a].clone(),
                 (_, 2) => union(&self.inputs[a], &self.inputs[b]),
@@ -63,11 +62,11 @@ impl Dag {
                     union(&ab, &self.inputs[c])
                 }
             };
-            let mut h = mix(mix(u64::from(n.op), u64::from(n.width)), n.val);
-            if op == Some(Op::Table) {
+            let mut h = mix(mix(u64::from(n.op.code()), u64::from(n.width)), n.val);
+            if n.op == Op::Table {
                 h = mix(h, self.tables.get(n.val as usize).copied().unwrap_or(0));
             }
-            if op.is_some_and(|o| o.operands() > 0) {
+            if n.op.operands() > 0 {
                 h = mix(
                     mix(mix(h, self.hashes[a]), self.hashes.get(b).copied().unwrap_or(0)),
                     self.hashes.get(c).copied().unwrap_or(0),

@@ -15,7 +15,8 @@
 use super::worker::{child, direction, guards, path_conds, queue, Budget, Item, Job, Link};
 
 use crate::solver::{Cond, Query, Solver};
-use model::trace::{OP_CONST, OP_SGE, OP_ULT, PATH_BRANCH};
+use model::op::Op;
+use model::trace::PATH_BRANCH;
 use std::time::Instant;
 
 /// Times a site is tried per unit, for each first input byte its
@@ -30,10 +31,10 @@ const NUMBERS_PER_SITE: usize = 4;
 fn compares_a_number(job: &Job, n: u32) -> bool {
     let nodes = &job.trace.nodes;
     let Some(x) = nodes.get(n as usize) else { return false };
-    if !(OP_ULT..=OP_SGE).contains(&x.op) {
+    if !x.op.is_order() {
         return false;
     }
-    let konst = |k: u32| nodes.get(k as usize).is_some_and(|m| m.op == OP_CONST);
+    let konst = |k: u32| nodes.get(k as usize).is_some_and(|m| m.op == Op::Const);
     let wide = |k: u32| nodes.get(k as usize).is_some_and(|m| m.width >= 16);
     (konst(x.b) && wide(x.a)) || (konst(x.a) && wide(x.b))
 }

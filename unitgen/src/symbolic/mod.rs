@@ -470,18 +470,19 @@ impl Drop for Symbolic {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use model::op::Op;
     use model::symtrace::PathEntry;
     use model::trace::Node;
     use model::unit::Encoding;
 
-    fn node(op: u8, width: u8, a: u32, b: u32, val: u64) -> Node {
+    fn node(op: Op, width: u8, a: u32, b: u32, val: u64) -> Node {
         Node { op, width, a, b, c: 0, val }
     }
 
     /// A unit that switches on its string parameter's first byte: cases
     /// '\n', 'q' and 'x'. The seed takes 'x'.
     fn switch_trace() -> Trace {
-        let nodes = vec![node(OP_CONST, 8, 0, 0, 0), node(OP_INPUT, 8, 0, 0, 0)];
+        let nodes = vec![node(Op::Const, 8, 0, 0, 0), node(Op::Input, 8, 0, 0, 0)];
         let path = vec![PathEntry {
             kind: PATH_SWITCH,
             site: 7,
@@ -498,13 +499,13 @@ mod tests {
     fn default_then_table_trace() -> Trace {
         let upper: Vec<u64> = (0..256u64).map(|c| if (65..91).contains(&c) { 0x100 } else { 0 }).collect();
         let nodes = vec![
-            node(OP_CONST, 8, 0, 0, 0),
-            node(OP_INPUT, 8, 0, 0, 0),
-            node(OP_TABLE, 16, 1, 0, 0),
-            node(OP_CONST, 16, 0, 0, 0x100),
-            node(OP_AND, 16, 2, 3, 0),
-            node(OP_CONST, 16, 0, 0, 0),
-            node(OP_NE, 1, 4, 5, 0),
+            node(Op::Const, 8, 0, 0, 0),
+            node(Op::Input, 8, 0, 0, 0),
+            node(Op::Table, 16, 1, 0, 0),
+            node(Op::Const, 16, 0, 0, 0x100),
+            node(Op::And, 16, 2, 3, 0),
+            node(Op::Const, 16, 0, 0, 0),
+            node(Op::Ne, 1, 4, 5, 0),
         ];
         let path = vec![
             PathEntry {
@@ -629,13 +630,13 @@ mod tests {
     /// and stops at byte 1 when that is 'y' (`go_on`: it did not).
     fn loop_trace(go_on: bool) -> Trace {
         let nodes = vec![
-            node(OP_CONST, 8, 0, 0, 0),
-            node(OP_INPUT, 8, 0, 0, 0),
-            node(OP_INPUT, 8, 0, 0, 1),
-            node(OP_CONST, 8, 0, 0, 0),
-            node(OP_NE, 1, 1, 3, 0),
-            node(OP_CONST, 8, 0, 0, u64::from(b'y')),
-            node(OP_NE, 1, 2, 5, 0),
+            node(Op::Const, 8, 0, 0, 0),
+            node(Op::Input, 8, 0, 0, 0),
+            node(Op::Input, 8, 0, 0, 1),
+            node(Op::Const, 8, 0, 0, 0),
+            node(Op::Ne, 1, 1, 3, 0),
+            node(Op::Const, 8, 0, 0, u64::from(b'y')),
+            node(Op::Ne, 1, 2, 5, 0),
         ];
         let branch =
             |node, taken| PathEntry { kind: PATH_BRANCH, site: 9, node, taken, cases: Vec::new(), slots: Vec::new() };
@@ -698,14 +699,14 @@ mod tests {
         // A checksum over both bytes whose sum the trace had concrete for
         // byte 1 (a vectorised loop): byte 0 plus 'y' is 0xf1, taken; then
         // a branch on byte 1 being 'b', not taken.
-        let plus = |a, k: u8| vec![node(OP_CONST, 8, 0, 0, u64::from(k)), node(OP_ADD, 8, 1, a, 0)];
-        let mut nodes = vec![node(OP_CONST, 8, 0, 0, 0), node(OP_INPUT, 8, 0, 0, 0), node(OP_INPUT, 8, 0, 0, 1)];
+        let plus = |a, k: u8| vec![node(Op::Const, 8, 0, 0, u64::from(k)), node(Op::Add, 8, 1, a, 0)];
+        let mut nodes = vec![node(Op::Const, 8, 0, 0, 0), node(Op::Input, 8, 0, 0, 0), node(Op::Input, 8, 0, 0, 1)];
         nodes.extend(plus(3, b'y'));
         nodes.extend([
-            node(OP_CONST, 8, 0, 0, 0xf1),
-            node(OP_EQ, 1, 4, 5, 0),
-            node(OP_CONST, 8, 0, 0, u64::from(b'b')),
-            node(OP_EQ, 1, 2, 7, 0),
+            node(Op::Const, 8, 0, 0, 0xf1),
+            node(Op::Eq, 1, 4, 5, 0),
+            node(Op::Const, 8, 0, 0, u64::from(b'b')),
+            node(Op::Eq, 1, 2, 7, 0),
         ]);
         let branch = |site, node, taken| PathEntry {
             kind: PATH_BRANCH,
@@ -728,7 +729,7 @@ mod tests {
         let child = solved.iter().find(|c| c.values[0].1.text() == b"xb").expect("solved for 'b'");
         // Its run: with byte 1 'b', the checksum fails; the trace has byte
         // 1's part concrete again, now 'b'.
-        nodes[3] = node(OP_CONST, 8, 0, 0, u64::from(b'b'));
+        nodes[3] = node(Op::Const, 8, 0, 0, u64::from(b'b'));
         let t = Trace { flags: 0, nodes, path: vec![branch(5, 6, 0)], tables: Vec::new(), pin_names: Vec::new() };
         g.observe(child, Some(t));
         let found = rest(&mut g, &p);
@@ -785,8 +786,8 @@ mod tests {
         // The byte was tested for 'x' before the switch: under that path
         // no other case has a solution; alone, each has.
         let mut t = switch_trace();
-        t.nodes.push(node(OP_CONST, 8, 0, 0, u64::from(b'x')));
-        t.nodes.push(node(OP_EQ, 1, 1, 2, 0));
+        t.nodes.push(node(Op::Const, 8, 0, 0, u64::from(b'x')));
+        t.nodes.push(node(Op::Eq, 1, 1, 2, 0));
         t.path.insert(
             0,
             PathEntry { kind: PATH_BRANCH, site: 5, node: 3, taken: 1, cases: Vec::new(), slots: Vec::new() },
@@ -802,8 +803,8 @@ mod tests {
         // has 'x' there (an expression left for a byte overwritten since):
         // with it, no other case would have a solution on the path.
         let mut t = switch_trace();
-        t.nodes.push(node(OP_CONST, 8, 0, 0, u64::from(b'q')));
-        t.nodes.push(node(OP_EQ, 1, 1, 2, 0));
+        t.nodes.push(node(Op::Const, 8, 0, 0, u64::from(b'q')));
+        t.nodes.push(node(Op::Eq, 1, 1, 2, 0));
         t.path.insert(
             0,
             PathEntry { kind: PATH_BRANCH, site: 5, node: 3, taken: 1, cases: Vec::new(), slots: Vec::new() },

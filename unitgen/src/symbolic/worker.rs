@@ -11,6 +11,7 @@ use super::retry::{self, Kept, Retries, Retry};
 use super::unsolvable::Unsolvable;
 use super::ExploreStats;
 use crate::solver::{self, Answer, Cond, Query, Solver};
+use model::op::Op;
 use model::symtrace::{PathEntry, Trace};
 use model::trace::*;
 use std::collections::{HashMap, HashSet, VecDeque};
@@ -397,7 +398,7 @@ pub(super) fn guards(job: &Job) -> Vec<Cond> {
         .nodes
         .iter()
         .enumerate()
-        .filter(|(_, n)| n.op == OP_INPUT)
+        .filter(|(_, n)| n.op == Op::Input)
         .filter_map(|(i, n)| {
             let g = job.guards.iter().find(|g| (u64::from(g.0)..u64::from(g.1)).contains(&n.val))?;
             Some(Cond::NotAny(i as u32, g.2.iter().map(|&b| u64::from(b)).collect()))
@@ -661,9 +662,9 @@ pub(super) mod tests {
         let node = |op, width, a, b, val| Node { op, width, a, b, c: 0, val };
         let nodes = vec![
             Node::default(),
-            node(OP_INPUT, 8, 0, 0, 0),
-            node(OP_CONST, 8, 0, 0, u64::from(b'a')),
-            node(OP_EQ, 1, 1, 2, 0),
+            node(Op::Input, 8, 0, 0, 0),
+            node(Op::Const, 8, 0, 0, u64::from(b'a')),
+            node(Op::Eq, 1, 1, 2, 0),
         ];
         let path =
             vec![PathEntry { kind: PATH_BRANCH, site: 3, node: 3, taken: 0, cases: Vec::new(), slots: Vec::new() }];
