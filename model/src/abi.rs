@@ -210,7 +210,7 @@ fn find(prefix: &str, name: &str) -> Option<(Id, u32)> {
 
 /// The symbolic model of a call to libc function `name`, and `name`'s
 /// place in its list: the `kind` that `__sym_model_char`, `_strchr`,
-/// `_strspn` and `_wchar` take.
+/// `_strspn`, `_wctob` and `_wchar` take.
 pub fn sym_model(name: &str) -> Option<(Id, u32)> {
     find("__sym_", name)
 }
