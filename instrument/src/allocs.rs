@@ -26,19 +26,20 @@ enum Kind {
     Stream,
 }
 
+/// The probe for a call of `name` (which probe: `model::abi`).
 fn kind(name: &str) -> Option<Kind> {
-    Some(match name {
-        "malloc" | "valloc" | "pvalloc" => Kind::Malloc(&[0]),
-        "calloc" => Kind::Malloc(&[0, 1]),
-        "aligned_alloc" | "memalign" => Kind::Malloc(&[1]),
-        "realloc" => Kind::Realloc(0, &[1]),
-        "reallocarray" => Kind::Realloc(0, &[1, 2]),
-        "posix_memalign" => Kind::PosixMemalign,
-        "free" | "cfree" | "fclose" | "pclose" => Kind::Free,
-        "fopen" | "fopen64" | "fdopen" | "freopen" | "freopen64" | "tmpfile" | "tmpfile64" | "popen" | "fmemopen"
-        | "open_memstream" => Kind::Stream,
-        "strdup" | "strndup" | "__strdup" => Kind::Strdup,
-        "getline" | "getdelim" | "__getdelim" => Kind::Getline,
+    Some(match model::abi::probe(name)? {
+        abi::Id::OnAlloc => match name {
+            "calloc" => Kind::Malloc(&[0, 1]),
+            "aligned_alloc" | "memalign" => Kind::Malloc(&[1]),
+            "posix_memalign" => Kind::PosixMemalign,
+            _ => Kind::Malloc(&[0]),
+        },
+        abi::Id::OnRealloc => Kind::Realloc(0, if name == "reallocarray" { &[1, 2] } else { &[1] }),
+        abi::Id::OnFree => Kind::Free,
+        abi::Id::OnString => Kind::Strdup,
+        abi::Id::OnGetline => Kind::Getline,
+        abi::Id::OnStream => Kind::Stream,
         _ => return None,
     })
 }
@@ -50,17 +51,13 @@ pub fn instrument<'ctx>(
     funcs: &[FunctionValue<'ctx>],
 ) -> Result<u32, Error> {
     let ptr_t = ctx.ptr_type(AddressSpace::default());
-    let i64t = ctx.i64_type();
-    let void = ctx.void_type();
-    let decl = |name: &str, params: &[inkwell::types::BasicMetadataTypeEnum<'ctx>]| {
-        module.get_function(name).unwrap_or_else(|| module.add_function(name, void.fn_type(params, false), None))
-    };
-    let on_alloc = decl(abi::ON_ALLOC, &[ptr_t.into(), i64t.into()]);
-    let on_realloc = decl(abi::ON_REALLOC, &[ptr_t.into(), ptr_t.into(), i64t.into()]);
-    let on_free = decl(abi::ON_FREE, &[ptr_t.into()]);
-    let on_string = decl(abi::ON_STRING, &[ptr_t.into()]);
-    let on_getline = decl(abi::ON_GETLINE, &[ptr_t.into(), ptr_t.into(), ptr_t.into()]);
-    let on_stream = decl(abi::ON_STREAM, &[ptr_t.into()]);
+    let decl = |id| abi::declare(ctx, module, id);
+    let on_alloc = decl(abi::Id::OnAlloc);
+    let on_realloc = decl(abi::Id::OnRealloc);
+    let on_free = decl(abi::Id::OnFree);
+    let on_string = decl(abi::Id::OnString);
+    let on_getline = decl(abi::Id::OnGetline);
+    let on_stream = decl(abi::Id::OnStream);
     let b = ctx.create_builder();
     let mut n = 0;
     for f in funcs {

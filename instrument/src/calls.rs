@@ -60,16 +60,8 @@ pub fn instrument<'ctx>(
     let i64t = ctx.i64_type();
     let ptr_t = ctx.ptr_type(AddressSpace::default());
     let tracking = module.get_global(abi::TRACKING).unwrap_or_else(|| module.add_global(i8t, None, abi::TRACKING));
-    let enter = module.get_function(abi::ENTER).unwrap_or_else(|| {
-        let ty = i64t.fn_type(
-            &[ptr_t.into(), i32t.into(), ptr_t.into(), i32t.into(), ptr_t.into(), ptr_t.into(), i32t.into()],
-            false,
-        );
-        module.add_function(abi::ENTER, ty, None)
-    });
-    let leave = module.get_function(abi::LEAVE).unwrap_or_else(|| {
-        module.add_function(abi::LEAVE, ctx.void_type().fn_type(&[i64t.into(), i64t.into(), i32t.into()], false), None)
-    });
+    let enter = abi::declare(ctx, module, abi::Id::Enter);
+    let leave = abi::declare(ctx, module, abi::Id::Leave);
     let area = module.get_global(abi::AREA).expect("the area global exists");
     let mut tramps = Vec::with_capacity(funcs.len());
     for &(f, k) in funcs {

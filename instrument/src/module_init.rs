@@ -35,9 +35,7 @@ pub fn hook_main<'ctx>(ctx: &'ctx Context, module: &Module<'ctx>) -> Result<bool
     };
     let ptr_t = ctx.ptr_type(AddressSpace::default());
     let i32t = ctx.i32_type();
-    let hook_ty = i32t.fn_type(&[ptr_t.into(), ptr_t.into()], false);
-    let hook =
-        module.get_function(abi::MAIN_ENTRY).unwrap_or_else(|| module.add_function(abi::MAIN_ENTRY, hook_ty, None));
+    let hook = abi::declare(ctx, module, abi::Id::MainEntry);
     let entry = main.get_first_basic_block().expect("main has a body");
     let builder = ctx.create_builder();
     match ir::hoist_static_allocas(entry) {
@@ -151,19 +149,7 @@ pub fn add_constructor<'ctx>(
     let i64t = ctx.i64_type();
     let ptr_t = ctx.ptr_type(AddressSpace::default());
     let void = ctx.void_type();
-    let register = module.get_function(abi::REGISTER_MODULE).unwrap_or_else(|| {
-        let params = [
-            ptr_t.into(),
-            i32t.into(),
-            i32t.into(),
-            ptr_t.into(),
-            i32t.into(),
-            ptr_t.into(),
-            i32t.into(),
-            ptr_t.into(),
-        ];
-        module.add_function(abi::REGISTER_MODULE, void.fn_type(&params, false), None)
-    });
+    let register = abi::declare(ctx, module, abi::Id::RegisterModule);
     let name_of = |name: &str| -> inkwell::values::PointerValue<'ctx> {
         let bytes = ctx.const_string(name.as_bytes(), true);
         let g = module.add_global(bytes.get_type(), None, "carve.name");

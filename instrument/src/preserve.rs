@@ -164,10 +164,7 @@ pub fn redirect_external_calls<'ctx>(
                     // Through a pointer: the copy of the function it
                     // points to, looked up in the runtime's table.
                     b.position_before(&i);
-                    let copy_of = module.get_function(crate::abi::COPY_OF).unwrap_or_else(|| {
-                        let p = ctx.ptr_type(AddressSpace::default());
-                        module.add_function(crate::abi::COPY_OF, p.fn_type(&[p.into()], false), None)
-                    });
+                    let copy_of = crate::abi::declare(ctx, module, crate::abi::Id::CopyOf);
                     // SAFETY: `callee` is a pointer value of this module.
                     let fp = unsafe { inkwell::values::PointerValue::new(callee) };
                     let target = b.build_call(copy_of, &[fp.into()], "carve.copy")?;
@@ -209,7 +206,7 @@ pub fn redirect_external_calls<'ctx>(
 /// the other module's copy replaces it at link time when that module is in
 /// the same link and has one. Otherwise it asks the runtime for the copy
 /// of the function `G` is bound to in the process (an instrumented shared
-/// library's, [`crate::abi::COPY_NAMED`], remembered in a cache of its
+/// library's, `__carve_copy_named`, remembered in a cache of its
 /// own) and calls it, or `g` itself (a direct call, through the PLT:
 /// taking `g`'s address instead would make the loader resolve it at every
 /// start).
@@ -275,9 +272,7 @@ pub fn named_copy<'ctx>(
 ) -> Result<inkwell::values::PointerValue<'ctx>, Error> {
     let p = ctx.ptr_type(AddressSpace::default());
     let i32t = ctx.i32_type();
-    let lookup = module.get_function(crate::abi::COPY_NAMED).unwrap_or_else(|| {
-        module.add_function(crate::abi::COPY_NAMED, p.fn_type(&[p.into(), p.into(), i32t.into()], false), None)
-    });
+    let lookup = crate::abi::declare(ctx, module, crate::abi::Id::CopyNamed);
     let cache_ty = ctx.struct_type(&[ctx.i64_type().into(), p.into()], false);
     let cache = module.add_global(cache_ty, None, &format!("{}carve.named.{callee}", crate::abi::PREFIX));
     cache.set_linkage(Linkage::Internal);

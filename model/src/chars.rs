@@ -1,7 +1,8 @@
 //! The wide character functions the symbolic models know, in the order
-//! that numbers them: the instrumentation passes a call's number to the
-//! runtime (`__sym_model_wchar`'s `kind`), which names the call by it when
-//! it pins a value. The numbers are those of the narrow forms in the
+//! that numbers them: the instrumentation passes a call's number (its
+//! place in `abi.rs`'s list for `__sym_model_wchar`, which a test checks
+//! is this order) to the runtime, which names the call by it when it pins
+//! a value. The numbers are those of the narrow forms in the
 //! runtime's `__sym_model_char`. No `std`: the runtime compiles this file
 //! too.
 
@@ -24,21 +25,14 @@ pub const WIDE_CHAR_FUNCTIONS: [&CStr; 14] = [
     c"iswblank",
 ];
 
-/// The number of wide character function `name`.
-pub fn wide_char_kind(name: &str) -> Option<u32> {
-    WIDE_CHAR_FUNCTIONS.iter().position(|n| n.to_bytes() == name.as_bytes()).map(|k| k as u32)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn the_numbers_are_the_narrow_forms() {
-        assert_eq!(wide_char_kind("towupper"), Some(0), "toupper is 0");
-        assert_eq!(wide_char_kind("iswprint"), Some(9), "isprint is 9");
-        assert_eq!(wide_char_kind("iswblank"), Some(13), "isblank is 13");
-        assert_eq!(wide_char_kind("isprint"), None);
-        assert_eq!(wide_char_kind("iswprint\0"), None);
+        assert_eq!(WIDE_CHAR_FUNCTIONS[0], c"towupper", "toupper is 0");
+        assert_eq!(WIDE_CHAR_FUNCTIONS[9], c"iswprint", "isprint is 9");
+        assert_eq!(WIDE_CHAR_FUNCTIONS[13], c"iswblank", "isblank is 13");
     }
 }

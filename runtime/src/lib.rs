@@ -19,6 +19,8 @@ pub mod abi;
 mod args;
 mod carve;
 #[cfg(test)]
+mod exports;
+#[cfg(test)]
 mod fuzzing;
 #[cfg(not(test))]
 mod heap;
@@ -52,6 +54,9 @@ mod tables;
 // The shared names, compiled from `model`'s `core`-only files (the runtime
 // cannot depend on the `model` crate, which uses `std`).
 #[allow(dead_code)]
+#[path = "../../model/src/abi.rs"]
+mod model_abi;
+#[allow(dead_code)]
 #[path = "../../model/src/chars.rs"]
 mod model_chars;
 #[allow(dead_code)]
@@ -77,6 +82,8 @@ mod model_trace;
 use model_op as op;
 use model_snapshot as snapshot;
 mod model {
+    #[cfg(test)]
+    pub(crate) use crate::model_abi as abi;
     pub(crate) use crate::model_chars as chars;
     pub(crate) use crate::model_consts::*;
     pub(crate) use crate::model_names as env;

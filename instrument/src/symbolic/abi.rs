@@ -1,13 +1,14 @@
-//! The `__sym_*` entry points of the runtime (`runtime/src/symabi.rs`,
-//! `symptr.rs`, `symmodels.rs` and the other `sym*.rs` models) and their types. Shadows are `i32` expression ids, 0
-//! meaning concrete; values travel as `i64`.
+//! The `__sym_*` entry points of the runtime, declared from the one table
+//! (`model::abi`, documented in `runtime/include/carve_rt.h`). Shadows are
+//! `i32` expression ids, 0 meaning concrete; values travel as `i64`.
 
+use crate::abi::{declare, Id};
 use inkwell::context::Context;
 use inkwell::module::Module;
 use inkwell::values::FunctionValue;
-use inkwell::AddressSpace;
 
-/// The entry points, declared in one module.
+/// The entry points, declared in one module: the instruction-level
+/// operations by name, and any entry (a libc model) by its [`Id`].
 pub struct Abi<'ctx> {
     /// `u32 __sym_overflow(kind, sa, sb, va, vb, width)`: the overflow flag
     /// of an `llvm.*.with.overflow` (kind: uadd, sadd, usub, ssub, umul,
@@ -35,96 +36,53 @@ pub struct Abi<'ctx> {
     pub check_div: FunctionValue<'ctx>,
     pub check_access: FunctionValue<'ctx>,
     pub clone_of: FunctionValue<'ctx>,
-    pub model_cmp: FunctionValue<'ctx>,
-    pub model_strlen: FunctionValue<'ctx>,
-    pub model_strcpy: FunctionValue<'ctx>,
-    pub model_sprintf: FunctionValue<'ctx>,
-    pub model_char: FunctionValue<'ctx>,
-    pub model_strtol: FunctionValue<'ctx>,
-    pub scanf_arg: FunctionValue<'ctx>,
-    pub scanf_va: FunctionValue<'ctx>,
-    pub model_sscanf: FunctionValue<'ctx>,
-    pub model_fscanf: FunctionValue<'ctx>,
-    pub model_strchr: FunctionValue<'ctx>,
-    pub model_strspn: FunctionValue<'ctx>,
-    pub model_strstr: FunctionValue<'ctx>,
-    pub model_casecmp: FunctionValue<'ctx>,
-    pub model_strtok_pre: FunctionValue<'ctx>,
-    pub model_strtok: FunctionValue<'ctx>,
-    pub model_getopt_pre: FunctionValue<'ctx>,
-    pub model_getopt: FunctionValue<'ctx>,
-    pub model_regex: FunctionValue<'ctx>,
-    pub model_read: FunctionValue<'ctx>,
-    pub model_fread: FunctionValue<'ctx>,
-    pub model_fgets: FunctionValue<'ctx>,
-    pub model_getline: FunctionValue<'ctx>,
-    pub model_getc: FunctionValue<'ctx>,
-    pub model_mbrtowc: FunctionValue<'ctx>,
-    pub model_wcrtomb: FunctionValue<'ctx>,
-    pub model_wctob: FunctionValue<'ctx>,
-    pub model_ungetc: FunctionValue<'ctx>,
-    pub model_wchar: FunctionValue<'ctx>,
+    /// Every `__sym_*` entry, at its place in the table (`None` for the
+    /// others).
+    all: Vec<Option<FunctionValue<'ctx>>>,
 }
 
 impl<'ctx> Abi<'ctx> {
     pub fn declare(ctx: &'ctx Context, module: &Module<'ctx>) -> Abi<'ctx> {
-        let (v, i32t, i64t, p) =
-            (ctx.void_type(), ctx.i32_type(), ctx.i64_type(), ctx.ptr_type(AddressSpace::default()));
-        let (i, l, q) = (i32t.into(), i64t.into(), p.into());
-        let f = |name: &str, t| module.get_function(name).unwrap_or_else(|| module.add_function(name, t, None));
+        let all: Vec<_> = model::abi::ENTRIES
+            .iter()
+            .map(|e| e.name.starts_with("__sym_").then(|| declare(ctx, module, e.id)))
+            .collect();
+        let f = |id: Id| all[id as usize].expect("a __sym_ entry");
         Abi {
-            binop: f("__sym_binop", i32t.fn_type(&[i, i, i, l, l, i], false)),
-            overflow: f("__sym_overflow", i32t.fn_type(&[i, i, i, l, l, i], false)),
-            cmp: f("__sym_cmp", i32t.fn_type(&[i, i, i, l, l, i], false)),
-            cmp_ptr: f("__sym_cmp_ptr", i32t.fn_type(&[i, i, i, l, l], false)),
-            cast: f("__sym_cast", i32t.fn_type(&[i, i, i], false)),
-            select: f("__sym_select", i32t.fn_type(&[i, i, i, i, l, l, i], false)),
-            gep: f("__sym_gep", i32t.fn_type(&[i, l, i, l, l, l], false)),
-            load: f("__sym_load", i32t.fn_type(&[q, i], false)),
-            load_indexed: f("__sym_load_indexed", i32t.fn_type(&[q, i, l, i, i], false)),
-            store: f("__sym_store", v.fn_type(&[q, i, i], false)),
-            memcpy: f("__sym_memcpy", v.fn_type(&[q, q, l], false)),
-            memset: f("__sym_memset", v.fn_type(&[q, i, l], false)),
-            clear: f("__sym_clear", v.fn_type(&[q, l], false)),
-            set_param: f("__sym_set_param", v.fn_type(&[i, i], false)),
-            get_param: f("__sym_get_param", i32t.fn_type(&[i], false)),
-            set_ret: f("__sym_set_ret", v.fn_type(&[i], false)),
-            get_ret: f("__sym_get_ret", i32t.fn_type(&[], false)),
-            branch: f("__sym_branch", v.fn_type(&[i, i, i, q, i, i], false)),
-            switch: f("__sym_switch", v.fn_type(&[i, i, l, q, i, q, q], false)),
-            pin: f("__sym_pin", v.fn_type(&[i, l, q], false)),
-            check_div: f("__sym_check_div", v.fn_type(&[i, i, i, i, l, l, i], false)),
-            check_access: f("__sym_check_access", v.fn_type(&[i, l, i, i], false)),
-            clone_of: f("__sym_clone_of", p.fn_type(&[q], false)),
-            model_cmp: f("__sym_model_cmp", i32t.fn_type(&[q, q, l, i], false)),
-            model_strlen: f("__sym_model_strlen", i32t.fn_type(&[q, l], false)),
-            model_strcpy: f("__sym_model_strcpy", v.fn_type(&[q, q], false)),
-            model_sprintf: f("__sym_model_sprintf", v.fn_type(&[q, l, q, q, l], false)),
-            model_char: f("__sym_model_char", i32t.fn_type(&[i, i], false)),
-            model_strtol: f("__sym_model_strtol", i32t.fn_type(&[q, q, l, i, i, i], false)),
-            scanf_arg: f("__sym_scanf_arg", v.fn_type(&[i, q], false)),
-            scanf_va: f("__sym_scanf_va", v.fn_type(&[q], false)),
-            model_sscanf: f("__sym_model_sscanf", i32t.fn_type(&[i, q, q, l, i], false)),
-            model_fscanf: f("__sym_model_fscanf", v.fn_type(&[q, l, i], false)),
-            model_strchr: f("__sym_model_strchr", i32t.fn_type(&[i, q, i, l, i, l, q, i], false)),
-            model_strspn: f("__sym_model_strspn", i32t.fn_type(&[i, q, i, q, l, i], false)),
-            model_strstr: f("__sym_model_strstr", i32t.fn_type(&[q, i, q, q, i], false)),
-            model_casecmp: f("__sym_model_casecmp", i32t.fn_type(&[q, q, l], false)),
-            model_strtok_pre: f("__sym_model_strtok_pre", v.fn_type(&[i, q, q, q], false)),
-            model_strtok: f("__sym_model_strtok", v.fn_type(&[i, q, q, q, i], false)),
-            model_getopt_pre: f("__sym_model_getopt_pre", v.fn_type(&[i, q], false)),
-            model_getopt: f("__sym_model_getopt", i32t.fn_type(&[q, q, l], false)),
-            model_regex: f("__sym_model_regex", v.fn_type(&[i, q, l, l, i], false)),
-            model_read: f("__sym_model_read", v.fn_type(&[i, q, l], false)),
-            model_fread: f("__sym_model_fread", v.fn_type(&[q, l, l, q], false)),
-            model_fgets: f("__sym_model_fgets", v.fn_type(&[q, q, q], false)),
-            model_getline: f("__sym_model_getline", v.fn_type(&[q, l, q], false)),
-            model_getc: f("__sym_model_getc", i32t.fn_type(&[q, l, i], false)),
-            model_mbrtowc: f("__sym_model_mbrtowc", i32t.fn_type(&[q, q, l, i, l, i], false)),
-            model_wcrtomb: f("__sym_model_wcrtomb", v.fn_type(&[q, l, i, l, i], false)),
-            model_wctob: f("__sym_model_wctob", i32t.fn_type(&[i, l, i, l, i], false)),
-            model_ungetc: f("__sym_model_ungetc", v.fn_type(&[q, l, i, l], false)),
-            model_wchar: f("__sym_model_wchar", i32t.fn_type(&[i, l, i, l, i], false)),
+            binop: f(Id::Binop),
+            overflow: f(Id::Overflow),
+            cmp: f(Id::Cmp),
+            cmp_ptr: f(Id::CmpPtr),
+            cast: f(Id::Cast),
+            select: f(Id::Select),
+            gep: f(Id::Gep),
+            load: f(Id::Load),
+            load_indexed: f(Id::LoadIndexed),
+            store: f(Id::Store),
+            memcpy: f(Id::Memcpy),
+            memset: f(Id::Memset),
+            clear: f(Id::Clear),
+            set_param: f(Id::SetParam),
+            get_param: f(Id::GetParam),
+            set_ret: f(Id::SetRet),
+            get_ret: f(Id::GetRet),
+            branch: f(Id::Branch),
+            switch: f(Id::Switch),
+            pin: f(Id::Pin),
+            check_div: f(Id::CheckDiv),
+            check_access: f(Id::CheckAccess),
+            clone_of: f(Id::CloneOf),
+            all,
         }
+    }
+}
+
+impl<'ctx> std::ops::Index<Id> for Abi<'ctx> {
+    type Output = FunctionValue<'ctx>;
+
+    /// A `__sym_*` entry point (a panic for a `__carve_*` one: the clones
+    /// call none).
+    fn index(&self, id: Id) -> &FunctionValue<'ctx> {
+        self.all[id as usize].as_ref().unwrap_or_else(|| panic!("{} is no __sym_ entry point", id.name()))
     }
 }

@@ -13,41 +13,8 @@ mod libc;
 use super::shadow::{int_width, operand, shadow_width, Shadower};
 use crate::Error;
 use inkwell::values::{AnyValue, AsValueRef, BasicValueEnum, FunctionValue, InstructionValue};
+use model::abi::{Id, SINKS};
 use model::op::Op;
-
-/// Calls whose arguments never steer the program: nothing to pin.
-/// (`sprintf` and kin write memory: they have a model.)
-const SINKS: &[&str] = &[
-    "printf",
-    "fprintf",
-    "vfprintf",
-    "vprintf",
-    "puts",
-    "fputs",
-    "putchar",
-    "putc",
-    "fputc",
-    "fwrite",
-    "fputs_unlocked",
-    "fwrite_unlocked",
-    "putchar_unlocked",
-    "putc_unlocked",
-    "fputc_unlocked",
-    "free",
-    "error",
-    "perror",
-    "__printf_chk",
-    "__fprintf_chk",
-    "__vfprintf_chk",
-];
-
-/// `toupper`... in the runtime's numbering (`__sym_model_char`).
-fn char_kind(name: &str) -> Option<u64> {
-    ["toupper", "tolower", "isdigit", "isspace", "isalpha", "isalnum", "isupper", "islower", "isxdigit"]
-        .iter()
-        .position(|&n| n == name)
-        .map(|k| k as u64)
-}
 
 impl<'ctx> Shadower<'_, 'ctx> {
     pub(super) fn call_site(&mut self, i: InstructionValue<'ctx>) -> Result<(), Error> {
@@ -213,32 +180,35 @@ impl<'ctx> Shadower<'_, 'ctx> {
         Ok(())
     }
 
-    /// libc functions with a model; the rest pin their arguments.
+    /// libc functions with a model (which one: `model::abi`), when the
+    /// call is as libc declares them; any other call goes to
+    /// [`Self::extern_call`].
     fn model(&mut self, i: InstructionValue<'ctx>, name: &str, args: &[BasicValueEnum<'ctx>]) -> Result<(), Error> {
-        if self.libc_model(i, name, args)? {
+        let Some((id, kind)) = model::abi::sym_model(name) else { return self.extern_call(i, name, args) };
+        if self.libc_model(i, id, kind, name, args)? {
             return Ok(());
         }
         let i64t = self.ctx.i64_type();
         let shadowed = args.iter().any(|a| self.shadow(*a).is_some());
-        let result = match name {
-            "strcmp" | "strncmp" | "memcmp" | "bcmp" | "strcoll" if args.len() >= 2 => {
+        let result = match id {
+            Id::ModelCmp if args.len() >= 2 => {
                 self.after(i);
                 let n = if args.len() >= 3 { self.wide(args[2], false)? } else { i64t.const_all_ones() };
                 let strings = self.i32c(u64::from(!name.ends_with("cmp") || name.starts_with("str")));
-                self.call(self.abi.model_cmp, &[args[0], args[1], n.into(), strings.into()])?
+                self.call(self.abi[Id::ModelCmp], &[args[0], args[1], n.into(), strings.into()])?
             }
-            "strlen" if args.len() == 1 => {
+            Id::ModelStrlen if args.len() == 1 => {
                 self.after(i);
                 let r: BasicValueEnum<'ctx> =
                     i.as_any_value_enum().try_into().map_err(|_| Error::Verify("strlen".into()))?;
                 let r = self.wide(r, false)?;
-                self.call(self.abi.model_strlen, &[args[0], r.into()])?
+                self.call(self.abi[Id::ModelStrlen], &[args[0], r.into()])?
             }
-            "strcpy" | "stpcpy" if args.len() == 2 => {
+            Id::ModelStrcpy if args.len() == 2 => {
                 self.after(i);
-                self.call(self.abi.model_strcpy, &[args[0], args[1]])?
+                self.call(self.abi[Id::ModelStrcpy], &[args[0], args[1]])?
             }
-            "sprintf" | "snprintf" | "__sprintf_chk" | "__snprintf_chk" if args.len() >= 2 => {
+            Id::ModelSprintf if args.len() >= 2 => {
                 // (dst, [n,] [flag, size,] fmt, arg...): where the format is.
                 let sized = name.contains("snprintf");
                 let at = usize::from(sized) + if name.ends_with("_chk") { 3 } else { 1 };
@@ -254,29 +224,29 @@ impl<'ctx> Shadower<'_, 'ctx> {
                 let r: BasicValueEnum<'ctx> =
                     i.as_any_value_enum().try_into().map_err(|_| Error::Verify(name.into()))?;
                 let r = self.wide(r, true)?;
-                self.call(self.abi.model_sprintf, &[args[0], n.into(), fmt, arg, r.into()])?;
+                self.call(self.abi[Id::ModelSprintf], &[args[0], n.into(), fmt, arg, r.into()])?;
                 None
             }
             // ASan's forms of them, in a program built with it.
-            "memcpy" | "memmove" | "__asan_memcpy" | "__asan_memmove" if args.len() == 3 => {
+            Id::Memcpy if args.len() == 3 => {
                 self.after(i);
                 let n = self.wide(args[2], false)?;
                 self.call(self.abi.memcpy, &[args[0], args[1], n.into()])?
             }
-            "memset" | "__asan_memset" if args.len() == 3 => {
+            Id::Memset if args.len() == 3 => {
                 self.after(i);
                 let n = self.wide(args[2], false)?;
                 let s = self.or_zero(self.shadow(args[1]));
                 self.call(self.abi.memset, &[args[0], s.into(), n.into()])?
             }
-            "getopt" | "getopt_long" | "getopt_long_only"
+            Id::ModelGetopt
                 if args.len() >= 3
                     && args[0].is_int_value()
                     && args[0].into_int_value().get_type().get_bit_width() == 32
                     && int_width(i.get_type()) == Some(32) =>
             {
                 self.b.position_before(&i);
-                self.call(self.abi.model_getopt_pre, &[args[0], args[1]])?;
+                self.call(self.abi[Id::ModelGetoptPre], &[args[0], args[1]])?;
                 self.after(i);
                 let r: BasicValueEnum<'ctx> =
                     i.as_any_value_enum().try_into().map_err(|_| Error::Verify("getopt".into()))?;
@@ -285,9 +255,9 @@ impl<'ctx> Shadower<'_, 'ctx> {
                     Some(&l) => l,
                     None => self.ctx.ptr_type(inkwell::AddressSpace::default()).const_null().into(),
                 };
-                self.call(self.abi.model_getopt, &[args[2], longopts, r.into()])?
+                self.call(self.abi[Id::ModelGetopt], &[args[2], longopts, r.into()])?
             }
-            "re_compile_pattern" | "regcomp" if args.len() == 3 && int_width(i.get_type()).is_none_or(|w| w == 32) => {
+            Id::ModelRegex if args.len() == 3 && int_width(i.get_type()).is_none_or(|w| w == 32) => {
                 // The length (or flags) the call used; the pattern's bytes
                 // stay symbolic, their acceptance is the model's path entry.
                 self.pin_all(i, args)?;
@@ -304,18 +274,16 @@ impl<'ctx> Shadower<'_, 'ctx> {
                 };
                 let site = self.site();
                 let site = self.i32c(site.into());
-                self.call(self.abi.model_regex, &[site.into(), pattern, len.into(), syntax.into(), ok.into()])?
+                self.call(self.abi[Id::ModelRegex], &[site.into(), pattern, len.into(), syntax.into(), ok.into()])?
             }
-            _ => match char_kind(name) {
-                Some(kind) if shadowed && args.len() == 1 => {
-                    let s = self.or_zero(self.shadow(args[0]));
-                    self.after(i);
-                    self.call(self.abi.model_char, &[self.i32c(kind).into(), s.into()])?
-                }
-                _ => match self.read_model(i, name, args)? {
-                    Some(s) => s,
-                    None => return self.extern_call(i, name, args),
-                },
+            Id::ModelChar if shadowed && args.len() == 1 => {
+                let s = self.or_zero(self.shadow(args[0]));
+                self.after(i);
+                self.call(self.abi[Id::ModelChar], &[self.i32c(kind.into()).into(), s.into()])?
+            }
+            _ => match self.read_model(i, id, name, args)? {
+                Some(s) => s,
+                None => return self.extern_call(i, name, args),
             },
         };
         if let (Some(s), Some(_)) = (result, int_width(i.get_type())) {

@@ -8,6 +8,7 @@
 use super::shadow::Shadower;
 use crate::Error;
 use inkwell::values::{AnyValue, BasicValueEnum, InstructionValue, IntValue};
+use model::abi::Id;
 
 /// How a character read went, in the runtime's numbering.
 const CONSUMED: u64 = 0;
@@ -15,11 +16,13 @@ const REFILLED: u64 = 1;
 const PEEKED: u64 = 2;
 
 impl<'ctx> Shadower<'_, 'ctx> {
-    /// The model of a read, when `name` is one: `Some` with the result's
-    /// shadow (a character's), `None` for any other function.
+    /// The model `id` of a read of `name`, when it is one and the call is
+    /// as libc declares it: `Some` with the result's shadow (a
+    /// character's), `None` for any other.
     pub(super) fn read_model(
         &mut self,
         i: InstructionValue<'ctx>,
+        id: Id,
         name: &str,
         args: &[BasicValueEnum<'ctx>],
     ) -> Result<Option<Option<IntValue<'ctx>>>, Error> {
@@ -29,47 +32,50 @@ impl<'ctx> Shadower<'_, 'ctx> {
         let result = |i: InstructionValue<'ctx>| -> Result<BasicValueEnum<'ctx>, Error> {
             i.as_any_value_enum().try_into().map_err(|_| Error::Verify(format!("{name}: no result")))
         };
-        let getc = |how: u64, fp: Option<BasicValueEnum<'ctx>>| Some((how, fp));
-        let char_read = match (name, args.len()) {
-            ("getc" | "fgetc" | "_IO_getc" | "getc_unlocked" | "fgetc_unlocked", 1) => getc(CONSUMED, ptr(0)),
-            ("__uflow", 1) => getc(REFILLED, ptr(0)),
-            ("__underflow", 1) => getc(PEEKED, ptr(0)),
-            ("getchar" | "getchar_unlocked", 0) => getc(CONSUMED, Some(null())),
-            _ => None,
-        };
-        if let Some((how, fp)) = char_read {
-            let Some(fp) = fp else { return Ok(None) };
+        if id == Id::ModelGetc {
+            let how = match name {
+                "__uflow" => REFILLED,
+                "__underflow" => PEEKED,
+                _ => CONSUMED,
+            };
+            let fp = match (name.starts_with("getchar"), args.len(), ptr(0)) {
+                (true, 0, _) => null(),
+                (false, 1, Some(fp)) => fp,
+                _ => return Ok(None),
+            };
             self.after(i);
             let r = self.wide(result(i)?, true)?;
-            let s = self.call(self.abi.model_getc, &[fp, r.into(), self.i32c(how).into()])?;
+            let s = self.call(self.abi[Id::ModelGetc], &[fp, r.into(), self.i32c(how).into()])?;
             return Ok(Some(s));
         }
-        match (name, args.len()) {
-            ("read" | "__read_chk", 3 | 4) if args[0].is_int_value() && ptr(1).is_some() => {
+        match (id, args.len()) {
+            (Id::ModelRead, 3 | 4) if args[0].is_int_value() && ptr(1).is_some() => {
                 self.after(i);
                 let r = self.wide(result(i)?, true)?;
-                self.call(self.abi.model_read, &[args[0], args[1], r.into()])?;
+                self.call(self.abi[Id::ModelRead], &[args[0], args[1], r.into()])?;
             }
-            ("fread" | "fread_unlocked", 4) if ptr(0).is_some() && ptr(3).is_some() => {
+            (Id::ModelFread, 4) if ptr(0).is_some() && ptr(3).is_some() => {
                 self.after(i);
                 let (size, r) = (self.wide(args[1], false)?, self.wide(result(i)?, false)?);
-                self.call(self.abi.model_fread, &[args[0], size.into(), r.into(), args[3]])?;
+                self.call(self.abi[Id::ModelFread], &[args[0], size.into(), r.into(), args[3]])?;
             }
-            ("fgets" | "fgets_unlocked", 3) if ptr(0).is_some() && ptr(2).is_some() => {
+            (Id::ModelFgets, 3) if ptr(0).is_some() && ptr(2).is_some() => {
                 self.after(i);
                 let r = result(i)?;
-                self.call(self.abi.model_fgets, &[args[0], r, args[2]])?;
+                self.call(self.abi[Id::ModelFgets], &[args[0], r, args[2]])?;
             }
-            ("getdelim" | "__getdelim", 4) | ("getline", 3) if ptr(0).is_some() && ptr(args.len() - 1).is_some() => {
+            (Id::ModelGetline, n)
+                if n == 3 + usize::from(name != "getline") && ptr(0).is_some() && ptr(n - 1).is_some() =>
+            {
                 self.after(i);
                 let r = self.wide(result(i)?, true)?;
-                self.call(self.abi.model_getline, &[args[0], r.into(), args[args.len() - 1]])?;
+                self.call(self.abi[Id::ModelGetline], &[args[0], r.into(), args[args.len() - 1]])?;
             }
-            ("ungetc", 2) if args[0].is_int_value() && ptr(1).is_some() => {
+            (Id::ModelUngetc, 2) if args[0].is_int_value() && ptr(1).is_some() => {
                 self.after(i);
                 let sc = self.or_zero(self.shadow(args[0]));
                 let (c, r) = (self.wide(args[0], true)?, self.wide(result(i)?, true)?);
-                self.call(self.abi.model_ungetc, &[args[1], c.into(), sc.into(), r.into()])?;
+                self.call(self.abi[Id::ModelUngetc], &[args[1], c.into(), sc.into(), r.into()])?;
             }
             _ => return Ok(None),
         }
