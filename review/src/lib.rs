@@ -6,6 +6,7 @@
 //! with `CARVE_STACK_OUT` fails; nothing here runs inside a campaign.
 
 pub mod html;
+pub mod identity;
 pub mod reduce;
 pub mod report;
 pub mod sarif;

@@ -71,25 +71,6 @@ impl Dump {
         own_places(self.pc.as_ref(), &self.frames, depth)
     }
 
-    /// What tells this failure from others, for a reduction to keep: the
-    /// sanitizer's report type and its `depth` innermost places when the
-    /// run ended in a report (the runtime's stack of the abort starts in
-    /// the sanitizer), else no type and [`Dump::own`].
-    pub fn identity(&self, depth: usize) -> (Option<String>, Vec<String>) {
-        match self.report.as_deref().and_then(crate::report::parse) {
-            Some(r) => {
-                let places = r
-                    .frames
-                    .iter()
-                    .take(depth)
-                    .map(|p| format!("{}+{:#x}", p.module.rsplit('/').next().unwrap_or(&p.module), p.offset))
-                    .collect();
-                (Some(r.kind), places)
-            }
-            None => (None, self.own(depth)),
-        }
-    }
-
     /// [`Dump::own`] for a hang: the function it was in rather than the
     /// instruction (a loop is met at any of its instructions).
     pub fn own_hang(&self, depth: usize) -> Vec<String> {

@@ -3,6 +3,7 @@
 
 use crate::cli::{ReduceArgs, SignatureArgs};
 use anyhow::Context;
+use review::identity::Identity;
 
 /// `test` reduced while it fails with the same signal at the same
 /// innermost `depth` places of the program; `None` when it does not fail.
@@ -17,10 +18,11 @@ pub(super) fn reduce_test(
     let review::stack::Ran::Signal(sig) = ran else { return Ok(None) };
     // The same signal at the same places; for a sanitizer's report, the
     // same report type too.
-    let own = dump.identity(depth);
+    let identity = |d: &review::stack::Dump| Identity::of_run(d, d.report.as_deref(), &target.program, depth);
+    let own = identity(&dump);
     let mut failure = None;
     let mut same = |t: &[u8]| match review::stack::run(target, t, timeout) {
-        Ok((review::stack::Ran::Signal(s), d)) => s == sig && d.identity(depth) == own,
+        Ok((review::stack::Ran::Signal(s), d)) => s == sig && identity(&d) == own,
         Ok(_) => false,
         Err(e) => {
             failure.get_or_insert(e);
