@@ -4,6 +4,7 @@
 //! killed campaign resumes without losing anything.
 
 pub mod alarms;
+mod failures;
 mod favored;
 mod imports;
 pub mod outdir;
@@ -17,6 +18,7 @@ mod trails;
 pub mod units;
 
 use ::exec::{Coverage, ForkServer, Newness, Outcome};
+use failures::Sorted;
 use model::layout;
 use outdir::{sanitize, OutDir};
 use provenance::Labels;
@@ -60,12 +62,9 @@ pub struct Campaign {
     generator: Box<dyn SystemGenerator>,
     corpus: Vec<Entry>,
     cov: Coverage,
-    crash_cov: Coverage,
-    hang_cov: Coverage,
-    /// The key of every crash (hang) kept (see `signatures.rs`), and its
-    /// id.
-    crash_keys: std::collections::HashMap<String, u64>,
-    hang_keys: std::collections::HashMap<String, u64>,
+    /// The crashes and hangs kept, by key (`failures.rs`).
+    crashes: failures::Failures,
+    hangs: failures::Failures,
     /// The kept hang whose key the last run had when the short limit
     /// stopped it (see [`Campaign::run_system`]).
     known_hang: Option<u64>,
@@ -80,8 +79,6 @@ pub struct Campaign {
     /// A flag per map slot: whether it counts a branch outcome.
     branch_mask: Vec<bool>,
     next_id: u64,
-    next_crash: u64,
-    next_hang: u64,
     /// The bridge's unit rounds (`--unit fuzz`).
     units: Option<units::UnitWork>,
     /// The system generator's grammar, when it has one: unit parameters
@@ -189,18 +186,13 @@ impl Campaign {
             for s in c.out.saved(dir)? {
                 c.fs.run(&s.data)?;
                 c.cov.add(c.fs.map());
+                let depth = c.file.config.signature_depth;
                 if which == 0 {
-                    c.crash_cov.add(c.fs.map());
-                    c.next_crash = c.next_crash.max(s.id + 1);
-                    if let Some(key) = signatures::failure_key(c.out.root(), c.file.config.signature_depth, &c.fs) {
-                        c.crash_keys.entry(key).or_insert(s.id);
-                    }
+                    let key = signatures::failure_key(c.out.root(), depth, &c.fs);
+                    c.crashes.remember(s.id, key, c.fs.map());
                 } else {
-                    c.hang_cov.add(c.fs.map());
-                    c.next_hang = c.next_hang.max(s.id + 1);
-                    if let Some(key) = signatures::take_key(c.out.root(), c.file.config.signature_depth) {
-                        c.hang_keys.entry(key).or_insert(s.id);
-                    }
+                    let key = signatures::take_key(c.out.root(), depth);
+                    c.hangs.remember(s.id, key, c.fs.map());
                 }
             }
         }
@@ -245,18 +237,14 @@ impl Campaign {
             generator,
             corpus: Vec::new(),
             cov: Coverage::default(),
-            crash_cov: Coverage::default(),
-            hang_cov: Coverage::default(),
-            crash_keys: std::collections::HashMap::new(),
-            hang_keys: std::collections::HashMap::new(),
+            crashes: failures::Failures::default(),
+            hangs: failures::Failures::default(),
             known_hang: None,
             unchecked: false,
             favored: favored::Favored::default(),
             branch_slots,
             branch_mask,
             next_id: 0,
-            next_crash: 0,
-            next_hang: 0,
             units: None,
             grammar,
             sync: None,
@@ -404,10 +392,10 @@ impl Campaign {
         // Its stack says where it was, not that it hangs: a hang is kept
         // by the stack of a run past the full limit.
         let key = signatures::take_key(self.out.root(), self.file.config.signature_depth);
-        self.known_hang = key.and_then(|k| self.hang_keys.get(&k).copied());
+        self.known_hang = key.and_then(|k| self.hangs.kept(&k));
         // Its edges count among the timeouts' whatever the recheck shows,
         // so a slow path is run to its end once, not every time.
-        if self.hang_cov.add(self.fs.map()) != Newness::NewEdges {
+        if self.hangs.cov.add(self.fs.map()) != Newness::NewEdges {
             self.unchecked = self.known_hang.is_none();
             return Ok(outcome);
         }
@@ -435,24 +423,16 @@ impl Campaign {
         match outcome {
             Outcome::Crash(sig) => {
                 s.crashes += 1;
-                let new_edges = self.crash_cov.add(self.fs.map()) == Newness::NewEdges;
                 let key = signatures::failure_key(self.out.root(), depth, &self.fs);
-                let kept = key.as_ref().and_then(|k| self.crash_keys.get(k)).copied();
-                if let Some(id) = kept {
-                    *s.crash_counts.entry(format!("{id:06}")).or_insert(1) += 1;
-                } else if key.is_none() && !new_edges {
-                    s.crashes_unsigned += 1;
-                } else {
-                    s.unique_crashes += 1;
-                    let n = self.next_crash;
-                    self.next_crash += 1;
-                    let name =
-                        layout::test_name(layout::CRASHES, n, &format!("sig:{sig:02},src:{src},op:{}", sanitize(op)));
-                    let rec = provenance::Record { test: name.clone(), ..record() };
-                    outdir::write_kept(&self.out, tree, &name, data, &rec)?;
-                    s.crash_counts.insert(format!("{n:06}"), 1);
-                    if let Some(k) = key {
-                        self.crash_keys.insert(k, n);
+                match self.crashes.sort(key, self.fs.map(), None, &mut s.crash_counts) {
+                    Sorted::Counted(_) => {}
+                    Sorted::Unsigned => s.crashes_unsigned += 1,
+                    Sorted::New(n) => {
+                        s.unique_crashes += 1;
+                        let fields = format!("sig:{sig:02},src:{src},op:{}", sanitize(op));
+                        let name = layout::test_name(layout::CRASHES, n, &fields);
+                        let rec = provenance::Record { test: name.clone(), ..record() };
+                        outdir::write_kept(&self.out, tree, &name, data, &rec)?;
                     }
                 }
                 Ok(true)
@@ -463,23 +443,15 @@ impl Campaign {
             }
             Outcome::Timeout => {
                 s.hangs += 1;
-                let new_edges = self.hang_cov.add(self.fs.map()) == Newness::NewEdges;
                 let key = signatures::take_key(self.out.root(), depth);
-                let kept = self.known_hang.take().or_else(|| key.as_ref().and_then(|k| self.hang_keys.get(k)).copied());
-                if let Some(id) = kept {
-                    *s.hang_counts.entry(format!("{id:06}")).or_insert(1) += 1;
-                } else if key.is_none() && !new_edges {
-                    s.hangs_unsigned += 1;
-                } else {
-                    s.unique_hangs += 1;
-                    let n = self.next_hang;
-                    self.next_hang += 1;
-                    let name = layout::test_name(layout::HANGS, n, &format!("src:{src},op:{}", sanitize(op)));
-                    let rec = provenance::Record { test: name.clone(), ..record() };
-                    outdir::write_kept(&self.out, tree, &name, data, &rec)?;
-                    s.hang_counts.insert(format!("{n:06}"), 1);
-                    if let Some(k) = key {
-                        self.hang_keys.insert(k, n);
+                match self.hangs.sort(key, self.fs.map(), self.known_hang.take(), &mut s.hang_counts) {
+                    Sorted::Counted(_) => {}
+                    Sorted::Unsigned => s.hangs_unsigned += 1,
+                    Sorted::New(n) => {
+                        s.unique_hangs += 1;
+                        let name = layout::test_name(layout::HANGS, n, &format!("src:{src},op:{}", sanitize(op)));
+                        let rec = provenance::Record { test: name.clone(), ..record() };
+                        outdir::write_kept(&self.out, tree, &name, data, &rec)?;
                     }
                 }
                 Ok(true)
