@@ -4,13 +4,15 @@ use crate::cli::{ShowArgs, UnitsArgs};
 use driver::files::{read_unit, unit_files};
 
 pub fn list(args: UnitsArgs) -> anyhow::Result<i32> {
+    let files = unit_files(&args.dir)?;
+    anyhow::ensure!(!files.is_empty(), "no unit in {}", args.dir.display());
     println!(
         "{:<40} {:<24} {:>9} {:>7} {:>6} {:>4} {:>9} {:>8}  parameters",
         "unit", "function", "bytes", "objects", "relocs", "raw", "truncated", "returned"
     );
     let mut by_encoding: std::collections::BTreeMap<&str, usize> = Default::default();
     let mut bad = 0;
-    for p in unit_files(&args.dir)? {
+    for p in files {
         let name = p.file_name().unwrap_or_default().to_string_lossy().into_owned();
         match read_unit(&p) {
             Ok(u) => {

@@ -1,4 +1,5 @@
-//! `bridge replay` exits non-zero when a unit could not be replayed at all.
+//! Commands on units exit non-zero when they could not do their job: a
+//! unit that cannot be replayed at all, a directory with no unit.
 
 use crate::util::*;
 
@@ -19,4 +20,19 @@ fn a_unit_that_cannot_be_read_fails_the_replay() {
     let err = stderr(&o);
     assert!(err.contains("bad.unit is not a unit test") && err.contains("empty.unit is not a unit test"), "{err}");
     assert!(err.contains("2 of 2 units could not be replayed"), "{err}");
+}
+
+/// A listing or an exploration of a directory that holds no unit did not
+/// do its job: it says so and exits 1.
+#[test]
+fn commands_on_a_directory_without_units_fail() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    for args in
+        [&["units", d][..], &["replay", d], &["fuzz-unit", d, "--", "/bin/true"], &["explore", d, "--", "/bin/true"]]
+    {
+        let o = bridge(args, b"");
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains("no unit"), "{args:?}: {}", stderr(&o));
+    }
 }
