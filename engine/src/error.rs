@@ -22,6 +22,8 @@ pub enum Error {
     Json(#[from] serde_json::Error),
     #[error(transparent)]
     Grammar(#[from] grammar::Error),
+    #[error(transparent)]
+    Review(#[from] review::Error),
     /// What was asked cannot be done: its reason.
     #[error("{0}")]
     Refused(String),

@@ -8,6 +8,7 @@ pub mod alone;
 pub mod campaign;
 mod error;
 pub mod lift;
+pub mod review;
 pub mod unit_loop;
 
 pub use error::{Error, FileContext, Result};

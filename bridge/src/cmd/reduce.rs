@@ -3,43 +3,11 @@
 
 use crate::cli::{ReduceArgs, SignatureArgs};
 use anyhow::Context;
-use review::identity::Identity;
-
-/// `test` reduced while it fails with the same signal at the same
-/// innermost `depth` places of the program; `None` when it does not fail.
-pub(super) fn reduce_test(
-    target: &::exec::Target,
-    test: &[u8],
-    depth: usize,
-    max_runs: usize,
-) -> anyhow::Result<Option<review::reduce::Reduced>> {
-    let timeout = target.timeout;
-    let (ran, dump) = review::stack::run(target, test, timeout)?;
-    let review::stack::Ran::Signal(sig) = ran else { return Ok(None) };
-    // The same signal at the same places; for a sanitizer's report, the
-    // same report type too.
-    let identity = |d: &review::stack::Dump| Identity::of_run(d, d.report.as_deref(), &target.program, depth);
-    let own = identity(&dump);
-    let mut failure = None;
-    let mut same = |t: &[u8]| match review::stack::run(target, t, timeout) {
-        Ok((review::stack::Ran::Signal(s), d)) => s == sig && identity(&d) == own,
-        Ok(_) => false,
-        Err(e) => {
-            failure.get_or_insert(e);
-            false
-        }
-    };
-    let r = review::reduce::reduce(test, target.args_in_input, max_runs, &mut same);
-    if let Some(e) = failure {
-        return Err(e.into());
-    }
-    Ok(Some(r))
-}
 
 pub fn reduce(args: ReduceArgs) -> anyhow::Result<i32> {
     let target = super::target(&args.target)?;
     let test = std::fs::read(&args.test).with_context(|| format!("cannot read {}", args.test.display()))?;
-    let Some(r) = reduce_test(&target, &test, usize::from(args.depth), args.max_runs)? else {
+    let Some(r) = engine::review::reduce_test(&target, &test, usize::from(args.depth), args.max_runs)? else {
         anyhow::bail!("{} does not crash the program: nothing to reduce (hangs are not reduced)", args.test.display());
     };
     driver::files::write_atomic(&args.output, &r.test)
