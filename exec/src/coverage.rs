@@ -21,6 +21,25 @@ pub fn edges(map: &[u8]) -> Vec<(u32, u8)> {
     map.iter().enumerate().filter(|(_, &h)| h != 0).map(|(i, &h)| (i as u32, BUCKETS[h as usize])).collect()
 }
 
+/// A checksum of what a map shows: each edge hit and its hit-count
+/// bucket (two maps with the same edges in the same buckets have the same
+/// checksum), as AFL++ compares a trimmed test's run with its original's.
+pub fn checksum(map: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for (k, chunk) in map.chunks(8).enumerate() {
+        if chunk.iter().all(|&b| b == 0) {
+            continue;
+        }
+        for (i, &b) in chunk.iter().enumerate() {
+            if b != 0 {
+                let v = ((k * 8 + i) as u64) << 8 | u64::from(BUCKETS[b as usize]);
+                h = (h ^ v).wrapping_mul(0x0000_0100_0000_01b3);
+            }
+        }
+    }
+    h
+}
+
 /// What a run added to what was seen before.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Newness {
@@ -114,6 +133,22 @@ impl Coverage {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn checksums_see_edges_and_buckets_not_counts_within_a_bucket() {
+        let map = |hits: &[(usize, u8)]| {
+            let mut m = vec![0u8; 64];
+            for &(i, h) in hits {
+                m[i] = h;
+            }
+            m
+        };
+        let c = |hits: &[(usize, u8)]| checksum(&map(hits));
+        assert_eq!(c(&[(3, 4), (40, 1)]), c(&[(3, 7), (40, 1)]), "4 and 7 share a bucket");
+        assert_ne!(c(&[(3, 4), (40, 1)]), c(&[(3, 8), (40, 1)]));
+        assert_ne!(c(&[(3, 4)]), c(&[(3, 4), (40, 1)]));
+        assert_ne!(c(&[(3, 1)]), c(&[(4, 1)]));
+    }
 
     #[test]
     fn buckets_are_afls() {

@@ -42,6 +42,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
             cwd: std::env::current_dir().ok(),
             detect_leaks: args.target.detect_leaks,
             functions: args.functions.clone(),
+            trim: !args.no_trim,
         };
         setup::start(&output, config, target)?
     };
@@ -84,6 +85,15 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
         s.unique_hangs,
         if s.finished { "" } else { "; stopped early, continue with --resume" }
     );
+    if s.trim_runs > 0 {
+        println!(
+            "bridge run: {} kept tests trimmed by {} bytes in {} runs ({:.1} % of the execs)",
+            s.trimmed,
+            s.trim_cut_bytes,
+            s.trim_runs,
+            100.0 * s.trim_runs as f64 / s.execs.max(1) as f64
+        );
+    }
     println!("bridge run: {}", engine::campaign::status::time_spent(&s));
     Ok(0)
 }

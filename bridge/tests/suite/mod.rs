@@ -21,3 +21,4 @@ mod sanitizers;
 mod shared_libs;
 mod symbolic;
 mod timeouts;
+mod trimming;

@@ -15,6 +15,7 @@ pub mod state;
 pub mod status;
 pub mod sync;
 mod trails;
+mod trim;
 pub mod units;
 
 use ::exec::{Coverage, ForkServer, Newness, Outcome};
@@ -357,13 +358,13 @@ impl Campaign {
             let id = self.next_id;
             self.next_id += 1;
             let name = layout::test_name(layout::QUEUE, id, &format!("src:{src},op:{}", sanitize(&case.op)));
-            let mut labels = case.labels.clone();
-            labels.adopt(id);
-            let record = provenance::Record { test: name.clone(), labels: Some(labels.clone()), ..record() };
-            outdir::write_kept(&self.out, tree.as_ref(), &name, &case.data, &record)?;
             let hits = self.hits();
             let run_us = self.run_us();
-            self.corpus.push(Entry { id, data: case.data.clone(), hits, new_word: false, seed: false, labels, run_us });
+            let (data, mut labels) = self.trimmed(&case, outcome, tree.is_some())?;
+            labels.adopt(id);
+            let record = provenance::Record { test: name.clone(), labels: Some(labels.clone()), ..record() };
+            outdir::write_kept(&self.out, tree.as_ref(), &name, &data, &record)?;
+            self.corpus.push(Entry { id, data, hits, new_word: false, seed: false, labels, run_us });
             if newness == Newness::NewEdges {
                 self.refresh_stats();
                 self.out.append_line(layout::COVERAGE_CSV, outdir::CSV_HEADER, &self.csv_row())?;
@@ -462,6 +463,23 @@ impl Campaign {
             }
             Outcome::Exit(_) => Ok(false),
         }
+    }
+
+    /// A kept test's bytes and labels, trimmed when the campaign trims
+    /// and no grammar derived it (a derivation's text must stay whole).
+    fn trimmed(&mut self, case: &TestCase, outcome: Outcome, derived: bool) -> crate::Result<(Vec<u8>, Labels)> {
+        if !self.file.config.trim || derived {
+            return Ok((case.data.clone(), case.labels.clone()));
+        }
+        let keep = trim::trimmable_from(&case.data, self.fs.target().args_in_input);
+        let want = ::exec::coverage::checksum(self.fs.map());
+        let t = trim::trim(&mut self.fs, (&case.data, &case.labels), keep, (outcome, want))?;
+        let s = &mut self.file.stats;
+        s.execs += t.runs;
+        s.trim_runs += t.runs;
+        s.trimmed += u64::from(t.runs > 0);
+        s.trim_cut_bytes += (case.data.len() - t.data.len()) as u64;
+        Ok((t.data, t.labels))
     }
 
     /// How long the last run took, in microseconds.

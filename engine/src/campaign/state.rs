@@ -49,6 +49,10 @@ pub struct Config {
     /// absent).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub functions: Option<String>,
+    /// Kept system tests are trimmed (`trim.rs`); campaigns from before
+    /// trimming were not.
+    #[serde(default)]
+    pub trim: bool,
     /// The directory `command` was given in (absent in campaigns from
     /// before it was recorded).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -260,6 +264,13 @@ pub struct Stats {
     pub edges_by_units: u64,
     #[serde(default)]
     pub unit_share: f64,
+    /// Trimming: tests trimmed, runs it took, bytes it cut.
+    #[serde(default)]
+    pub trimmed: u64,
+    #[serde(default)]
+    pub trim_runs: u64,
+    #[serde(default)]
+    pub trim_cut_bytes: u64,
 }
 
 impl Stats {
@@ -324,6 +335,7 @@ mod tests {
             cwd: None,
             detect_leaks: false,
             functions: None,
+            trim: true,
             mem_limit_mb: 512,
             input_dir: "seeds".into(),
             batch: 64,
