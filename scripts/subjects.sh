@@ -25,6 +25,9 @@
 #   carve  CC=carve-clang ($REPO/target/release/carve-clang, or on PATH; built
 #          with `scripts/build.sh` if missing)
 #   afl    CC=afl-clang-fast (AFL++ reference build, AFL_QUIET=1)
+#   afl-cmplog
+#          the same with AFL_LLVM_CMPLOG=1: the comparison-logging build
+#          that `afl-fuzz -c` runs beside the afl one (AFL++ with cmplog)
 #   cov    CC=clang-19 with -fprofile-instr-generate -fcoverage-mapping: the
 #          source-based coverage build that benchmarks replay tests on
 #          (scripts/bench/covreplay.sh; needs libclang-rt-19-dev)
@@ -76,9 +79,9 @@ variants=()
 IFS=, read -r -a vlist <<<"$variant_arg"
 for v in "${vlist[@]}"; do
   case "$v" in
-    plain|carve|afl|cov|plain-asan|carve-asan|afl-asan) variants+=("$v") ;;
+    plain|carve|afl|afl-cmplog|cov|plain-asan|carve-asan|afl-asan) variants+=("$v") ;;
     all) variants+=(plain carve afl) ;;
-    *) die "unknown variant '$v' (plain, carve, afl, cov, plain-asan, carve-asan, afl-asan, all)" ;;
+    *) die "unknown variant '$v' (plain, carve, afl, afl-cmplog, cov, plain-asan, carve-asan, afl-asan, all)" ;;
   esac
 done
 [ "${#variants[@]}" -gt 0 ] || die "no variant given"
@@ -229,7 +232,7 @@ compiler_of() {
   local v=${1%-asan} cc
   case "$v" in
     plain|cov) echo clang-19 ;;
-    afl)
+    afl|afl-cmplog)
       command -v afl-clang-fast >/dev/null 2>&1 ||
         die "afl-clang-fast not found; install AFL++ (scripts/install-deps.sh --bench)"
       echo afl-clang-fast ;;
@@ -328,7 +331,9 @@ build_package() {
   cp -a "$src" "$bdir"
 
   export FORCE_UNSAFE_CONFIGURE=1   # coreutils' configure refuses root otherwise
-  if [ "${v%-asan}" = afl ]; then export AFL_QUIET=1; fi
+  case "$v" in afl|afl-*) export AFL_QUIET=1 ;; esac
+  # AFL++'s cmplog build (for afl-fuzz -c): its comparisons logged.
+  if [ "$v" = afl-cmplog ]; then export AFL_LLVM_CMPLOG=1; else unset AFL_LLVM_CMPLOG; fi
   # configure's test programs leak: LeakSanitizer must not fail them.
   case "$v" in *-asan) export ASAN_OPTIONS=detect_leaks=0 ;; esac
 

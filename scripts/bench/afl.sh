@@ -30,13 +30,21 @@
 # build (the afl-clang-fast build cannot read a command line from a test),
 # in `alone` and `pair` alike.
 #
+# `--cmplog`: `alone` also runs AFL++ at its best, with cmplog (RedQueen's
+# input-to-state: `afl-fuzz -c` with the afl-cmplog build beside the afl
+# one: scripts/subjects.sh --variant afl-cmplog), for the same time on
+# core 1 after the pair, and adds its execs and branches and the bridge's
+# ratio to it. Fixed command lines only: cmplog needs AFL++'s own
+# instrumentation, which the carve-clang build that reads command lines
+# from tests does not have.
+#
 # `--asan`: both tools on AddressSanitizer builds (carve-asan and
 # afl-asan: scripts/subjects.sh --variant carve-asan,afl-asan), AFL++ with
 # the ASAN_OPTIONS it asks for (abort_on_error=1, symbolize=0, no leaks).
 #
 #   scripts/bench/afl.sh [--cache DIR] [--subjects sed,dc,cut] [--time 5m]
 #                        [--seeds N] [--modes speed,alone,pair] [--out DIR]
-#                        [--bridge PATH] [--args-in-input] [--asan]
+#                        [--bridge PATH] [--args-in-input] [--asan] [--cmplog]
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 cache=${CARVE_CACHE:-$HOME/.cache/carve-bridge}/subjects
@@ -48,6 +56,7 @@ out=""
 bridge_bin=""
 aii=0
 san=""
+cmplog=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --cache) cache=$2/subjects; shift 2 ;;
@@ -58,10 +67,14 @@ while [ $# -gt 0 ]; do
     --out) out=$2; shift 2 ;;
     --bridge) bridge_bin=$2; shift 2 ;;
     --args-in-input) aii=1; shift ;;
+    --cmplog) cmplog=1; shift ;;
     --asan) san=-asan; export ASAN_OPTIONS=abort_on_error=1:symbolize=0:detect_leaks=0; shift ;;
     *) echo "afl.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
+if [ "$cmplog" = 1 ] && { [ "$aii" = 1 ] || [ -n "$san" ]; }; then
+  echo "afl.sh: --cmplog is for fixed command lines without --asan (cmplog needs AFL++'s own instrumentation)" >&2; exit 2
+fi
 if [ "$aii" = 1 ] && [[ ",$modes," == *,speed,* ]]; then
   echo "afl.sh: --args-in-input is for the alone and pair modes (speed compares two builds on fixed command lines)" >&2; exit 2
 fi
@@ -194,6 +207,15 @@ for s in "${list[@]}"; do
       printf 'alone %-6s %s  execs bridge %s, AFL++ %s, ratio %s | branches bridge %s, AFL++ %s, ratio %s | %s\n' "$s" "$seed" \
         "$eb" "$ea" "$(python3 -c "print(f'{$eb/$ea:.2f}')")" "$cb" "$ca" "$(python3 -c "print(f'{$cb/max($ca,1):.3f}')")" \
         "$(grep -h '^bridge run: .*system execs' "$o/bridge.log" | sed 's/^bridge run: //')"
+      if [ "$cmplog" = 1 ]; then
+        cmp="$cache/bin-afl-cmplog/$s"
+        [ -x "$cmp" ] || { echo "afl.sh: $cmp missing: scripts/subjects.sh --variant afl-cmplog --subjects $s" >&2; exit 1; }
+        # shellcheck disable=SC2086
+        taskset -c 1 afl-fuzz -V "$secs" -s "$seed" -c "$cmp" -i "$d" -o "$o/cmplog" -- "$fuzzed" $aflargs > "$o/cmplog.log" 2>&1
+        ek=$(afl_stat "$o/cmplog/default" execs_done) ck=$(branches "$a" "$o/cmplog/default")
+        printf 'cmplog %-5s %s  execs bridge %s, AFL++ with cmplog %s, ratio %s | branches bridge %s, AFL++ with cmplog %s, ratio %s\n' "$s" "$seed" \
+          "$eb" "$ek" "$(python3 -c "print(f'{$eb/$ek:.2f}')")" "$cb" "$ck" "$(python3 -c "print(f'{$cb/max($ck,1):.3f}')")"
+      fi
     fi
     if [[ ",$modes," == *,pair,* ]]; then
       # shellcheck disable=SC2086
