@@ -37,7 +37,8 @@ fi
 if [ "$want_bench" = 1 ]; then
   # libclang-rt-14-dev: the ASan runtime of afl-clang-fast (AFL++ is built
   # on LLVM 14), for the afl-asan builds of the subjects.
-  pkgs+=(valgrind python3-pip csmith libcsmith-dev creduce libclang-rt-14-dev)
+  # librsvg2-bin: covtime.py's plots as PNG (rsvg-convert).
+  pkgs+=(valgrind python3-pip csmith libcsmith-dev creduce libclang-rt-14-dev librsvg2-bin)
 fi
 
 missing=()
