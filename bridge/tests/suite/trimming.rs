@@ -21,8 +21,9 @@ fn kept(out: &std::path::Path) -> (Vec<usize>, bool) {
 }
 
 /// A program that looks at its input's first 16 bytes only: with trimming
-/// the tests it keeps lose the padding its seed came with, their labels
-/// trimmed with them; with --no-trim they keep it.
+/// the tests it keeps lose the padding its seed came with as they come up
+/// as parents, their files rewritten and their labels trimmed with them;
+/// with --no-trim they keep it.
 #[test]
 fn kept_tests_lose_the_bytes_that_change_nothing() {
     let dir = tempfile::tempdir().unwrap();
@@ -49,9 +50,11 @@ fn kept_tests_lose_the_bytes_that_change_nothing() {
     assert!(!t.is_empty() && !w.is_empty(), "both keep tests: {t:?} {w:?}");
     assert!(t_labelled, "trimmed tests keep labels of their length");
     // Only the first 16 bytes change anything; the smallest chunk cut is
-    // 4 bytes, so at most 3 more stay.
-    assert!(t.iter().all(|&n| n < 20), "trimmed: {t:?}");
-    assert!(w.iter().any(|&n| n >= 20), "whole: {w:?}");
+    // 4 bytes, so a trimmed test has at most 19. Favoured entries are
+    // trimmed as they come up for mutation, most of them in 6 s.
+    let big = |v: &[usize]| v.iter().filter(|&&n| n >= 20).count();
+    eprintln!("trimmed {t:?}\nwhole {w:?}");
+    assert!(big(&t) * 2 < big(&w), "trimmed {t:?} against whole {w:?}");
     assert!(said.contains("kept tests trimmed by"), "{said}");
     let stats = &campaign_json(&trimmed)["stats"];
     assert!(stats["trim_runs"].as_u64().unwrap() > 0 && stats["trim_cut_bytes"].as_u64().unwrap() > 0, "{stats}");

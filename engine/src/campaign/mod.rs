@@ -15,7 +15,7 @@ pub mod state;
 pub mod status;
 pub mod sync;
 mod trails;
-mod trim;
+pub(crate) mod trim;
 pub mod units;
 
 use ::exec::{Coverage, ForkServer, Newness, Outcome};
@@ -40,6 +40,8 @@ const SAVE_EVERY: Duration = Duration::from_secs(5);
 
 pub(crate) struct Entry {
     id: u64,
+    /// Its path in the campaign directory (`queue/id:...`).
+    name: String,
     data: Vec<u8>,
     /// The branch-outcome slots its run hit, sorted: which functions it
     /// reaches, for the unit rounds to choose what to carve.
@@ -54,6 +56,8 @@ pub(crate) struct Entry {
     labels: Labels,
     /// How long its last run took, in microseconds.
     run_us: u32,
+    /// It was trimmed already, or is not to be (`trim.rs`).
+    trimmed: bool,
 }
 
 pub struct Campaign {
@@ -140,7 +144,8 @@ impl Campaign {
             })?;
             let hits = c.hits();
             let labels = Labels::own(id, data.len());
-            c.corpus.push(Entry { id, data, hits, new_word: false, seed: true, labels, run_us: c.run_us() });
+            let (name, run_us) = (record.test.clone(), c.run_us());
+            c.corpus.push(Entry { id, name, data, hits, new_word: false, seed: true, labels, run_us, trimmed: true });
         }
         crate::error::ensure!(!c.corpus.is_empty(), "no readable seed in {}", c.file.config.input_dir.display());
         for line in seed_check::report(&seed_runs) {
@@ -170,6 +175,8 @@ impl Campaign {
             let labels = s.labels.unwrap_or_else(|| Labels::own(s.id, s.data.len()));
             c.corpus.push(Entry {
                 id: s.id,
+                name: s.name,
+                trimmed: s.seed,
                 data: s.data,
                 hits,
                 new_word: s.new_word,
@@ -296,10 +303,11 @@ impl Campaign {
             let parent = |e: &Entry| e.seed || (!seeds_only && slow_us.is_none_or(|l| e.run_us <= l));
             let entries =
                 (self.corpus.iter()).map(|e| (if parent(e) { e.hits.as_slice() } else { &[] }, e.run_us, e.data.len()));
-            let favored = self.favored.update(entries);
-            let seeds: Vec<Seed<'_>> = (self.corpus.iter().zip(favored))
+            let favored = self.favored.update(entries).to_vec();
+            self.trim_favored(&favored)?;
+            let seeds: Vec<Seed<'_>> = (self.corpus.iter().zip(favored.iter().copied()))
                 .filter(|(e, _)| parent(e))
-                .map(|(e, &favored)| Seed {
+                .map(|(e, favored)| Seed {
                     id: e.id,
                     data: &e.data,
                     labels: Some(&e.labels),
@@ -358,13 +366,13 @@ impl Campaign {
             let id = self.next_id;
             self.next_id += 1;
             let name = layout::test_name(layout::QUEUE, id, &format!("src:{src},op:{}", sanitize(&case.op)));
-            let hits = self.hits();
-            let run_us = self.run_us();
-            let (data, mut labels) = self.trimmed(&case, outcome, tree.is_some())?;
+            let mut labels = case.labels.clone();
             labels.adopt(id);
             let record = provenance::Record { test: name.clone(), labels: Some(labels.clone()), ..record() };
-            outdir::write_kept(&self.out, tree.as_ref(), &name, &data, &record)?;
-            self.corpus.push(Entry { id, data, hits, new_word: false, seed: false, labels, run_us });
+            outdir::write_kept(&self.out, tree.as_ref(), &name, &case.data, &record)?;
+            let (hits, run_us, data) = (self.hits(), self.run_us(), case.data.clone());
+            let trimmed = tree.is_some();
+            self.corpus.push(Entry { id, name, data, hits, new_word: false, seed: false, labels, run_us, trimmed });
             if newness == Newness::NewEdges {
                 self.refresh_stats();
                 self.out.append_line(layout::COVERAGE_CSV, outdir::CSV_HEADER, &self.csv_row())?;
@@ -463,23 +471,6 @@ impl Campaign {
             }
             Outcome::Exit(_) => Ok(false),
         }
-    }
-
-    /// A kept test's bytes and labels, trimmed when the campaign trims
-    /// and no grammar derived it (a derivation's text must stay whole).
-    fn trimmed(&mut self, case: &TestCase, outcome: Outcome, derived: bool) -> crate::Result<(Vec<u8>, Labels)> {
-        if !self.file.config.trim || derived {
-            return Ok((case.data.clone(), case.labels.clone()));
-        }
-        let keep = trim::trimmable_from(&case.data, self.fs.target().args_in_input);
-        let want = ::exec::coverage::checksum(self.fs.map());
-        let t = trim::trim(&mut self.fs, (&case.data, &case.labels), keep, (outcome, want))?;
-        let s = &mut self.file.stats;
-        s.execs += t.runs;
-        s.trim_runs += t.runs;
-        s.trimmed += u64::from(t.runs > 0);
-        s.trim_cut_bytes += (case.data.len() - t.data.len()) as u64;
-        Ok((t.data, t.labels))
     }
 
     /// How long the last run took, in microseconds.

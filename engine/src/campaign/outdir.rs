@@ -26,6 +26,8 @@ pub struct OutDir {
 /// word to the command line (`op:lift_FUNCTION+word`).
 pub struct Saved {
     pub id: u64,
+    /// Its path in the campaign directory (`queue/NAME`).
+    pub name: String,
     pub data: Vec<u8>,
     pub new_word: bool,
     /// A seed of the campaign (`orig:` in its name).
@@ -127,7 +129,7 @@ impl OutDir {
                 .flatten()
                 .and_then(|r| r.labels)
                 .filter(|l| l.len() == data.len());
-            out.push(Saved { id, data, new_word, seed, labels });
+            out.push(Saved { id, name: format!("{dir}/{name}"), data, new_word, seed, labels });
         }
         out.sort_by_key(|s| s.id);
         Ok(out)

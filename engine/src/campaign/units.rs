@@ -549,9 +549,9 @@ impl Campaign {
                     self.out.write_tree(&name, &t.to_json(g).to_string())?;
                 }
                 self.out.write_test(&name, &lifted, &record)?;
-                let hits = self.hits();
-                let run_us = self.run_us();
-                self.corpus.push(super::Entry { id, data: lifted, hits, new_word, seed: false, labels, run_us });
+                let (hits, run_us, trimmed) = (self.hits(), self.run_us(), lifted_tree.is_some());
+                let data = lifted;
+                self.corpus.push(super::Entry { id, name, data, hits, new_word, seed: false, labels, run_us, trimmed });
             }
             _ => {}
         }

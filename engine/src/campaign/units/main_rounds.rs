@@ -100,6 +100,8 @@ mod tests {
             .enumerate()
             .map(|(i, &new_word)| Entry {
                 id: i as u64,
+                name: String::new(),
+                trimmed: false,
                 data: vec![b'0' + i as u8],
                 hits: Vec::new(),
                 new_word,
