@@ -283,11 +283,13 @@ pub struct RunArgs {
     /// counts every function all the same. Default: all.
     #[arg(long, value_name = "REGEX", value_parser = a_regex)]
     pub functions: Option<String>,
-    /// Keep system tests as they were made. By default a kept test is
-    /// trimmed as AFL++ trims its queue: chunks cut while the run keeps
-    /// the same edges in the same hit-count buckets (at most 128 runs a
-    /// test, counted in the execs; the command line of a test that
-    /// carries one, and tests a grammar derived, are left whole).
+    /// Keep system tests as they were made. By default kept tests are
+    /// trimmed as AFL++ trims its queue, when they come up as parents:
+    /// before each batch, up to 4 favoured entries not yet trimmed lose
+    /// the chunks whose cut keeps the same edges in the same hit-count
+    /// buckets (at most 128 runs a test, counted in the execs; seeds, the
+    /// command line of a test that carries one, and tests a grammar
+    /// derived, are left whole).
     #[arg(long)]
     pub no_trim: bool,
     /// Directory of seed inputs.
