@@ -4,8 +4,8 @@ each output is run once on the llvm-cov build of the subject (as
 covreplay.py runs them), and the tests kept by each checkpoint are merged
 into that checkpoint's coverage. A test's time is AFL++'s `time:` field
 (milliseconds since the start) in its name, or else the age of its file
-against the output's oldest test (a bridge campaign's seeds are written
-first).
+against the output's oldest test (a bridge campaign's seeds, `orig:`,
+count from the start, as AFL++'s do).
 
   scripts/bench/covtime.py [--argv 'WORDS'] [--every SECS] [--plot FILE.svg]
                            BIN LABEL=OUT [LABEL=OUT...]
@@ -35,8 +35,11 @@ def timed_tests(out):
     start = min(mtimes) if mtimes else 0.0
     timed = []
     for t, m in zip(tests, mtimes):
-        hit = re.search(r"time:(\d+)", os.path.basename(t))
-        timed.append((int(hit.group(1)) / 1000.0 if hit else m - start, t))
+        name = os.path.basename(t)
+        hit = re.search(r"time:(\d+)", name)
+        # Seeds are there from the start, as AFL++'s `time:0` ones.
+        when = 0.0 if ",orig:" in name else int(hit.group(1)) / 1000.0 if hit else m - start
+        timed.append((when, t))
     return sorted(timed)
 
 
