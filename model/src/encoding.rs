@@ -100,7 +100,7 @@ impl Encoding {
             Encoding::Percent => Some(percent_encoded(trimmed(b))),
             Encoding::Json => Some(json_escaped(trimmed(b))),
             Encoding::Quoted { within } => {
-                let inside = sql_unquoted(&b[..b.iter().position(|&c| c == 0).unwrap_or(b.len())])?;
+                let inside = sql_unquoted(up_to_nul(b))?;
                 match within {
                     Within::Raw => Some(inside),
                     w => w.encoding().write_string(&inside),
@@ -174,6 +174,11 @@ pub fn sql_quoted(inside: &[u8]) -> Vec<u8> {
     }
     out.push(b'\'');
     out
+}
+
+/// A C string's bytes: up to its first NUL.
+pub(crate) fn up_to_nul(b: &[u8]) -> &[u8] {
+    &b[..b.iter().position(|&c| c == 0).unwrap_or(b.len())]
 }
 
 /// A string's bytes as an encoding that can write a NUL (`%00`,

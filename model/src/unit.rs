@@ -2,8 +2,8 @@
 //! the unit-test file (snapshot records plus a metadata record), which the
 //! runtime can replay as it is.
 
-use crate::encoding::trimmed;
 pub use crate::encoding::{json_escaped, percent_encoded, sql_quoted, sql_unquoted, Encoding, Within};
+use crate::encoding::{trimmed, up_to_nul};
 use crate::snapshot::*;
 use serde::{Deserialize, Serialize};
 
@@ -98,7 +98,7 @@ impl Value {
     pub fn text(&self) -> Vec<u8> {
         match self {
             Value::Int(v) => v.to_string().into_bytes(),
-            Value::Bytes(b) => b.iter().take_while(|&&c| c != 0).copied().collect(),
+            Value::Bytes(b) => up_to_nul(b).to_vec(),
         }
     }
 }
@@ -167,12 +167,8 @@ impl Param {
             (Encoding::Length, Value::Int(n)) => (0..=MAX_LENGTH).contains(n),
             (Encoding::Length, _) => false,
             (Encoding::Json, Value::Bytes(b)) => std::str::from_utf8(trimmed(b)).is_ok(),
-            (Encoding::Quoted { within }, Value::Bytes(b)) => match self.encoding.write_string(b) {
-                Some(_) if within == Within::Json => {
-                    std::str::from_utf8(&b[..b.iter().position(|&c| c == 0).unwrap_or(b.len())]).is_ok()
-                }
-                written => written.is_some(),
-            },
+            (Encoding::Quoted { within }, Value::Bytes(b)) => sql_unquoted(up_to_nul(b))
+                .is_some_and(|inside| within != Within::Json || std::str::from_utf8(&inside).is_ok()),
             _ => true,
         }
     }
