@@ -32,7 +32,7 @@ fn main() {
     let (mut n, mut bytes, mut whole) = (0u64, 0usize, 0u64);
     let t0 = Instant::now();
     while t0.elapsed().as_secs_f64() < secs {
-        for t in gen.generate(&corpus, 1000) {
+        for t in gen.generate(&corpus, &mut systemgen::Uniform::new(corpus.len(), 1), 1000) {
             assert!(t.tree.is_some(), "a grammar test has its tree");
             bytes += t.data.len();
             whole += t.op.starts_with("gen") as u64;

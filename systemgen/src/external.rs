@@ -19,7 +19,7 @@ impl SystemGenerator for External {
         false
     }
 
-    fn generate(&mut self, _corpus: &[Seed<'_>], _n: usize) -> Vec<TestCase> {
+    fn generate(&mut self, _corpus: &[Seed<'_>], _parents: &mut dyn crate::Parents, _n: usize) -> Vec<TestCase> {
         Vec::new()
     }
 

@@ -2,12 +2,14 @@
 
 pub mod external;
 pub mod grammar;
+pub mod parents;
 pub mod radamsa;
 
 use std::sync::Arc;
 
 pub use external::{External, NAME as EXTERNAL};
 pub use grammar::{GrammarGen, Mode};
+pub use parents::{Parents, Uniform};
 pub use provenance::Labels;
 pub use radamsa::RadamsaLike;
 
@@ -63,12 +65,12 @@ pub struct Seed<'a> {
     /// ([`Labels::own`]). Labels that do not cover `data` count as `None`.
     pub labels: Option<&'a Labels>,
     /// How long the target took on it, in microseconds; 0 when unknown.
-    /// Generators favour cheap entries, as AFL++ gives fast ones more
-    /// energy: a test's run time is paid on each of its mutants.
+    /// The campaign's scheduler favours cheap entries, as AFL++ gives fast
+    /// ones more energy: a test's run time is paid on each of its mutants.
     pub run_us: u32,
     /// The cheapest entry (run time × length) to reach one of the branch
     /// outcomes the corpus reaches, as AFL++ marks its favoured entries;
-    /// generators pick among these more often.
+    /// the scheduler picks among these more often.
     pub favored: bool,
 }
 
@@ -86,8 +88,9 @@ impl Seed<'_> {
 pub trait SystemGenerator {
     /// The name users pick it by (`--system NAME`).
     fn name(&self) -> &'static str;
-    /// The next `n` tests, derived from `corpus` (never empty).
-    fn generate(&mut self, corpus: &[Seed<'_>], n: usize) -> Vec<TestCase>;
+    /// The next `n` tests, derived from `corpus` (never empty), each from
+    /// the parent `parents` picks for it ([`Parents`]).
+    fn generate(&mut self, corpus: &[Seed<'_>], parents: &mut dyn Parents, n: usize) -> Vec<TestCase>;
     /// What running `case` showed: whether it reached new coverage.
     fn feedback(&mut self, case: &TestCase, interesting: bool);
     /// A value that, put in place of a derivation node of `nonterminal`,

@@ -7,7 +7,7 @@ use std::time::Instant;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use systemgen::radamsa::{size_limit, HARD_CAP, MAX_OP_LEN};
-use systemgen::{by_name, RadamsaLike, Seed, SystemGenerator, TestCase, GENERATORS};
+use systemgen::{by_name, RadamsaLike, Seed, SystemGenerator, TestCase, Uniform, GENERATORS};
 
 const TEXT: &[u8] = b"# config\nname = \"demo\"\nsize = 10\nlist = [1, 2, (3 + 4)]\n\
                       map = {a: <b>, c: 'd'}\npath = /tmp/x\n";
@@ -53,7 +53,13 @@ fn registry() {
     assert!(err(by_name("nope", 1, None)).contains("known: radamsa-like, grammar, afl++"));
     let mut external = by_name("afl++", 1, None).expect("known");
     assert!(
-        external.generate(&[Seed { id: 0, data: b"x", labels: None, run_us: 0, favored: false }], 10).is_empty(),
+        external
+            .generate(
+                &[Seed { id: 0, data: b"x", labels: None, run_us: 0, favored: false }],
+                &mut Uniform::new(1, 1),
+                10
+            )
+            .is_empty(),
         "afl++ makes no tests"
     );
     assert!(err(by_name("grammar", 1, None)).contains("--grammar"));
@@ -75,8 +81,9 @@ fn campaign(
     interesting: impl Fn(&TestCase) -> bool,
 ) -> Vec<TestCase> {
     let mut all = Vec::new();
+    let mut parents = Uniform::new(corpus.len(), 1);
     for _ in 0..rounds {
-        let cases = gen.generate(corpus, 50);
+        let cases = gen.generate(corpus, &mut parents, 50);
         for c in &cases {
             gen.feedback(c, interesting(c));
         }
@@ -118,7 +125,7 @@ fn empty_and_binary_inputs_never_panic() {
         }
         // A corpus of one empty entry still yields tests.
         let empty = [Seed { id: 5, data: &[], labels: None, run_us: 0, favored: false }];
-        for c in gen.generate(&empty, 20) {
+        for c in gen.generate(&empty, &mut Uniform::new(empty.len(), 1), 20) {
             assert!(!c.data.is_empty());
             assert_eq!(c.parent, 5);
         }
@@ -148,7 +155,7 @@ fn outputs_respect_size_caps() {
         let corpus = seeds(&entries);
         let mut gen = RadamsaLike::new(len as u64);
         let mut largest = 0;
-        for c in gen.generate(&corpus, n) {
+        for c in gen.generate(&corpus, &mut Uniform::new(corpus.len(), 1), n) {
             assert!(c.data.len() <= cap, "{} > {cap} by {}", c.data.len(), c.op);
             largest = largest.max(c.data.len());
         }
@@ -221,7 +228,7 @@ fn scores_adapt_to_feedback() {
     campaign(&mut control, &corpus, 40, |_| false);
     assert!(rewarded.score("num").unwrap() > control.score("num").unwrap());
     let share = |gen: &mut RadamsaLike| {
-        let cases = gen.generate(&corpus, 4000);
+        let cases = gen.generate(&corpus, &mut Uniform::new(corpus.len(), 1), 4000);
         cases.iter().filter(|c| uses_num(c)).count() as f64 / cases.len() as f64
     };
     let (r, c) = (share(&mut rewarded), share(&mut control));
@@ -239,7 +246,7 @@ fn throughput() {
     let mut bytes = 0;
     let mut listed = 0;
     while total < 100_000 {
-        let cases = gen.generate(&corpus, 1000);
+        let cases = gen.generate(&corpus, &mut Uniform::new(corpus.len(), 1), 1000);
         for c in &cases {
             gen.feedback(c, false);
             bytes += c.data.len();
@@ -267,7 +274,7 @@ fn splices_name_their_other_parents() {
     let mut g = RadamsaLike::new(7);
     let mut spliced = 0;
     for _ in 0..20 {
-        for case in g.generate(&corpus, 100) {
+        for case in g.generate(&corpus, &mut Uniform::new(corpus.len(), 1), 100) {
             for d in &case.donors {
                 assert!(corpus.iter().any(|s| s.id == *d) && *d != case.parent, "{:?} of {}", case.donors, case.parent);
             }

@@ -1,6 +1,6 @@
 //! Favoured queue entries, as AFL++ marks them: for each branch outcome the
 //! queue reaches, the entry that reaches it at the least cost (run time ×
-//! length); radamsa-like picks among these for its cheap picks, so that a
+//! length); the scheduler picks among these for its cheap picks, so that a
 //! large or slow entry is mutated when nothing cheaper reaches what it does.
 
 use std::collections::HashMap;

@@ -8,6 +8,7 @@ mod failures;
 mod favored;
 mod imports;
 pub mod outdir;
+mod scheduler;
 mod seed_check;
 pub mod setup;
 pub mod signatures;
@@ -80,6 +81,8 @@ pub struct Campaign {
     /// Which corpus entries are favoured (see `favored.rs`), kept up as
     /// the corpus grows.
     favored: favored::Favored,
+    /// Who picks the parents of generated tests (`scheduler.rs`).
+    scheduler: scheduler::Scheduler,
     branch_slots: Vec<usize>,
     /// A flag per map slot: whether it counts a branch outcome.
     branch_mask: Vec<bool>,
@@ -238,6 +241,8 @@ impl Campaign {
         let already = file.stats.elapsed_s;
         let s = &file.stats;
         let timeouts_before = (s.timeouts_rechecked, s.slow_runs, s.timeout_lost_s);
+        // A resumed campaign picks from another stream than the one spent.
+        let stream = file.config.seed ^ u64::from(s.resumes).wrapping_mul(0x9e37_79b9_7f4a_7c15);
         Campaign {
             out,
             file,
@@ -250,6 +255,7 @@ impl Campaign {
             known_hang: None,
             unchecked: false,
             favored: favored::Favored::default(),
+            scheduler: scheduler::Scheduler::new(stream),
             branch_slots,
             branch_mask,
             next_id: 0,
@@ -315,7 +321,8 @@ impl Campaign {
                     favored,
                 })
                 .collect();
-            let batch = self.generator.generate(&seeds, self.file.config.batch);
+            let mut parents = self.scheduler.batch(&seeds);
+            let batch = self.generator.generate(&seeds, &mut parents, self.file.config.batch);
             let idle = batch.is_empty() && imported == 0;
             for case in batch {
                 if self.elapsed() >= budget || STOP.load(Ordering::Relaxed) {

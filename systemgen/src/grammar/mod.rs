@@ -21,6 +21,9 @@
 //!   four of a nonterminal that has some; their bytes written by
 //!   `pool.NT`).
 //!
+//! The entry a test edits is the campaign's to pick ([`Parents`]), among
+//! those that parse.
+//!
 //! Each test carries its derivation tree ([`TestCase::tree`]) and labels:
 //! the bytes kept from the parent keep the parent's labels, the new ones
 //! are written by the operator.
@@ -34,7 +37,7 @@ use grammar::{Derivation, Generator, Grammar, Parser};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use crate::{Labels, Seed, SystemGenerator, TestCase, Tree};
+use crate::{Labels, Parents, Seed, SystemGenerator, TestCase, Tree};
 use corpus::Trees;
 
 /// The name users pick it by.
@@ -147,9 +150,9 @@ impl GrammarGen {
     }
 
     /// One test.
-    fn one(&mut self, corpus: &[Seed<'_>], parsed: &[&Seed<'_>]) -> TestCase {
+    fn one(&mut self, corpus: &[Seed<'_>], parsed: &[usize], parents: &mut dyn Parents) -> TestCase {
         for _ in 0..8 {
-            if let Some(t) = self.edit(corpus, parsed) {
+            if let Some(t) = self.edit(corpus, parsed, parents) {
                 return t;
             }
         }
@@ -200,13 +203,14 @@ impl GrammarGen {
 
     /// A node of a parsed entry replaced (`regen`, `splice`), or a whole
     /// new test; `None` when the edit changed nothing or grew too large.
-    /// `parsed`: the entries of `corpus` that parse.
-    fn edit(&mut self, corpus: &[Seed<'_>], parsed: &[&Seed<'_>]) -> Option<TestCase> {
+    /// `parsed`: the indices of the entries of `corpus` that parse, among
+    /// which `parents` picks the one to edit.
+    fn edit(&mut self, corpus: &[Seed<'_>], parsed: &[usize], parents: &mut dyn Parents) -> Option<TestCase> {
         if parsed.is_empty() || self.rng.random_ratio(1, 16) {
-            let parent = parsed.first().map_or(corpus[0].id, |s| s.id);
+            let parent = corpus[parsed.first().copied().unwrap_or(0)].id;
             return Some(self.whole(parent));
         }
-        let seed = *parsed[self.rng.random_range(0..parsed.len())];
+        let seed = corpus[parents.pick(Some(parsed))];
         let entry = self.trees.get(seed.id).expect("filtered");
         let k = self.rng.random_range(0..entry.tree.nodes().len());
         let old = entry.tree.nodes()[k];
@@ -283,12 +287,12 @@ impl SystemGenerator for GrammarGen {
         Some(self.grammar.clone())
     }
 
-    fn generate(&mut self, corpus: &[Seed<'_>], n: usize) -> Vec<TestCase> {
+    fn generate(&mut self, corpus: &[Seed<'_>], parents: &mut dyn Parents, n: usize) -> Vec<TestCase> {
         let none = [Seed { id: 0, data: &[], labels: None, run_us: 0, favored: false }];
         let corpus = if corpus.is_empty() { &none[..] } else { corpus };
         self.learn(corpus);
-        let parsed: Vec<&Seed<'_>> = corpus.iter().filter(|s| self.trees.get(s.id).is_some()).collect();
-        (0..n).map(|_| self.one(corpus, &parsed)).collect()
+        let parsed: Vec<usize> = (0..corpus.len()).filter(|&k| self.trees.get(corpus[k].id).is_some()).collect();
+        (0..n).map(|_| self.one(corpus, &parsed, parents)).collect()
     }
 
     fn feedback(&mut self, _case: &TestCase, _interesting: bool) {}

@@ -2,7 +2,7 @@
 //! labels; learned and inverted modes follow the corpus's counts.
 
 use super::*;
-use crate::Labels;
+use crate::{Labels, Uniform};
 
 /// A small command language: commands separated by newlines.
 const CMDS: &str = r#"{
@@ -22,6 +22,12 @@ fn seeds() -> Vec<(u64, Vec<u8>)> {
     vec![(0, b"p\np\ns/ab/c/g".to_vec()), (1, b"p".to_vec()), (2, b"not a sentence".to_vec())]
 }
 
+/// Uniform picks: the grammar generator asks for parents among the
+/// entries that parse, so the corpus's length plays no part.
+fn parents() -> Uniform {
+    Uniform::new(1, 1)
+}
+
 fn corpus(s: &[(u64, Vec<u8>)]) -> Vec<Seed<'_>> {
     s.iter().map(|(id, d)| Seed { id: *id, data: d, labels: None, run_us: 0, favored: false }).collect()
 }
@@ -33,7 +39,7 @@ fn every_test_is_a_sentence_with_its_tree_and_exact_labels() {
     let c = corpus(&s);
     for mode in [Mode::Uniform, Mode::Learned, Mode::Inverse, Mode::Mixed] {
         let mut gen = GrammarGen::new(g.clone(), mode, 7).unwrap();
-        let tests = gen.generate(&c, 2000);
+        let tests = gen.generate(&c, &mut parents(), 2000);
         assert_eq!(gen.parsed(), (2, 1));
         let mut ops = std::collections::BTreeSet::new();
         for t in &tests {
@@ -62,7 +68,7 @@ fn learned_and_inverse_follow_the_corpus_counts() {
     let cmd = g.index("<cmd>").unwrap();
     let share = |mode: Mode| {
         let mut gen = GrammarGen::new(g.clone(), mode, 3).unwrap();
-        gen.generate(&c, 1);
+        gen.generate(&c, &mut parents(), 1);
         let (mut seen, mut all) = (0, 0);
         for _ in 0..3000 {
             let node = gen.pick_generator().generate_from(cmd, 10);
@@ -86,7 +92,7 @@ fn the_same_seed_gives_the_same_tests() {
     let c = corpus(&s);
     let run = |seed| {
         let mut gen = GrammarGen::new(grammar(), Mode::Mixed, seed).unwrap();
-        gen.generate(&c, 300).into_iter().map(|t| (t.data, t.op)).collect::<Vec<_>>()
+        gen.generate(&c, &mut parents(), 300).into_iter().map(|t| (t.data, t.op)).collect::<Vec<_>>()
     };
     assert_eq!(run(5), run(5));
     assert_ne!(run(5), run(6));
@@ -96,7 +102,7 @@ fn the_same_seed_gives_the_same_tests() {
 fn without_a_parsed_entry_tests_are_whole_derivations() {
     let s = vec![(4, b"nothing here parses".to_vec())];
     let mut gen = GrammarGen::new(grammar(), Mode::Learned, 1).unwrap();
-    for t in gen.generate(&corpus(&s), 200) {
+    for t in gen.generate(&corpus(&s), &mut parents(), 200) {
         assert_eq!((t.op.as_str(), t.parent), ("gen", 4));
         assert_eq!(t.labels, Labels::inserted("gen", t.data.len()));
         assert!(grammar::parse(&gen.grammar, &t.data).is_ok());
@@ -109,12 +115,12 @@ fn without_a_parsed_entry_tests_are_whole_derivations() {
 fn the_queue_is_learned_as_it_grows() {
     let mut s = seeds();
     let mut gen = GrammarGen::new(grammar(), Mode::Learned, 2).unwrap();
-    gen.generate(&corpus(&s), 10);
+    gen.generate(&corpus(&s), &mut parents(), 10);
     let q = g_count(&gen, b'q');
     assert_eq!(q, 0);
     s.push((3, b"q\nq".to_vec()));
-    gen.generate(&corpus(&s), 10);
-    gen.generate(&corpus(&s), 10);
+    gen.generate(&corpus(&s), &mut parents(), 10);
+    gen.generate(&corpus(&s), &mut parents(), 10);
     assert_eq!(g_count(&gen, b'q'), 2);
     assert_eq!(gen.parsed(), (3, 1));
 }
@@ -137,7 +143,7 @@ fn offered_values_join_their_nonterminals_pool() {
     gen.offer("<cmd>", b"not a command");
     gen.offer("<nope>", b"p");
     assert_eq!(gen.pool.iter().map(Vec::len).sum::<usize>(), 1);
-    let tests = gen.generate(&c, 3000);
+    let tests = gen.generate(&c, &mut parents(), 3000);
     let pooled: Vec<_> = tests.iter().filter(|t| t.op == "pool.cmd").collect();
     assert!(pooled.len() > 50, "{}", pooled.len());
     // Whole derivations take them too.

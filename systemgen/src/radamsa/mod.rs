@@ -1,4 +1,4 @@
-//! The radamsa-like generator: picks a seed, a pattern and mutators by score; bounds outputs.
+//! The radamsa-like generator: mutates the parents it is given with a pattern and mutators picked by score; bounds outputs.
 //!
 //! Written from radamsa's public description of its mutators, patterns and scoring; the op
 //! names are radamsa's short names. A test's `op` is `PATTERN:MUT+MUT...` (`nd:bf+num+ld`),
@@ -17,10 +17,10 @@ mod table;
 mod tree;
 mod utf8;
 
-use rand::{Rng, SeedableRng};
+use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-use crate::{Labels, Seed, SystemGenerator, TestCase};
+use crate::{Labels, Parents, Seed, SystemGenerator, TestCase};
 use ctx::Ctx;
 use patterns::PATTERNS;
 use scores::Scores;
@@ -51,16 +51,11 @@ pub fn size_limit(input_len: usize) -> usize {
 
 /// A radamsa-like mutational generator.
 ///
-/// Deterministic: the same seed, corpus and sequence of calls (feedback included) give the same
+/// Deterministic: the same seed, corpus, parents and sequence of calls (feedback included) give the same
 /// tests. Every test differs from its parent.
 ///
-/// Seeds are picked one time in sixteen uniformly, one time in sixteen biased toward recent
-/// entries (the later of two uniform picks: the corpus is taken to be in the order it was found)
-/// and otherwise toward cheap ones (the faster of two uniform picks, by [`Seed::run_us`]; the
-/// shorter when a run time is unknown), among the favoured entries ([`Seed::favored`]) when there
-/// are any. Most picks go to the favoured entries, as AFL++ mostly skips the others: the corpus
-/// fills with entries kept for a longer loop or a larger count, each slower than the entry it
-/// came from, and every mutant of a parent pays for its size and run time again.
+/// Its parents are the campaign's to pick ([`Parents`]): it asks for one per test and
+/// mutates it.
 #[derive(Debug, Clone)]
 pub struct RadamsaLike {
     rng: ChaCha8Rng,
@@ -139,10 +134,10 @@ impl RadamsaLike {
     }
 
     /// One test.
-    fn one(&mut self, corpus: &[Seed<'_>], favored: &[usize]) -> TestCase {
+    fn one(&mut self, corpus: &[Seed<'_>], parents: &mut dyn Parents) -> TestCase {
         let none = [Seed { id: 0, data: &[], labels: None, run_us: 0, favored: false }];
         let corpus = if corpus.is_empty() { &none[..] } else { corpus };
-        let seed = corpus[pick_seed(&mut self.rng, corpus, favored)];
+        let seed = corpus[parents.pick(None).min(corpus.len() - 1)];
         let limit = size_limit(seed.data.len());
         let mut data = seed.data[..seed.data.len().min(limit)].to_vec();
         let mut labels = seed.labels();
@@ -191,42 +186,6 @@ impl RadamsaLike {
     }
 }
 
-/// The index of the corpus entry to mutate (see [`RadamsaLike`]).
-fn pick_seed(rng: &mut ChaCha8Rng, corpus: &[Seed<'_>], favored: &[usize]) -> usize {
-    let n = corpus.len();
-    let a = rng.random_range(0..n);
-    match rng.random_range(0..16) {
-        0 => a,
-        1 => a.max(rng.random_range(0..n)),
-        _ if !favored.is_empty() => {
-            let (a, b) = (favored[rng.random_range(0..favored.len())], favored[rng.random_range(0..favored.len())]);
-            if cheaper(&corpus[b], &corpus[a]) {
-                b
-            } else {
-                a
-            }
-        }
-        _ => {
-            let b = rng.random_range(0..n);
-            if cheaper(&corpus[b], &corpus[a]) {
-                b
-            } else {
-                a
-            }
-        }
-    }
-}
-
-/// Whether `x` costs less to mutate and run than `y`: by run time when both
-/// are known, by length otherwise.
-fn cheaper(x: &Seed<'_>, y: &Seed<'_>) -> bool {
-    if x.run_us > 0 && y.run_us > 0 {
-        x.run_us < y.run_us
-    } else {
-        x.data.len() < y.data.len()
-    }
-}
-
 /// `pattern:name+name...`, each name once, cut at a name to at most [`MAX_OP_LEN`] bytes.
 fn op_name<'a>(pattern: &str, names: impl Iterator<Item = &'a str>) -> String {
     let mut op = String::with_capacity(MAX_OP_LEN);
@@ -255,9 +214,8 @@ impl SystemGenerator for RadamsaLike {
         NAME
     }
 
-    fn generate(&mut self, corpus: &[Seed<'_>], n: usize) -> Vec<TestCase> {
-        let favored: Vec<usize> = (0..corpus.len()).filter(|&i| corpus[i].favored).collect();
-        (0..n).map(|_| self.one(corpus, &favored)).collect()
+    fn generate(&mut self, corpus: &[Seed<'_>], parents: &mut dyn Parents, n: usize) -> Vec<TestCase> {
+        (0..n).map(|_| self.one(corpus, parents)).collect()
     }
 
     fn feedback(&mut self, case: &TestCase, interesting: bool) {
@@ -320,47 +278,6 @@ mod tests {
                 }
             }
         }
-    }
-
-    #[test]
-    fn cheap_and_favoured_entries_are_picked_more_often() {
-        let data = [b"same length".as_slice(); 10];
-        let corpus = |cheap: u32, rest: u32| -> Vec<Seed<'_>> {
-            (0..10)
-                .map(|i| Seed {
-                    id: i,
-                    data: data[i as usize],
-                    labels: None,
-                    run_us: if i == 5 { cheap } else { rest },
-                    favored: false,
-                })
-                .collect()
-        };
-        let share_with = |corpus: &[Seed<'_>], favored: &[usize]| {
-            let mut rng = ChaCha8Rng::seed_from_u64(3);
-            let n = 20_000;
-            (0..n).filter(|_| pick_seed(&mut rng, corpus, favored) == 5).count() as f64 / n as f64
-        };
-        let share = |corpus: &[Seed<'_>]| share_with(corpus, &[]);
-        // A tenth each when all cost the same; the fast one about one and
-        // four fifths times that (the faster of two, seven times in eight).
-        let even = share(&corpus(1000, 1000));
-        let fast = share(&corpus(100, 1000));
-        assert!((0.08..0.12).contains(&even), "{even}");
-        assert!(fast > 0.16 && fast > even * 1.6, "{fast} against {even}");
-        // The cheap picks are among the favoured entries: one favoured
-        // entry of ten is picked about seven times in eight.
-        let favoured = share_with(&corpus(1000, 1000), &[5]);
-        assert!(favoured > 0.85, "{favoured}");
-        let two = share_with(&corpus(100, 1000), &[5, 7]);
-        assert!(two > 0.65 && two < favoured, "{two}");
-        // An unknown run time: the shorter of the two is taken instead.
-        let short = [
-            Seed { id: 0, data: b"xxxxxxxx", labels: None, run_us: 0, favored: false },
-            Seed { id: 1, data: b"x", labels: None, run_us: 9, favored: false },
-        ];
-        assert!(cheaper(&short[1], &short[0]) && !cheaper(&short[0], &short[1]));
-        assert!(cheaper(&corpus(100, 1000)[5], &corpus(100, 1000)[0]));
     }
 
     #[test]

@@ -10,7 +10,7 @@ use std::time::Instant;
 use provenance::{Labels, Origin};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use systemgen::{RadamsaLike, Seed, SystemGenerator};
+use systemgen::{RadamsaLike, Seed, SystemGenerator, Uniform};
 
 /// Generations per chain.
 const DEPTH: usize = 6;
@@ -111,7 +111,7 @@ fn chain(c: u64, tally: &mut Tally) {
                 .map(|e| Seed { id: e.id, data: &e.data, labels: e.labels.as_ref(), run_us: 0, favored: false })
                 .collect();
             let mut made = Vec::new();
-            for case in gen.generate(&view, PER_GENERATION) {
+            for case in gen.generate(&view, &mut Uniform::new(view.len(), c + depth as u64), PER_GENERATION) {
                 let ops: Vec<&str> = case.op.split_once(':').map(|(_, m)| m.split('+').collect()).unwrap_or_default();
                 tally.check(&case.labels, &case.data, &corpus, &ops);
                 gen.feedback(&case, rng.random_ratio(1, 4));

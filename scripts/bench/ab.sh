@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Two builds of bridge against each other (before and after a change),
+# side by side, one core each (taskset), the same subject, seeds, budget
+# and `bridge run` options: per pair, system execs and branch outcomes by
+# llvm-cov replay of every kept test (scripts/bench/covreplay.py), their
+# ratios after ÷ before, and the queues' median size. Pairs alternate which
+# build takes core 0.
+#   scripts/bench/ab.sh --before BIN [--after BIN] [--subjects sed] [--time 2m] [--pairs 2] [--seed-from 1] [--out DIR] [-- RUN-OPTIONS...]
+# Pair P runs with `--seed` K+P-1 (K: --seed-from). --after defaults to
+# target/release/bridge; RUN-OPTIONS go to both runs
+# (e.g. `--system grammar --grammar grammars/sed.json`; GRAMMAR in them is
+# replaced by grammars/SUBJECT.json).
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+cache=${CARVE_CACHE:-$HOME/.cache/carve-bridge}/subjects
+before=""
+after="$repo/target/release/bridge"
+subjects=sed
+budget=2m
+pairs=2
+first=1
+out=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --before) before=$2; shift 2 ;;
+    --after) after=$2; shift 2 ;;
+    --subjects) subjects=$2; shift 2 ;;
+    --time) budget=$2; shift 2 ;;
+    --pairs) pairs=$2; shift 2 ;;
+    --seed-from) first=$2; shift 2 ;;
+    --out) out=$2; shift 2 ;;
+    --) shift; break ;;
+    *) echo "ab.sh: unknown option $1" >&2; exit 2 ;;
+  esac
+done
+[ -n "$before" ] && [ -x "$before" ] || { echo "ab.sh: --before BIN (an executable bridge) is needed" >&2; exit 2; }
+[ -x "$after" ] || { echo "ab.sh: $after is not executable" >&2; exit 2; }
+[ -n "$out" ] || out=$(mktemp -d /tmp/carve-bench-ab.XXXXXX)
+mkdir -p "$out"
+echo "results in $out" >&2
+# shellcheck source=scripts/bench/seeds.sh
+. "$repo/scripts/bench/seeds.sh"
+
+median_size() { # queue dir -> median file size in bytes
+  find "$1" -maxdepth 1 -type f -printf '%s\n' | sort -n | awk '{a[NR]=$1} END {print (NR ? a[int((NR+1)/2)] : 0)}'
+}
+
+printf '| subject | seed | execs before | execs after | ratio | branches before | branches after | ratio | queue median before / after |\n|---|---|---|---|---|---|---|---|---|\n'
+IFS=, read -r -a list <<< "$subjects"
+for s in "${list[@]}"; do
+  bin="$cache/bin-carve/$s"
+  cov="$cache/bin-cov/$s"
+  [ -x "$bin" ] && [ -x "$cov" ] || { echo "ab.sh: $bin or $cov missing: run scripts/subjects.sh --variant carve,cov --subjects $s" >&2; exit 1; }
+  d=$(seed_dir "$s" "$out")
+  opts=()
+  for o in "$@"; do opts+=("${o//GRAMMAR/$repo/grammars/$s.json}"); done
+  for p in $(seq 1 "$pairs"); do
+    b="$out/$s/$p/before"; a="$out/$s/$p/after"
+    rm -rf "$b" "$a"; mkdir -p "$out/$s/$p"
+    cb=$(( p % 2 )); ca=$(( 1 - cb )); seed=$(( first + p - 1 ))
+    taskset -c "$cb" "$before" run --args-in-input -i "$d" -o "$b" --time "$budget" --seed "$seed" "${opts[@]}" -- "$bin" > "$b.log" 2>&1 &
+    taskset -c "$ca" "$after" run --args-in-input -i "$d" -o "$a" --time "$budget" --seed "$seed" "${opts[@]}" -- "$bin" > "$a.log" 2>&1 \
+      || { tail -5 "$a.log" >&2; exit 1; }
+    wait
+    eb=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["stats"]["execs"])' "$b/campaign.json")
+    ea=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["stats"]["execs"])' "$a/campaign.json")
+    bb=$(python3 "$repo/scripts/bench/covreplay.py" "$cov" "$b" | awk 'NR==2 {print $4}')
+    ba=$(python3 "$repo/scripts/bench/covreplay.py" "$cov" "$a" | awk 'NR==2 {print $4}')
+    python3 - "$s" "$seed" "$eb" "$ea" "$bb" "$ba" "$(median_size "$b/queue")" "$(median_size "$a/queue")" <<'PY'
+import sys
+s, p, eb, ea, bb, ba, mb, ma = sys.argv[1:9]
+r = lambda x, y: f"{int(y) / int(x):.3f}" if int(x) else "nan"
+print(f"| {s} | {p} | {eb} | {ea} | {r(eb, ea)} | {bb} | {ba} | {r(bb, ba)} | {mb} / {ma} |")
+PY
+  done
+done
