@@ -304,7 +304,7 @@ impl Campaign {
 
     /// Carves a queue entry that reaches the function most worth a unit
     /// (see [`Campaign::entry_to_carve`]); its units with parameters (the
-    /// best few, by uncovered branch outcomes of their function) wait in
+    /// best few, by what their function is worth, `Schedule::worth`) wait in
     /// the pool for the rounds to come.
     fn fill_pool(&mut self, uw: &mut UnitWork) -> crate::Result<()> {
         let (k, target) = self.entry_to_carve(uw);
@@ -332,14 +332,14 @@ impl Campaign {
                 functions = only;
             }
         }
-        let mut pool: Vec<(usize, Current)> = Vec::new();
+        let mut pool: Vec<(f64, Current)> = Vec::new();
         let asked = functions.clone();
         for c in self.carve_entry(&uw.program, k, functions)? {
             let f = &c.unit.meta.function;
             // `main` has rounds of its own.
             if uw.schedule.has(f) && f != main_rounds::MAIN {
                 let cov = &self.cov;
-                pool.push((uw.schedule.open(f, &|k| cov.is_covered(k as usize)), c));
+                pool.push((uw.schedule.worth(f, &|k| cov.is_covered(k as usize)), c));
             }
         }
         // Each function asked for that got no unit with parameters.
@@ -350,7 +350,7 @@ impl Campaign {
         if let Some(t) = target {
             uw.schedule.record_mut(&t).carves += 1;
         }
-        pool.sort_by_key(|p| std::cmp::Reverse(p.0));
+        pool.sort_by(|a, b| b.0.total_cmp(&a.0));
         uw.pool = pool.into_iter().take(POOL).map(|p| p.1).collect();
         Ok(())
     }

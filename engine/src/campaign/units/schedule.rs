@@ -99,11 +99,24 @@ impl Schedule {
         self.functions.get(function).map_or(0, |f| open_outcomes(f, covered))
     }
 
-    /// Of a pool of units (their functions), the one to explore: among
-    /// the explorable, the most open outcomes less what earlier rounds
-    /// spent on the function. `None`: no unit of the pool is worth it.
+    /// What a unit of `function` is worth to the rounds: its open
+    /// outcomes, plus one while it was never explored, less what earlier
+    /// rounds spent on it. The one unexplained outcome is for what system
+    /// coverage cannot show: a function without a branch (`set_title`'s
+    /// `memcpy` and store), or whose branches are all covered, still has
+    /// the checks the explorer asks about (an access past its object, an
+    /// overflow, a division by zero) that no system run has met.
+    pub fn worth(&self, function: &str, covered: &impl Fn(u32) -> bool) -> f64 {
+        let r = self.record(function);
+        let untried = u32::from(r.analysed == 0);
+        (self.open(function, covered) as f64 + f64::from(untried)) / f64::from(1 + r.analysed)
+    }
+
+    /// Of a pool of units (their functions), the one to explore: the
+    /// explorable one worth most ([`Schedule::worth`]). `None`: no unit of
+    /// the pool is worth it.
     pub fn best_in_pool(&self, pool: &[&str], covered: &impl Fn(u32) -> bool) -> Option<usize> {
-        let score = |f: &str| self.open(f, covered) as f64 / f64::from(1 + self.record(f).analysed);
+        let score = |f: &str| self.worth(f, covered);
         (0..pool.len())
             .filter(|&i| self.record(pool[i]).explorable())
             .max_by(|&i, &j| score(pool[i]).total_cmp(&score(pool[j])))
@@ -217,6 +230,16 @@ mod tests {
         assert_eq!(s.best_in_pool(&pool, &covered), Some(1));
         s.record_mut("parse").analysed = 2;
         assert_eq!(s.best_in_pool(&pool, &covered), Some(0));
+        // A function with every outcome covered, or none, is worth one
+        // round while it was never explored, and less than one with open
+        // outcomes.
+        let all = |_: u32| true;
+        assert_eq!(s.worth("emit", &all), 1.0);
+        assert!(s.worth("emit", &all) < s.worth("emit", &covered));
+        s.record_mut("emit").analysed = 1;
+        assert_eq!(s.worth("emit", &all), 0.0);
+        assert_eq!(s.best_in_pool(&pool, &covered), Some(1));
+        s.record_mut("emit").analysed = 0;
         s.record_mut("emit").failed = MAX_FAILED;
         assert_eq!(s.best_in_pool(&pool, &covered), Some(1));
         s.record_mut("parse").idle = MAX_IDLE - 1;
