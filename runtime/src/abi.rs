@@ -289,7 +289,7 @@ pub extern "C" fn __carve_leave(token: u64, ret: u64, has_ret: u32) {
 /// After `malloc`-like calls: `p` holds `size` bytes.
 #[no_mangle]
 pub extern "C" fn __carve_on_alloc(p: *mut u8, size: u64) {
-    if state::tracking() {
+    if state::registers() {
         state::with(|st| st.objects.insert(p as usize, size as usize, OBJ_HEAP, NO_GLOBAL));
     }
 }
@@ -297,7 +297,7 @@ pub extern "C" fn __carve_on_alloc(p: *mut u8, size: u64) {
 /// After `realloc`: `old` is gone (when `new` is not null), `new` holds `size`.
 #[no_mangle]
 pub extern "C" fn __carve_on_realloc(old: *mut u8, new: *mut u8, size: u64) {
-    if state::tracking() && !new.is_null() {
+    if state::registers() && !new.is_null() {
         state::with(|st| {
             st.objects.remove(old as usize);
             st.objects.insert(new as usize, size as usize, OBJ_HEAP, NO_GLOBAL);
@@ -308,7 +308,7 @@ pub extern "C" fn __carve_on_realloc(old: *mut u8, new: *mut u8, size: u64) {
 /// Before `free(p)`.
 #[no_mangle]
 pub extern "C" fn __carve_on_free(p: *mut u8) {
-    if state::tracking() {
+    if state::registers() {
         state::with(|st| st.objects.remove(p as usize));
     }
 }
@@ -319,7 +319,7 @@ pub extern "C" fn __carve_on_free(p: *mut u8) {
 /// `s` is null or a NUL-terminated string.
 #[no_mangle]
 pub unsafe extern "C" fn __carve_on_string(s: *mut c_char) {
-    if state::tracking() && !s.is_null() {
+    if state::registers() && !s.is_null() {
         let size = libc::strlen(s) + 1;
         state::with(|st| st.objects.insert(s as usize, size, OBJ_HEAP, NO_GLOBAL));
     }
@@ -331,7 +331,7 @@ pub unsafe extern "C" fn __carve_on_string(s: *mut c_char) {
 /// `line` and `n` are the call's arguments.
 #[no_mangle]
 pub unsafe extern "C" fn __carve_on_getline(old: *mut c_char, line: *mut *mut c_char, n: *mut usize) {
-    if state::tracking() && !line.is_null() && !n.is_null() {
+    if state::registers() && !line.is_null() && !n.is_null() {
         let (p, size) = (*line, *n);
         state::with(|st| {
             if p != old {

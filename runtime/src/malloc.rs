@@ -1,5 +1,5 @@
 //! Weak definitions of the malloc family that forward to glibc's
-//! `__libc_*` functions and, while carving, register every block: they
+//! `__libc_*` functions and, while carving or replaying, register every block: they
 //! interpose for the whole process, so blocks libc allocates for itself
 //! (compiled regexes, stream buffers, `getline` lines) have bounds too. A
 //! program that defines its own allocator keeps it (these are weak).
@@ -24,14 +24,14 @@ fn added(p: *mut c_void, size: usize) -> *mut c_void {
             s.clear(p as usize, size);
         }
     }
-    if !p.is_null() && state::tracking() {
+    if !p.is_null() && state::registers() {
         state::with(|st| st.objects.insert(p as usize, size, OBJ_HEAP, NO_GLOBAL));
     }
     p
 }
 
 fn removed(p: *mut c_void) {
-    if !p.is_null() && state::tracking() {
+    if !p.is_null() && state::registers() {
         state::with(|st| st.objects.remove(p as usize));
     }
 }

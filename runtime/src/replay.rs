@@ -63,6 +63,7 @@ pub fn run_if_asked() {
         Err(code) => exit(code),
     };
     cx.rewind();
+    crate::state::start_replaying();
     if let Some(path) = sys::getenv(sys::REPLAY_PATCH) {
         let Some(patch) = sys::read_file(path) else {
             sys::complain(b"replay: cannot read the patch file");

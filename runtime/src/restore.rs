@@ -194,6 +194,10 @@ impl Context {
                 if p == 0 {
                     return Err(bad(b"replay: out of memory"));
                 }
+                // Its bounds, for the access checks of a symbolic replay
+                // (a heap block of the carved size: in a program built
+                // with ASan, one byte past it is a report).
+                st.objects.insert(p, h.size as usize, h.kind, NO_GLOBAL);
                 (p, h.size.max(1))
             }
         };

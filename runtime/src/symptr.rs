@@ -131,7 +131,10 @@ const CHECKS_PER_SITE: u8 = 4;
 /// it is in (see [`FAR`]), as a branch of `site` without a counter, so the
 /// explorer asks for such inputs as it asks for a division that traps. A
 /// symbolic index into an array is how a negative or huge index reaches
-/// memory; the index itself is not pinned here.
+/// memory; the index itself is not pinned here. In a program built with
+/// ASan, first whether it could start just past the object's end.
+/// The bounds are those of the object map: what carving tracks, and in a
+/// replay the restored objects and the blocks the call allocates.
 #[no_mangle]
 pub extern "C" fn __sym_check_access(site: u32, p: u64, sp: u32, access: u32) {
     if sp == 0 {
@@ -165,10 +168,30 @@ pub extern "C" fn __sym_check_access(site: u32, p: u64, sp: u32, access: u32) {
             s.node(Op::Add, 64, off, k, 0, 0)
         };
         let room = (size as u64).saturating_sub(u64::from(access)).saturating_add(2 * margin);
+        let at = (p as usize).wrapping_sub(base) as u64;
+        if margin == 0 {
+            // First, the off-by-one: the access that starts just past the
+            // last one that fits (`buf[len]` with `len` the size). Any
+            // offset past the end answers the check below, but the program
+            // around a unit mostly lets through only the one next to the
+            // end (a length allowed to equal the buffer's size), and the
+            // solver would otherwise pick any.
+            let next = s.constant(room.wrapping_add(1), 64);
+            let just_past = s.node(Op::Eq, 1, off, next, 0, 0);
+            let taken = at == room.wrapping_add(1);
+            s.record(PATH_BRANCH, just_past_site(site), just_past, u64::from(taken), &[], [NO_SLOT, NO_SLOT]);
+        }
         let limit = s.constant(room, 64);
         let far = s.node(Op::Ugt, 1, shifted, limit, 0, 0);
-        let at = (p as usize).wrapping_sub(base) as u64;
         let taken = at.wrapping_add(margin) > room;
         s.record(PATH_BRANCH, site, far, u64::from(taken), &[], [NO_SLOT, NO_SLOT]);
     })
+}
+
+/// The site of an access check's just-past-the-end branch: another id
+/// than the check's own, so that the explorer solves for both (it keys
+/// what it tried by site and direction). Sites are hashes
+/// (`instrument/src/symbolic/shadow.rs`), and so is this.
+fn just_past_site(site: u32) -> u32 {
+    site.rotate_left(13) ^ 0x5bd1_e995
 }
