@@ -5,9 +5,11 @@
 //! command line does not have yet (`words`) and its input file's numbers
 //! room to grow (`grow`); with a grammar, parameters map to derivation
 //! nodes of the input (`align`); a string the input holds encoded (a
-//! query string, a JSON body) maps through the encoding (`encoded`).
+//! query string, a JSON body) maps through the encoding (`encoded`); an
+//! integer a binary input holds as bytes maps to them (`binary`).
 
 pub mod align;
+mod binary;
 mod encoded;
 mod fidelity;
 pub mod grow;

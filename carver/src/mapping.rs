@@ -1,7 +1,7 @@
 //! Mapping (seed 001 §3.2, §4.2): the parts of a carved call whose values
 //! occur in the system input become parameters, with every offset where
 //! they occur. Integer arguments are looked for as decimal text (at number
-//! boundaries), strings reachable from the arguments as bytes (up to their
+//! boundaries), or else as binary bytes (see `binary.rs` for when), strings reachable from the arguments as bytes (up to their
 //! NUL or the object's end), streams as the text left to read; for `main`,
 //! also the run's input file, which it has yet to open and read.
 
@@ -51,6 +51,8 @@ pub fn map(unit: &Unit, input: &[u8]) -> Vec<Param> {
                 excluded: Vec::new(),
                 room: 0,
             });
+        } else if let Some(p) = crate::binary::binary_int(i as u16, a.size, v, input) {
+            out.push(p);
         }
     }
     // Strings pointer arguments point at (into the middle of an object too).
@@ -281,7 +283,7 @@ fn command_word<'a>(bytes: &'a [u8], words: &[shell::Word]) -> Option<(&'a [u8],
 type Occurrences = Vec<(u64, u64)>;
 
 /// Non-overlapping occurrences of `needle` in `hay`.
-fn find_all(hay: &[u8], needle: &[u8]) -> Vec<(u64, u64)> {
+pub(crate) fn find_all(hay: &[u8], needle: &[u8]) -> Vec<(u64, u64)> {
     let mut out = Vec::new();
     if needle.is_empty() || needle.len() > hay.len() {
         return out;

@@ -70,7 +70,8 @@ mod tests {
                         Encoding::Decimal,
                         Encoding::Digits { reversed: rng.below(2) == 0 },
                         Encoding::Length,
-                    ][rng.below(4)],
+                        Encoding::Binary { width: [1, 2, 4, 8][rng.below(4)], big_endian: rng.below(2) == 0 },
+                    ][rng.below(5)],
                     occurrences: vec![(at as u64, n as u64)],
                     original: input[at..at + n].to_vec(),
                     excluded: Vec::new(),
@@ -82,6 +83,7 @@ mod tests {
                 .map(|p| match p.encoding {
                     Encoding::Decimal => Value::Int(rng.word() as i32 as i64),
                     Encoding::Length => Value::Int(rng.below(9) as i64),
+                    Encoding::Binary { .. } => Value::Int(rng.word() as i64 >> rng.below(64)),
                     Encoding::Digits { .. } => {
                         Value::Bytes((0..1 + rng.below(5)).map(|_| rng.below(10) as u8).collect())
                     }

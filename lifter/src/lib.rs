@@ -336,4 +336,25 @@ mod tests {
         let both = lift_all(input, &[(&len, &Value::Int(4)), (&word, &Value::Bytes(b"xy".to_vec()))], false);
         assert_eq!(both, b"name xyxy; next");
     }
+
+    #[test]
+    fn a_binary_integer_is_written_in_place_and_the_input_keeps_its_length() {
+        // A TLV title record: type 1, length 9 (big endian), the title.
+        let input = b"TLV\x01\x01\x00\x09inventory\x02\x00\x09\x05apples12 red.....";
+        let p = Param {
+            site: Site::Arg { index: 1, size: 4 },
+            encoding: Encoding::Binary { width: 2, big_endian: true },
+            occurrences: vec![(5, 2), (17, 2)],
+            original: vec![0x00, 0x09],
+            excluded: Vec::new(),
+            room: 0,
+        };
+        let lifted = lift(input, &p, &Value::Int(48), false);
+        assert_eq!(lifted.len(), input.len());
+        assert_eq!((&lifted[4..8], &lifted[16..20]), (&b"\x01\x00\x30i"[..], &b"\x02\x00\x30\x05"[..]));
+        let le = Param { encoding: Encoding::Binary { width: 2, big_endian: false }, ..p.clone() };
+        assert_eq!(&lift(input, &le, &Value::Int(-2), false)[5..7], b"\xfe\xff");
+        assert!(!le.liftable(&Value::Int(65536)));
+        assert_eq!(written(input, &p, &Value::Int(0x1234), false), b"\x12\x34");
+    }
 }

@@ -25,6 +25,9 @@ pub struct Alarm {
     pub parameter: usize,
     /// Where the parameter lives in the unit, in words (see [`describe_site`]).
     pub site: String,
+    /// The parameter's value in the system test and the value lifted, as
+    /// written in the input (`Param::shown`: a binary integer as its value
+    /// and bytes, `48 (00 30)`).
     pub original_value: String,
     pub new_value: String,
     /// Parameters the unit generator set at once (a solver sets all).

@@ -1,6 +1,6 @@
 //! How a parameter's value stands in the system input ([`Encoding`]), and
 //! the writers of the encodings a program decodes on the way:
-//! percent-encoding, JSON escapes, SQL quoting.
+//! percent-encoding, JSON escapes, SQL quoting; and binary integers.
 
 use serde::{Deserialize, Serialize};
 
@@ -35,6 +35,12 @@ pub enum Encoding {
     /// Written as its inside, encoded so. A value that is no well-formed
     /// literal cannot be written: the application makes no other.
     Quoted { within: Within },
+    /// An integer written as `width` bytes (1, 2, 4 or 8) in the given
+    /// byte order, as a binary format's field holds it: only a value that
+    /// fits them (as unsigned or as two's complement) can be written. Read
+    /// back zero-extended when narrower than the argument (see
+    /// `Param::original_int`).
+    Binary { width: u8, big_endian: bool },
 }
 
 /// How the inside of an [`Encoding::Quoted`] literal is written in the
@@ -78,6 +84,7 @@ impl Encoding {
             Encoding::Percent => "percent",
             Encoding::Json => "json",
             Encoding::Quoted { .. } => "quoted",
+            Encoding::Binary { .. } => "binary",
         }
     }
 
@@ -109,6 +116,39 @@ impl Encoding {
             _ => None,
         }
     }
+}
+
+/// Whether `n` fits `width` bytes, as an unsigned number or as a signed
+/// one (two's complement): width 1 holds -128 to 255.
+pub fn fits_binary(n: i64, width: u8) -> bool {
+    match width {
+        0 => false,
+        8.. => true,
+        w => {
+            let bits = 8 * u32::from(w);
+            (-(1i64 << (bits - 1))..1i64 << bits).contains(&n)
+        }
+    }
+}
+
+/// The low `width` bytes of `n` in the given byte order (what a program
+/// that reads them as its field gets back, modulo the width).
+pub fn binary_bytes(n: i64, width: u8, big_endian: bool) -> Vec<u8> {
+    let le = n.to_le_bytes();
+    let mut b = le[..usize::from(width.min(8))].to_vec();
+    if big_endian {
+        b.reverse();
+    }
+    b
+}
+
+/// The unsigned number `bytes` (at most 8) hold in the given byte order.
+pub fn binary_value(bytes: &[u8], big_endian: bool) -> u64 {
+    let mut le = [0u8; 8];
+    for (k, &b) in bytes.iter().take(8).enumerate() {
+        le[if big_endian { bytes.len().min(8) - 1 - k } else { k }] = b;
+    }
+    u64::from_le_bytes(le)
 }
 
 /// `bytes` percent-encoded as a query string or a form body has them.
@@ -216,5 +256,43 @@ mod tests {
         assert_eq!(q(Within::Percent).write_string(b"'it's'"), None);
         assert_eq!(q(Within::Percent).unwritable(), Encoding::Percent.unwritable());
         assert_eq!(Encoding::Raw.write_string(b"x"), None);
+    }
+
+    #[test]
+    fn binary_integers_are_their_low_bytes_in_either_order() {
+        assert_eq!(binary_bytes(48, 2, true), [0x00, 0x30]);
+        assert_eq!(binary_bytes(48, 2, false), [0x30, 0x00]);
+        assert_eq!(binary_bytes(-2, 4, true), [0xff, 0xff, 0xff, 0xfe]);
+        assert_eq!(binary_bytes(0x0102_0304_0506_0708, 8, false), [8, 7, 6, 5, 4, 3, 2, 1]);
+        assert_eq!(binary_bytes(200, 1, false), [200]);
+        for (bytes, be, n) in
+            [(&[0x00, 0x30][..], true, 48), (&[0x30, 0x00], false, 48), (&[0xff; 4], true, 0xffff_ffff), (&[], true, 0)]
+        {
+            assert_eq!(binary_value(bytes, be), n, "{bytes:?}");
+        }
+        assert_eq!(binary_value(&binary_bytes(-1, 8, true), true) as i64, -1);
+    }
+
+    #[test]
+    fn a_binary_width_holds_its_unsigned_and_its_signed_range() {
+        let limits = [(1, -128, 255), (2, -32768, 65535), (4, i32::MIN as i64, u32::MAX as i64)];
+        for (width, lo, hi) in limits {
+            assert!(fits_binary(lo, width) && fits_binary(hi, width) && fits_binary(0, width), "{width}");
+            assert!(!fits_binary(lo - 1, width) && !fits_binary(hi + 1, width), "{width}");
+        }
+        assert!(fits_binary(i64::MIN, 8) && fits_binary(i64::MAX, 8));
+        assert!(!fits_binary(0, 0));
+    }
+
+    #[test]
+    fn encodings_read_as_unit_files_and_campaigns_wrote_them() {
+        let read = |json: &str| serde_json::from_str::<Encoding>(json).unwrap();
+        assert_eq!(read(r#""Decimal""#), Encoding::Decimal);
+        assert_eq!(read(r#"{"Digits":{"reversed":true}}"#), Encoding::Digits { reversed: true });
+        assert_eq!(read(r#"{"Quoted":{"within":"Json"}}"#), Encoding::Quoted { within: Within::Json });
+        let binary = Encoding::Binary { width: 2, big_endian: true };
+        let json = serde_json::to_string(&binary).unwrap();
+        assert_eq!(json, r#"{"Binary":{"width":2,"big_endian":true}}"#);
+        assert_eq!(read(&json), binary);
     }
 }

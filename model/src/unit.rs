@@ -2,7 +2,9 @@
 //! the unit-test file (snapshot records plus a metadata record), which the
 //! runtime can replay as it is.
 
-pub use crate::encoding::{json_escaped, percent_encoded, sql_quoted, sql_unquoted, Encoding, Within};
+pub use crate::encoding::{
+    binary_bytes, binary_value, fits_binary, json_escaped, percent_encoded, sql_quoted, sql_unquoted, Encoding, Within,
+};
 use crate::encoding::{trimmed, up_to_nul};
 use crate::snapshot::*;
 use serde::{Deserialize, Serialize};
@@ -130,8 +132,13 @@ pub struct Param {
 impl Param {
     /// How `value` stands in the system input here: the input file's
     /// bytes whole, a new word after a blank (nothing when it is empty),
-    /// anything else as [`Value::text`].
+    /// a binary integer as its `width` bytes (the occurrence's length, so
+    /// a lift leaves the input's length as it was), anything else as
+    /// [`Value::text`].
     pub fn text(&self, value: &Value) -> Vec<u8> {
+        if let (Encoding::Binary { width, big_endian }, Value::Int(n)) = (self.encoding, value) {
+            return binary_bytes(*n, width, big_endian);
+        }
         match (&self.site, value) {
             (_, Value::Bytes(b)) if matches!(self.encoding, Encoding::Digits { .. }) => digits_text(b, self.encoding),
             // (A quoted literal that is none is written as it is, and never
@@ -159,10 +166,13 @@ impl Param {
 
     /// Whether `value` can stand in the system input as this parameter's
     /// encoding says: a digit array holds digits (0 to 9) only, a length
-    /// is 0 to [`MAX_LENGTH`]. A value that cannot is counted as
-    /// unliftable, never run.
+    /// is 0 to [`MAX_LENGTH`], a binary integer fits its width (as
+    /// unsigned or as signed: see [`fits_binary`]). A value that cannot is
+    /// counted as unliftable, never run.
     pub fn liftable(&self, value: &Value) -> bool {
         match (self.encoding, value) {
+            (Encoding::Binary { width, .. }, Value::Int(n)) => fits_binary(*n, width),
+            (Encoding::Binary { .. }, Value::Bytes(_)) => false,
             (Encoding::Digits { .. }, Value::Bytes(b)) => b.iter().all(|&d| d <= 9),
             (Encoding::Length, Value::Int(n)) => (0..=MAX_LENGTH).contains(n),
             (Encoding::Length, _) => false,
@@ -180,6 +190,46 @@ impl Param {
         match (self.encoding, value) {
             (Encoding::Length, Value::Int(n)) => resized(current, (*n).clamp(0, MAX_LENGTH) as usize),
             _ => self.text(value),
+        }
+    }
+
+    /// The integer an argument's parameter had in the input: the decimal
+    /// text read, or the binary bytes read in their order, zero-extended
+    /// (the mapping takes a value narrower than its argument only when it
+    /// is not negative) and taken as the argument's signed type. `None`
+    /// when the original does not read as an integer.
+    pub fn original_int(&self) -> Option<i64> {
+        match self.encoding {
+            Encoding::Binary { width, big_endian } => {
+                if self.original.len() != usize::from(width) {
+                    return None;
+                }
+                let n = binary_value(&self.original, big_endian);
+                let size = match self.site {
+                    Site::Arg { size, .. } => size,
+                    _ => width,
+                };
+                Some(match size {
+                    1 => n as u8 as i8 as i64,
+                    2 => n as u16 as i16 as i64,
+                    4 => n as u32 as i32 as i64,
+                    _ => n as i64,
+                })
+            }
+            _ => std::str::from_utf8(&self.original).ok()?.trim().parse().ok(),
+        }
+    }
+
+    /// `written`, bytes of the input this parameter's value is written as,
+    /// for a person to read: text as it is (what is not UTF-8 replaced),
+    /// a binary integer as its value and its bytes (`48 (00 30)`).
+    pub fn shown(&self, written: &[u8]) -> String {
+        match self.encoding {
+            Encoding::Binary { big_endian, .. } => {
+                let hex: Vec<String> = written.iter().map(|b| format!("{b:02x}")).collect();
+                format!("{} ({})", binary_value(written, big_endian), hex.join(" "))
+            }
+            _ => String::from_utf8_lossy(written).into_owned(),
         }
     }
 
@@ -502,5 +552,59 @@ mod encoding_tests {
         assert!(!quoted.liftable(&Value::Bytes(b"it".to_vec())));
         let quoted = p(Encoding::Quoted { within: Within::Json });
         assert!(!quoted.liftable(&Value::Bytes(vec![b'\'', 0xff, b'\''])));
+    }
+
+    fn binary(width: u8, big_endian: bool, size: u8, original: &[u8]) -> Param {
+        Param {
+            site: Site::Arg { index: 1, size },
+            encoding: Encoding::Binary { width, big_endian },
+            occurrences: vec![(5, u64::from(width))],
+            original: original.to_vec(),
+            excluded: Vec::new(),
+            room: 0,
+        }
+    }
+
+    #[test]
+    fn a_binary_integer_is_written_as_its_width_in_its_byte_order_and_read_back() {
+        let be = binary(2, true, 4, &[0x00, 0x09]);
+        let le = binary(2, false, 4, &[0x09, 0x00]);
+        assert_eq!((be.original_int(), le.original_int()), (Some(9), Some(9)));
+        assert_eq!(be.text(&Value::Int(48)), [0x00, 0x30]);
+        assert_eq!(le.text(&Value::Int(48)), [0x30, 0x00]);
+        for n in [0, 1, 48, 255, 256, 0x7fff, 0x8000, 0xffff] {
+            let p = Param { original: be.text(&Value::Int(n)), ..be.clone() };
+            assert!(be.liftable(&Value::Int(n)) && p.original_int() == Some(n), "{n}");
+            let p = Param { original: le.text(&Value::Int(n)), ..le.clone() };
+            assert_eq!(p.original_int(), Some(n), "{n}");
+        }
+        // As wide as the argument: the argument's signed value.
+        let whole = binary(4, false, 4, &[0xfe, 0xff, 0xff, 0xff]);
+        assert_eq!(whole.original_int(), Some(-2));
+        assert_eq!(whole.text(&Value::Int(-2)), whole.original);
+        assert_eq!(binary(8, true, 8, &[0xff; 8]).original_int(), Some(-1));
+        assert_eq!(binary(1, true, 1, &[0x80]).original_int(), Some(-128));
+        // Bytes that are not the width read as nothing.
+        assert_eq!(binary(2, true, 4, &[0x30]).original_int(), None);
+        assert_eq!(be.shown(&[0x00, 0x30]), "48 (00 30)");
+        assert_eq!(le.shown(&[0x30, 0x00]), "48 (30 00)");
+    }
+
+    #[test]
+    fn a_binary_integer_lifts_only_within_its_width_signed_or_unsigned() {
+        for (width, lo, hi) in [(1u8, -128i64, 255i64), (2, -32768, 65535), (4, i32::MIN as i64, u32::MAX as i64)] {
+            let p = binary(width, true, 8, &vec![1; width as usize]);
+            for n in [lo, -1, 0, hi] {
+                assert!(p.liftable(&Value::Int(n)), "{n} in {width} bytes");
+                assert_eq!(p.text(&Value::Int(n)).len(), width as usize);
+            }
+            assert!(!p.liftable(&Value::Int(lo - 1)) && !p.liftable(&Value::Int(hi + 1)), "{width}");
+        }
+        // A signed value is its two's complement, in the byte order.
+        assert_eq!(binary(2, true, 4, &[0, 1]).text(&Value::Int(-2)), [0xff, 0xfe]);
+        assert_eq!(binary(1, false, 4, &[1]).text(&Value::Int(-128)), [0x80]);
+        let wide = binary(8, false, 8, &[1; 8]);
+        assert!(wide.liftable(&Value::Int(i64::MIN)) && wide.liftable(&Value::Int(i64::MAX)));
+        assert!(!wide.liftable(&Value::Bytes(vec![1; 8])), "no bytes stand for an integer");
     }
 }

@@ -1,12 +1,13 @@
 //! Fuzzilisk's unit fuzzer (seed 001 §4.3.2). Integers: bit flips, random
-//! values, 0, INT_MAX, INT_MIN (of the parameter's width). Strings: bit
+//! values, 0, INT_MAX, INT_MIN (of the parameter's width: a binary field
+//! narrower than its argument, unsigned). Strings: bit
 //! flips, random bytes, random ASCII, runs of NUL, runs of 0xFF, repeats of
 //! the original; and, beyond the paper, a deletion of some of the
 //! original's bytes (a shorter needle, one word fewer: what the others
 //! reach only by chance). Deterministic for a seed.
 
 use crate::{Candidate, UnitGenerator};
-use model::unit::{Param, Site, Value};
+use model::unit::{Encoding, Param, Site, Value};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -22,9 +23,9 @@ impl Fuzz {
         Fuzz { rng: ChaCha8Rng::seed_from_u64(seed) }
     }
 
-    fn int(&mut self, original: i64, bits: u32) -> (Value, &'static str) {
-        let (min, max) =
-            if bits >= 64 { (i64::MIN, i64::MAX) } else { (-(1i64 << (bits - 1)), (1i64 << (bits - 1)) - 1) };
+    fn int(&mut self, original: i64, (min, max): (i64, i64)) -> (Value, &'static str) {
+        // Bits of the range: 8, 16, 32 or 64.
+        let bits = 64 - (max as u64).leading_zeros() + u32::from(min < 0);
         match self.rng.random_range(0..5) {
             0 => {
                 let flipped = original ^ (1i64 << self.rng.random_range(0..bits.min(63)));
@@ -87,10 +88,7 @@ impl UnitGenerator for Fuzz {
                 let param = self.rng.random_range(0..params.len());
                 let p = &params[param];
                 let (value, op) = match p.site {
-                    Site::Arg { size, .. } => {
-                        let original = std::str::from_utf8(&p.original).ok().and_then(|t| t.parse().ok()).unwrap_or(0);
-                        self.int(original, (8 * u32::from(size)).max(8))
-                    }
+                    Site::Arg { size, .. } => self.int(p.original_int().unwrap_or(0), int_range(p, size)),
                     _ => self.bytes(&p.original),
                 };
                 Candidate { values: vec![(param, value)], op, tag: 0 }
@@ -99,10 +97,27 @@ impl UnitGenerator for Fuzz {
     }
 }
 
+/// The values an integer parameter of a `size`-byte argument can take:
+/// the argument's signed type's; for a binary field narrower than the
+/// argument, the field's unsigned values (the mapping takes such a field
+/// only unsigned: see `Param::original_int`).
+fn int_range(p: &Param, size: u8) -> (i64, i64) {
+    match p.encoding {
+        Encoding::Binary { width, .. } if width < size.min(8) => (0, (1i64 << (8 * u32::from(width))) - 1),
+        _ => {
+            let bits = (8 * u32::from(size)).clamp(8, 64);
+            if bits >= 64 {
+                (i64::MIN, i64::MAX)
+            } else {
+                (-(1i64 << (bits - 1)), (1i64 << (bits - 1)) - 1)
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use model::unit::Encoding;
 
     fn int_param() -> Param {
         Param {
@@ -136,6 +151,26 @@ mod tests {
         assert!(c
             .iter()
             .all(|c| matches!(c.values[0].1, Value::Int(v) if v >= i32::MIN as i64 && v <= i32::MAX as i64)));
+    }
+
+    #[test]
+    fn a_binary_field_narrower_than_its_argument_gets_its_unsigned_values() {
+        let p = Param {
+            encoding: Encoding::Binary { width: 2, big_endian: true },
+            original: vec![0x00, 0x09],
+            ..int_param()
+        };
+        let c = Fuzz::new(3).next(std::slice::from_ref(&p), 300);
+        assert!(c.iter().any(|c| c.values[0].1 == Value::Int(0xffff)));
+        assert!(c.iter().all(|c| matches!(c.values[0].1, Value::Int(v) if (0..=0xffff).contains(&v))));
+        assert!(c.iter().all(|c| p.liftable(&c.values[0].1)));
+        // A bit of the original flipped: 9 is the value the bytes hold.
+        assert!(c.iter().any(|c| c.op == "bitflip" && c.values[0].1 == Value::Int(9 ^ 0x100)));
+        // As wide as the argument: its signed type's values.
+        let whole =
+            Param { encoding: Encoding::Binary { width: 4, big_endian: true }, original: vec![0, 0, 0, 9], ..p };
+        let c = Fuzz::new(3).next(std::slice::from_ref(&whole), 300);
+        assert!(c.iter().any(|c| c.values[0].1 == Value::Int(i32::MIN as i64)));
     }
 
     #[test]

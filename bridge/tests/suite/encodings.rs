@@ -33,3 +33,90 @@ fn an_sql_literal_is_solved_and_lifted_as_its_inside_in_the_inputs_encoding() {
     let st = std::process::Command::new(&prog).arg(&kept).output().unwrap().status;
     assert_eq!(st.signal(), Some(6));
 }
+
+const SAN: &[&str] = &["-g", "-fsanitize=address,undefined", "-fno-sanitize-recover=all"];
+
+/// Explores the units of `function` carved from `prog` on `seed`: the
+/// summary, and the lifted input of the first alarm (`None` when none).
+fn explore_carved(
+    prog: &std::path::Path,
+    function: &str,
+    seed: &[u8],
+    d: &std::path::Path,
+) -> (serde_json::Value, Option<Vec<u8>>) {
+    let p = prog.to_str().unwrap();
+    let units = d.join("units");
+    let u = units.to_str().unwrap();
+    let o = bridge(&["carve", "-o", u, "--functions", &format!("^{function}$"), "--", p, "@@"], seed);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let listing = stdout(&bridge(&["units", u], b""));
+    assert!(
+        listing.lines().any(|l| l.starts_with(&format!("{function}.0.unit")) && l.ends_with("1 (binary)")),
+        "{listing}"
+    );
+    let out = d.join("out");
+    let sum = bridge_json(&["explore", u, "--tries", "20", "--json", "-o", out.to_str().unwrap(), "--", p, "@@"], b"");
+    let alarms = out.join("alarms");
+    let first = if alarms.exists() { names(&alarms).into_iter().next() } else { None };
+    let input = first.map(|a| std::fs::read(alarms.join(a).join("input")).unwrap());
+    (sum, input)
+}
+
+/// What the program alone reports on `input`.
+fn report_on(prog: &std::path::Path, input: &[u8], d: &std::path::Path) -> String {
+    let file = d.join("lifted");
+    std::fs::write(&file, input).unwrap();
+    let o = std::process::Command::new(prog).arg(&file).env("ASAN_OPTIONS", "detect_leaks=0").output().unwrap();
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// A record's length, an argument the input holds only as two big-endian
+/// bytes, maps to them; the length that overflows the table at unit level
+/// (the only one on the path: `set_title` tests it) is solved for and
+/// lifted into those two bytes, the input's length unchanged, and the
+/// program alone fails on it. Before binary integers were mapped, the
+/// length mapped to nothing and nothing was lifted.
+#[test]
+fn a_binary_length_is_solved_at_unit_level_and_lifted_into_its_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let prog = carve_compile_with(&repo().join("bridge/tests/fixtures/records.c"), d, SAN);
+    // A title of 5 bytes, then a record of 40 that a longer title runs into.
+    let seed = [&b"\x01\x00\x05hello\x02\x00\x28"[..], &[b'x'; 40]].concat();
+    let (sum, input) = explore_carved(&prog, "set_title", &seed, d);
+    let alarm = sum["alarms"].as_array().unwrap().iter().find(|a| a["function"] == "set_title");
+    let alarm = alarm.unwrap_or_else(|| panic!("no alarm in set_title: {sum}"));
+    assert_eq!((&alarm["original_value"], &alarm["new_value"]), (&"5 (00 05)".into(), &"32 (00 20)".into()), "{alarm}");
+    let input = input.unwrap();
+    assert_eq!(input, [&b"\x01\x00\x20hello\x02\x00\x28"[..], &[b'x'; 40]].concat());
+    let report = report_on(&prog, &input, d);
+    assert!(report.contains("AddressSanitizer: global-buffer-overflow"), "{report}");
+}
+
+/// examples/tlv's planted overflow: a title of exactly 48 bytes, whose
+/// length reaches `set_title` from its record's two big-endian bytes. The
+/// length maps to them (the listing says so); what this lacks is at unit
+/// level. The title is a heap block, which a unit run restores
+/// (`runtime/src/restore.rs`) without entering it in the allocation map
+/// (filled while carving only), so `__sym_check_access` finds no object
+/// at `title[len]` and records no check, and no branch of `set_title`
+/// tests `len`: nothing asks for another length. Were the bounds known
+/// (a global title: `records.c`), the check would ask for `len >= 48`,
+/// and get any such length (the solver's, brought back toward the seed
+/// byte by byte, not as a number), while only 48 itself passes `main`'s
+/// `length_ok`, which the unit does not see.
+#[test]
+#[ignore = "a restored heap block has no bounds in a unit run, and only len = 48 lifts: see above"]
+fn tlv_s_title_of_48_bytes_is_solved_in_set_title_and_lifted() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let prog = carve_compile_with(&repo().join("examples/tlv/tlv.c"), d, SAN);
+    // "inventory": a short title, with more than 48 bytes of records after it.
+    let seed = std::fs::read(repo().join("examples/tlv/seeds/store")).unwrap();
+    let (sum, input) = explore_carved(&prog, "set_title", &seed, d);
+    assert!(sum["true_alarms"].as_u64().unwrap() >= 1, "{sum}");
+    let input = input.unwrap();
+    assert_eq!((input.len(), &input[4..7]), (seed.len(), &b"\x01\x00\x30"[..]));
+    let report = report_on(&prog, &input, d);
+    assert!(report.contains("AddressSanitizer: heap-buffer-overflow"), "{report}");
+}

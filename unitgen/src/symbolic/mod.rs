@@ -215,10 +215,7 @@ impl Symbolic {
 /// string's bytes (and the zeros of its room, see `Param::room`).
 fn current_bytes(p: &Param) -> Option<(Vec<u8>, bool)> {
     match p.site {
-        Site::Arg { size, .. } => {
-            let v: i64 = std::str::from_utf8(&p.original).ok()?.trim().parse().ok()?;
-            Some((v.to_le_bytes()[..size.clamp(1, 8) as usize].to_vec(), true))
-        }
+        Site::Arg { size, .. } => Some((p.original_int()?.to_le_bytes()[..size.clamp(1, 8) as usize].to_vec(), true)),
         Site::Bytes { len, nul, .. } if len as usize == p.original.len() && len > 0 => {
             // Room past the NUL: zeros, so the seed is the string as carved.
             let room = if nul { p.room as usize } else { 0 };
@@ -258,6 +255,15 @@ impl UnitGenerator for Symbolic {
             self.slots.push(Slot { param: k, first, len: bytes.len() as u32, arg, room, word });
             if !arg && !p.excluded.is_empty() {
                 guards.push((first, first + bytes.len() as u32, p.excluded.clone()));
+            }
+            // A binary field narrower than its argument, which the program
+            // reads zero-extended (the mapping takes such a field only
+            // unsigned): the argument's bytes past it stay 0, so that every
+            // value solved for is one the field can carry.
+            if let (true, model::unit::Encoding::Binary { width, .. }) = (arg, p.encoding) {
+                if u32::from(width) < len {
+                    guards.push((first + u32::from(width), first + len, (1..=0xff).collect()));
+                }
             }
             self.base.extend_from_slice(&bytes);
         }
@@ -891,5 +897,43 @@ mod tests {
         let found = explore(&range);
         assert!(found.iter().any(|v| v.contains(&b'\n')), "the '\\n' case is solved: {found:?}");
         assert!(found.iter().all(|v| !v.contains(&b'q')), "{found:?}");
+    }
+
+    #[test]
+    fn a_binary_field_starts_as_its_bytes_read_and_its_argument_stays_within_it() {
+        // A 4-byte argument, 9 in the input as `00 09` (a 16-bit big-endian
+        // field); its trace branches on `len == 48` and on `len >= 0x10000`.
+        let p = Param {
+            site: Site::Arg { index: 1, size: 4 },
+            encoding: Encoding::Binary { width: 2, big_endian: true },
+            occurrences: vec![(5, 2)],
+            original: vec![0x00, 0x09],
+            excluded: Vec::new(),
+            room: 0,
+        };
+        let mut nodes = vec![node(Op::Const, 8, 0, 0, 0)];
+        nodes.extend((0..4).map(|k| node(Op::Input, 8, 0, 0, k)));
+        nodes.push(node(Op::Concat, 16, 2, 1, 0));
+        nodes.push(node(Op::Concat, 24, 3, 5, 0));
+        nodes.push(node(Op::Concat, 32, 4, 6, 0));
+        nodes.push(node(Op::Const, 32, 0, 0, 48));
+        nodes.push(node(Op::Eq, 1, 7, 8, 0));
+        nodes.push(node(Op::Const, 32, 0, 0, 0x10000));
+        nodes.push(node(Op::Uge, 1, 7, 10, 0));
+        let branch =
+            |site, node| PathEntry { kind: PATH_BRANCH, site, node, taken: 0, cases: Vec::new(), slots: Vec::new() };
+        let path = vec![branch(5, 9), branch(6, 11)];
+        let t = Trace { flags: 0, nodes, path, tables: Vec::new(), pin_names: Vec::new() };
+        let mut g = Symbolic::new(2000, None);
+        g.start(std::slice::from_ref(&p));
+        let seed = g.next(std::slice::from_ref(&p), 1);
+        assert_eq!(g.base, [9, 0, 0, 0], "the argument as carved");
+        g.observe(&seed[0], Some(t));
+        let mut found = Vec::new();
+        while g.pending() != Pending::Nothing {
+            g.wait(std::time::Duration::from_millis(50));
+            found.extend(g.next(std::slice::from_ref(&p), 4).into_iter().flat_map(|c| c.values).map(|(_, v)| v));
+        }
+        assert_eq!(found, [Value::Int(48)], "no value past the field's two bytes");
     }
 }
