@@ -94,19 +94,14 @@ fn a_binary_length_is_solved_at_unit_level_and_lifted_into_its_bytes() {
 }
 
 /// examples/tlv's planted overflow: a title of exactly 48 bytes, whose
-/// length reaches `set_title` from its record's two big-endian bytes. The
-/// length maps to them (the listing says so); what this lacks is at unit
-/// level. The title is a heap block, which a unit run restores
-/// (`runtime/src/restore.rs`) without entering it in the allocation map
-/// (filled while carving only), so `__sym_check_access` finds no object
-/// at `title[len]` and records no check, and no branch of `set_title`
-/// tests `len`: nothing asks for another length. Were the bounds known
-/// (a global title: `records.c`), the check would ask for `len >= 48`,
-/// and get any such length (the solver's, brought back toward the seed
-/// byte by byte, not as a number), while only 48 itself passes `main`'s
-/// `length_ok`, which the unit does not see.
+/// length reaches `set_title` from its record's two big-endian bytes. No
+/// branch of `set_title` tests `len`: only the access check at
+/// `title[len]` asks for another length, which needs the restored heap
+/// block's bounds in the unit run (`runtime/src/restore.rs`), and of the
+/// lengths past its end only 48 passes `main`'s `length_ok`, which the
+/// unit does not see: the check asks for the access just past the end
+/// first (`runtime/src/symptr.rs`).
 #[test]
-#[ignore = "a restored heap block has no bounds in a unit run, and only len = 48 lifts: see above"]
 fn tlv_s_title_of_48_bytes_is_solved_in_set_title_and_lifted() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
