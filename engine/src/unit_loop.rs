@@ -138,7 +138,7 @@ pub fn explore(
     mut each: impl FnMut(Try<'_>) -> crate::Result<()>,
 ) -> crate::Result<(Outcome, Explored)> {
     if how == Explore::Start {
-        gen.start(params);
+        gen.start(&unit.meta.function, params);
     }
     let symbolic = gen.symbolic_inputs();
     if how == Explore::Start || runner.is_none() {

@@ -46,8 +46,8 @@ pub enum Pending {
 /// Proposes parameter values for a unit.
 pub trait UnitGenerator {
     fn name(&self) -> &'static str;
-    /// A new unit, whose parameters are `params`, begins.
-    fn start(&mut self, _params: &[Param]) {}
+    /// A new unit of `function`, whose parameters are `params`, begins.
+    fn start(&mut self, _function: &str, _params: &[Param]) {}
     /// The next candidates, at most `n`; none when it has nothing more.
     fn next(&mut self, params: &[Param], n: usize) -> Vec<Candidate>;
     /// The parameter bytes to make symbolic in each run (`None`: runs are

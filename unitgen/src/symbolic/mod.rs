@@ -232,7 +232,7 @@ impl UnitGenerator for Symbolic {
         "symbolic"
     }
 
-    fn start(&mut self, params: &[Param]) {
+    fn start(&mut self, function: &str, params: &[Param]) {
         self.slots.clear();
         self.inputs.clear();
         self.base.clear();
@@ -278,6 +278,7 @@ impl UnitGenerator for Symbolic {
         s.tried.insert(self.base.clone());
         s.retries.clear();
         s.ends_tried.clear();
+        s.unsolvable.enter(function);
     }
 
     fn symbolic_inputs(&self) -> Option<Vec<SymInput>> {
@@ -551,7 +552,7 @@ mod tests {
     /// Every value solved from one trace.
     fn drain(g: &mut Symbolic, t: Trace) -> Vec<Vec<u8>> {
         let p = xy(&[]);
-        g.start(std::slice::from_ref(&p));
+        g.start("f", std::slice::from_ref(&p));
         let seed = g.next(std::slice::from_ref(&p), 1);
         g.observe(&seed[0], Some(t));
         let mut found = Vec::new();
@@ -678,7 +679,7 @@ mod tests {
     fn a_solution_is_tried_though_a_try_off_its_path_took_its_direction() {
         let p = xy(&[]);
         let mut g = Symbolic::new(2000, None);
-        g.start(std::slice::from_ref(&p));
+        g.start("f", std::slice::from_ref(&p));
         let seed = g.next(std::slice::from_ref(&p), 1);
         g.observe(&seed[0], Some(switch_trace()));
         settle(&g);
@@ -700,7 +701,7 @@ mod tests {
     fn a_try_that_left_its_path_early_is_brought_back_to_it_and_on_to_its_target() {
         let p = xy(&[]);
         let mut g = Symbolic::new(2000, None);
-        g.start(std::slice::from_ref(&p));
+        g.start("f", std::slice::from_ref(&p));
         let seed = g.next(std::slice::from_ref(&p), 1);
         // A checksum over both bytes whose sum the trace had concrete for
         // byte 1 (a vectorised loop): byte 0 plus 'y' is 0xf1, taken; then
@@ -771,7 +772,7 @@ mod tests {
     fn explore_with_stats(excluded: &[u8], trace: Trace) -> (Vec<Vec<u8>>, ExploreStats) {
         let p = xy(excluded);
         let mut g = Symbolic::new(2000, None);
-        g.start(std::slice::from_ref(&p));
+        g.start("f", std::slice::from_ref(&p));
         let seed = g.next(std::slice::from_ref(&p), 4);
         assert_eq!(seed.len(), 1);
         assert_eq!(g.pending(), Pending::Nothing);
@@ -848,7 +849,7 @@ mod tests {
             room: 3,
         };
         let mut g = Symbolic::new(2000, None);
-        g.start(std::slice::from_ref(&p));
+        g.start("f", std::slice::from_ref(&p));
         let inputs = g.symbolic_inputs().unwrap();
         assert_eq!((inputs.len(), inputs[0].object, inputs[0].len), (1, 2, 5), "{inputs:?}");
         // The seed's value gives the object its room, and lifts as carved.
@@ -868,7 +869,7 @@ mod tests {
             room: 6,
         };
         let mut g = Symbolic::new(2000, None);
-        g.start(std::slice::from_ref(&p));
+        g.start("f", std::slice::from_ref(&p));
         let inputs = g.symbolic_inputs().unwrap();
         assert_eq!((inputs[0].object, inputs[0].len), (4, 6), "{inputs:?}");
         let first = g.next(std::slice::from_ref(&p), 4);
@@ -925,7 +926,7 @@ mod tests {
         let path = vec![branch(5, 9), branch(6, 11)];
         let t = Trace { flags: 0, nodes, path, tables: Vec::new(), pin_names: Vec::new() };
         let mut g = Symbolic::new(2000, None);
-        g.start(std::slice::from_ref(&p));
+        g.start("f", std::slice::from_ref(&p));
         let seed = g.next(std::slice::from_ref(&p), 1);
         assert_eq!(g.base, [9, 0, 0, 0], "the argument as carved");
         g.observe(&seed[0], Some(t));
