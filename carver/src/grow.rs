@@ -7,7 +7,11 @@
 //! `0x000000000000001f`), which most parsers read as the same value
 //! (`strtol` and `sscanf` in base 10 or 16; not a fixed-width field or
 //! base 0's octal), so the padded file takes the carved path and its zeros
-//! are digits a solver can set.
+//! are digits a solver can set. A decimal fraction's whole part (`0.45`)
+//! grows by [`FRACTION_DIGITS`] only: prices and measures are often copied
+//! into small buffers before they are read (`char euros[8]`), where twelve
+//! digits would leave the carved path; four more digits take a value ten
+//! thousand times as far, past the range checks such fields get.
 
 use model::unit::{Param, Site, Unit, Value};
 
@@ -16,12 +20,16 @@ use model::unit::{Param, Site, Unit, Value};
 pub const DECIMAL_DIGITS: usize = 12;
 /// Hex digits of a padded `0x` number: any 64-bit value.
 pub const HEX_DIGITS: usize = 16;
+/// Leading zeros a decimal fraction's whole part gets.
+pub const FRACTION_DIGITS: usize = 4;
 
 /// `file` with its numbers padded, its first `limit` bytes at most (the
 /// symbolic part of a file); `None` when it has no number to pad there.
 /// A number is a run of digits (or of hex digits after `0x`) that no
-/// letter, digit, `_` or `.` touches: not part of a word, a float or a
-/// hex string such as an Intel HEX record.
+/// letter, digit, `_` or `.` touches: not part of a word, a version or an
+/// address (`1.2.3`), or a hex string such as an Intel HEX record; or the
+/// whole part of a decimal fraction (`12.5`, one dot, digits on both
+/// sides), which grows by [`FRACTION_DIGITS`].
 pub fn pad_numbers(file: &[u8], limit: usize) -> Option<Vec<u8>> {
     let word = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b == b'.';
     let mut out = Vec::with_capacity(file.len() + 64);
@@ -41,6 +49,17 @@ pub fn pad_numbers(file: &[u8], limit: usize) -> Option<Vec<u8>> {
         let end = digits_at + file[digits_at..].iter().take_while(|&&b| is_digit(b)).count();
         let whole = end > digits_at && !file.get(end).copied().is_some_and(word);
         out.extend_from_slice(&file[i..digits_at]);
+        if !hex && !whole && end > digits_at {
+            if let Some(past) = fraction_end(file, end) {
+                if out.len() + FRACTION_DIGITS + (past - digits_at) <= limit {
+                    out.resize(out.len() + FRACTION_DIGITS, b'0');
+                    padded = true;
+                }
+                out.extend_from_slice(&file[digits_at..past]);
+                i = past;
+                continue;
+            }
+        }
         let grow = width.saturating_sub(end - digits_at);
         if whole && grow > 0 && out.len() + grow + (end - digits_at) <= limit {
             out.resize(out.len() + grow, b'0');
@@ -57,6 +76,18 @@ pub fn pad_numbers(file: &[u8], limit: usize) -> Option<Vec<u8>> {
         }
     }
     padded.then_some(out)
+}
+
+/// Where a decimal fraction whose whole part ends at `end` ends: a dot,
+/// digits, then no letter, digit, `_` or dot. `None`: no such fraction.
+fn fraction_end(file: &[u8], end: usize) -> Option<usize> {
+    if file.get(end) != Some(&b'.') {
+        return None;
+    }
+    let digits = file[end + 1..].iter().take_while(|b| b.is_ascii_digit()).count();
+    let past = end + 1 + digits;
+    let word = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b == b'.';
+    (digits > 0 && !file.get(past).copied().is_some_and(word)).then_some(past)
 }
 
 /// Gives `unit`'s input file room for its numbers to grow (its content and
@@ -104,8 +135,17 @@ mod tests {
     }
 
     #[test]
-    fn words_floats_and_hex_records_are_left_alone() {
-        for t in ["x86 v2.5 1.5", ":10FFE000EA5BE000F0000000FC\n", "abc_12 12ab", "0xZZ"] {
+    fn a_fraction_s_whole_part_grows_by_a_few_digits() {
+        assert_eq!(pad("apples 3 0.45\n"), "apples 000000000003 00000.45\n");
+        assert_eq!(pad("x=-2.5;"), "x=-00002.5;");
+        assert_eq!(pad("1.5 v2.5"), "00001.5 v2.5");
+        // Past the limit it stays as it is.
+        assert_eq!(pad_numbers(b"1.5 7", 5), None);
+    }
+
+    #[test]
+    fn words_versions_addresses_and_hex_records_are_left_alone() {
+        for t in ["x86 v2.5 1.2.3", "127.0.0.1", "5.", "3.x", ":10FFE000EA5BE000F0000000FC\n", "abc_12 12ab", "0xZZ"] {
             assert_eq!(pad(t), "(none)", "{t}");
         }
         // Past the limit nothing grows.
