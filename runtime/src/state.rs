@@ -19,19 +19,19 @@ pub fn tracking() -> bool {
     __carve_tracking.load(Ordering::Relaxed) != 0
 }
 
-/// Set while a unit replays: blocks are registered as allocated and freed,
-/// as while carving, but no call is carved. A symbolic replay's access
+/// Set while a unit replays symbolically: blocks are registered as
+/// allocated and freed, as while carving, but no call is carved. A symbolic replay's access
 /// checks need every object's bounds, the restored ones
 /// ([`crate::restore`]) and those the call allocates.
 static REPLAYING: AtomicBool = AtomicBool::new(false);
 
-/// From now on this process replays a unit (see [`registers`]).
+/// From now on this process replays a unit symbolically (see [`registers`]).
 pub fn start_replaying() {
     REPLAYING.store(true, Ordering::Relaxed);
 }
 
 /// Whether allocations are registered in the object map: while carving,
-/// and while a unit replays.
+/// and while a unit replays symbolically.
 pub fn registers() -> bool {
     tracking() || REPLAYING.load(Ordering::Relaxed)
 }
