@@ -31,13 +31,12 @@ pub const FRACTION_DIGITS: usize = 4;
 /// whole part of a decimal fraction (`12.5`, one dot, digits on both
 /// sides), which grows by [`FRACTION_DIGITS`].
 pub fn pad_numbers(file: &[u8], limit: usize) -> Option<Vec<u8>> {
-    let word = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b == b'.';
     let mut out = Vec::with_capacity(file.len() + 64);
     let mut padded = false;
     let mut i = 0;
     while i < file.len() {
         let before = if i == 0 { None } else { Some(file[i - 1]) };
-        let starts = file[i].is_ascii_digit() && !before.is_some_and(word);
+        let starts = file[i].is_ascii_digit() && !before.is_some_and(is_word);
         if !starts {
             out.push(file[i]);
             i += 1;
@@ -47,7 +46,7 @@ pub fn pad_numbers(file: &[u8], limit: usize) -> Option<Vec<u8>> {
         let (digits_at, width) = if hex { (i + 2, HEX_DIGITS) } else { (i, DECIMAL_DIGITS) };
         let is_digit = |b: u8| if hex { b.is_ascii_hexdigit() } else { b.is_ascii_digit() };
         let end = digits_at + file[digits_at..].iter().take_while(|&&b| is_digit(b)).count();
-        let whole = end > digits_at && !file.get(end).copied().is_some_and(word);
+        let whole = end > digits_at && !file.get(end).copied().is_some_and(is_word);
         out.extend_from_slice(&file[i..digits_at]);
         if !hex && !whole && end > digits_at {
             if let Some(past) = fraction_end(file, end) {
@@ -69,13 +68,19 @@ pub fn pad_numbers(file: &[u8], limit: usize) -> Option<Vec<u8>> {
         i = end.max(digits_at);
         if !whole {
             // The rest of the word is copied as it is.
-            while i < file.len() && word(file[i]) {
+            while i < file.len() && is_word(file[i]) {
                 out.push(file[i]);
                 i += 1;
             }
         }
     }
     padded.then_some(out)
+}
+
+/// Whether `b` belongs to a word around a number: a letter, digit, `_`
+/// or `.`.
+fn is_word(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_' || b == b'.'
 }
 
 /// Where a decimal fraction whose whole part ends at `end` ends: a dot,
@@ -86,8 +91,7 @@ fn fraction_end(file: &[u8], end: usize) -> Option<usize> {
     }
     let digits = file[end + 1..].iter().take_while(|b| b.is_ascii_digit()).count();
     let past = end + 1 + digits;
-    let word = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b == b'.';
-    (digits > 0 && !file.get(past).copied().is_some_and(word)).then_some(past)
+    (digits > 0 && !file.get(past).copied().is_some_and(is_word)).then_some(past)
 }
 
 /// Gives `unit`'s input file room for its numbers to grow (its content and
