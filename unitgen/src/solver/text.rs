@@ -24,6 +24,8 @@ const MAX_TRIES: usize = 256;
 const MAX_RUN: usize = 40;
 /// Most runs of one value tried.
 const MAX_RUNS: usize = 4;
+/// Longest run of digits a number is raised in (its nines fit in `u64`).
+const MAX_DIGITS: usize = 18;
 /// How deep conditions are followed through `and`, `or` and `not`.
 const MAX_DEPTH: u32 = 6;
 
@@ -255,7 +257,59 @@ impl Attempt<'_, '_> {
             }
             (self.input, self.held) = saved;
         }
+        !leaf.eq && self.solve_at_limits(leaf, runs)
+    }
+
+    /// Makes an order `leaf` over several numbers hold by moving each
+    /// to the largest value the other conditions let it take: a product
+    /// of two fields, each checked against a limit of its own (`qty <=
+    /// 9999`, `euros <= 9999`), passes `INT_MAX` only where both are near
+    /// their limits. No one number gets there alone, and a bit-blasting
+    /// solver needs seconds for a product of two parsed numbers.
+    fn solve_at_limits(&mut self, leaf: &Leaf, runs: &[Range<usize>]) -> bool {
+        let saved = (self.input.clone(), self.held.clone());
+        for run in runs {
+            self.raise(run);
+        }
+        if self.take(self.input.clone(), Some(leaf)) {
+            return true;
+        }
+        (self.input, self.held) = saved;
         false
+    }
+
+    /// Writes into `run` (decimal digits) the largest number that keeps
+    /// every condition that holds, assuming the numbers that do form a
+    /// range (as a parser's checks make them): the longest run of nines
+    /// that does, then a binary search up to the next one.
+    fn raise(&mut self, run: &Range<usize>) {
+        let digits = &self.input[run.clone()];
+        if run.len() > MAX_DIGITS || !digits.iter().all(u8::is_ascii_digit) {
+            return;
+        }
+        let now: u64 = std::str::from_utf8(digits).ok().and_then(|d| d.parse().ok()).unwrap_or(0);
+        let nines = |k: u32| 10u64.pow(k) - 1;
+        let mut lo = now;
+        let mut k = (now.checked_ilog10().unwrap_or(0) + 1).max(1);
+        let mut hi = nines(run.len() as u32);
+        while k <= run.len() as u32 {
+            if nines(k) > lo {
+                if !self.take(written(&self.input, run, nines(k)), None) {
+                    hi = nines(k) - 1;
+                    break;
+                }
+                lo = nines(k);
+            }
+            k += 1;
+        }
+        while lo < hi && self.tries < MAX_TRIES {
+            let mid = lo + (hi - lo).div_ceil(2);
+            if self.take(written(&self.input, run, mid), None) {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
+        }
     }
 
     /// Makes `leaf` hold by a number in one of `runs`: the value it wants

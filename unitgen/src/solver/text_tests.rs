@@ -231,3 +231,27 @@ fn what_no_text_satisfies_goes_to_the_solver_and_conditions_that_held_keep_holdi
     let (a, asked) = solve(&t, vec![Cond::Bit(eq, true)], b"");
     assert_eq!((a, asked), (Answer::Unknown, 1));
 }
+
+#[test]
+fn a_product_of_two_checked_numbers_passes_int_max_with_both_at_their_limits() {
+    // qty <= 9999 and cents <= 999999, each read from more digits than
+    // that; qty * cents > INT_MAX needs both near their limits.
+    let near = b"00003 000000045";
+    let mut d = Dag(vec![Node::default()]);
+    let (qty, cents) = (d.number(0, 5), d.number(6, 9));
+    let mut conds = d.digits(0, 5);
+    conds.extend(d.digits(6, 9));
+    for (n, limit) in [(qty, 9999), (cents, 999_999)] {
+        let k = d.konst(limit, 64);
+        conds.push(Cond::Bit(d.add(Op::Ugt, 1, n, k, 0), false));
+    }
+    let product = d.add(Op::Mul, 64, qty, cents, 0);
+    let int_max = d.konst(i32::MAX as u64, 64);
+    conds.push(Cond::Bit(d.add(Op::Sgt, 1, product, int_max, 0), true));
+    let t = d.trace();
+    let (answer, asked) = solve(&t, conds, near);
+    assert_eq!(asked, 0, "solved before the solver");
+    let out = apply(near, &answer);
+    let (q, c) = two_numbers(&out);
+    assert!(q <= 9999 && c <= 999_999 && q * c > i32::MAX as u64, "{}", String::from_utf8_lossy(&out));
+}
