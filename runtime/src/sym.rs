@@ -90,7 +90,7 @@ pub fn finish() -> Option<Vec<u8>> {
 }
 
 impl Sym {
-    fn new() -> Sym {
+    pub(crate) fn new() -> Sym {
         Sym {
             nodes: alloc::vec![Node::default()],
             path: Vec::new(),

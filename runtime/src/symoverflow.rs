@@ -5,6 +5,7 @@
 //! so that the branch to the sanitizer's report can be negated: a signed
 //! overflow is then found by solving, as any other branch.
 
+use crate::model::op::mask;
 use crate::model::op::Op;
 use crate::sym::Sym;
 
@@ -27,6 +28,14 @@ pub fn flag(s: &mut Sym, kind: u32, a: u32, b: u32, w: u32) -> u32 {
         UMUL | SMUL => Op::Mul,
         _ => return 0,
     };
+    if matches!(kind, UMUL | SMUL) {
+        let konst = |n: u32| Some(s.nodes[n as usize]).filter(|x| x.op == Op::Const).map(|x| x.val);
+        match (konst(a), konst(b)) {
+            (None, Some(k)) => return by_constant(s, signed, a, k, w),
+            (Some(k), None) => return by_constant(s, signed, b, k, w),
+            _ => {}
+        }
+    }
     if w <= 32 {
         // The exact result in twice the width, against the type's range:
         // comparisons with constants, which the solver's text stage and
@@ -77,6 +86,79 @@ pub fn flag(s: &mut Sym, kind: u32, a: u32, b: u32, w: u32) -> u32 {
                 f = s.node(Op::Or, 1, f, both, 0, 0);
             }
             f
+        }
+    }
+}
+
+/// The flag of `x * k` for a constant `k`: `x` against the bounds
+/// `k` leaves it (`x > INT64_MAX / 100` for `e * 100`), comparisons
+/// with constants rather than a product (and for 64 bits, a division)
+/// that a bit-blasting solver takes seconds over, and that the solver's
+/// text stage can meet by writing a number.
+fn by_constant(s: &mut Sym, signed: bool, x: u32, k: u64, w: u32) -> u32 {
+    let never = |s: &mut Sym| s.constant(0, 1);
+    let cmp = |s: &mut Sym, op: Op, bound: i128| {
+        let c = s.constant(bound as u64, w);
+        s.node(op, 1, x, c, 0, 0)
+    };
+    if !signed {
+        let k = k & mask(w);
+        if k <= 1 {
+            return never(s);
+        }
+        return cmp(s, Op::Ugt, (mask(w) / k) as i128);
+    }
+    let k = crate::model::op::signed(k, w) as i128;
+    let (max, min) = ((1i128 << (w - 1)) - 1, -(1i128 << (w - 1)));
+    match k {
+        0 | 1 => never(s),
+        -1 => cmp(s, Op::Eq, min),
+        _ => {
+            // Division rounds toward zero, as the bounds need: with k > 1,
+            // x * k > MAX exactly when x > MAX / k, and < MIN when
+            // x < MIN / k; with k < -1 the sides swap.
+            let (above, below) = if k > 0 { (max / k, min / k) } else { (min / k, max / k) };
+            let hi = cmp(s, Op::Sgt, above);
+            let lo = cmp(s, Op::Slt, below);
+            s.node(Op::Or, 1, hi, lo, 0, 0)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::symeval::OneByte;
+
+    /// The flag of `x * k` on 8 bits, for `x` each byte value, against the
+    /// product's true range.
+    #[test]
+    fn a_product_with_a_constant_overflows_exactly_where_its_bound_says() {
+        for kind in [UMUL, SMUL] {
+            for k in 0..=255u64 {
+                let mut s = Sym::new();
+                let x = s.node(Op::Input, 8, 0, 0, 0, 0);
+                let c = s.constant(k, 8);
+                for (a, b) in [(x, c), (c, x)] {
+                    let f = flag(&mut s, kind, a, b, 8);
+                    assert_ne!(f, 0);
+                    // A flag that never rises is the constant 0.
+                    let never = s.nodes[f as usize].op == Op::Const && s.nodes[f as usize].val == 0;
+                    let e = OneByte::of(&s, f);
+                    assert!(never || e.is_some());
+                    let mut vals = alloc::vec::Vec::new();
+                    for v in 0..=255u8 {
+                        let got = e.as_ref().is_some_and(|e| e.at(&s, v, &mut vals).unwrap() != 0);
+                        let want = if kind == SMUL {
+                            let p = i128::from(v as i8) * i128::from(k as u8 as i8);
+                            !(-128..=127).contains(&p)
+                        } else {
+                            u128::from(v) * u128::from(k) > 255
+                        };
+                        assert_eq!(got, want, "kind {kind} x {v} k {k}");
+                    }
+                }
+            }
         }
     }
 }
