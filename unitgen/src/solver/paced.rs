@@ -159,6 +159,11 @@ fn nap(cpu: f64, elapsed: f64, share: f64, forgiven: f64) -> (Option<Duration>, 
 }
 
 /// CPU time of the calling thread.
+pub(crate) fn thread_cpu() -> Duration {
+    Duration::from_secs_f64(thread_cpu_seconds())
+}
+
+/// CPU seconds of the calling thread.
 fn thread_cpu_seconds() -> f64 {
     let mut t = libc::timespec { tv_sec: 0, tv_nsec: 0 };
     // SAFETY: clock_gettime writes the timespec it is given.

@@ -14,10 +14,10 @@
 
 use super::worker::{child, direction, guards, path_conds, queue, Budget, Item, Job, Link};
 
+use crate::solver::paced::thread_cpu;
 use crate::solver::{Cond, Query, Solver};
 use model::op::Op;
 use model::trace::PATH_BRANCH;
-use std::time::Instant;
 
 /// Times a site is tried per unit, for each first input byte its
 /// comparison reads.
@@ -43,7 +43,7 @@ fn compares_a_number(job: &Job, n: u32) -> bool {
 /// (past its bound), queueing what keeps the path.
 pub(super) fn ends(solver: &mut dyn Solver, link: &Link, job: &Job, budget: &mut Budget) {
     let t = &job.trace;
-    let started = Instant::now();
+    let started = thread_cpu();
     let mut prefix: Vec<Cond> = guards(job);
     let path = budget.path.get_or_insert_with(|| path_conds(link, job)).clone();
     for (i, e) in t.path.iter().enumerate() {
@@ -87,5 +87,5 @@ pub(super) fn ends(solver: &mut dyn Solver, link: &Link, job: &Job, budget: &mut
             queue(link, job.generation, item, true, false);
         }
     }
-    budget.solving += started.elapsed();
+    budget.solving += thread_cpu() - started;
 }

@@ -10,6 +10,7 @@ use super::dag::Dag;
 use super::retry::{self, Kept, Retries, Retry};
 use super::unsolvable::Unsolvable;
 use super::ExploreStats;
+use crate::solver::paced::thread_cpu;
 use crate::solver::{self, Answer, Cond, Query, Solver};
 use model::op::Op;
 use model::symtrace::{PathEntry, Trace};
@@ -19,9 +20,11 @@ use std::panic::AssertUnwindSafe;
 use std::sync::mpsc::{Receiver, TryRecvError};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-/// Most queries asked per trace, and the most time spent solving for one.
+/// Most queries asked per trace, and the most time spent solving for one:
+/// the solver thread's CPU time, so that a trace gets as much solving on
+/// a core shared with system runs as alone.
 const MAX_QUERIES: usize = 64;
 const MAX_SOLVING: Duration = Duration::from_secs(2);
 /// Direction of a switch's default.
@@ -351,7 +354,7 @@ impl Phase {
 }
 
 /// What one trace has cost over its phases: the directions asked for and
-/// the solving time; cut short at [`MAX_QUERIES`] or [`MAX_SOLVING`].
+/// the solving time (CPU); cut short at [`MAX_QUERIES`] or [`MAX_SOLVING`].
 #[derive(Default)]
 pub(super) struct Budget {
     /// Directions met (each is asked for once per trace), and how many
@@ -423,7 +426,7 @@ fn mend(solver: &mut dyn Solver, link: &Link, job: &Job, r: &Repair, budget: &mu
         }
         s.stats.repairs_asked += 1;
     }
-    let started = Instant::now();
+    let started = thread_cpu();
     let mut conds = guards(job);
     let path = budget.path.get_or_insert_with(|| path_conds(link, job));
     conds.extend(path[..r.entry.min(path.len())].iter().filter(|(_, ok)| *ok).map(|(c, _)| c.clone()));
@@ -444,7 +447,7 @@ fn mend(solver: &mut dyn Solver, link: &Link, job: &Job, r: &Repair, budget: &mu
         };
         queue(link, job.generation, item, false, false);
     }
-    budget.solving += started.elapsed();
+    budget.solving += thread_cpu() - started;
 }
 
 /// Negates the entries of the job's trace past its bound whose other
@@ -457,7 +460,7 @@ fn negate(solver: &mut dyn Solver, link: &Link, job: &Job, phase: Phase, budget:
     if budget.cut_short {
         return;
     }
-    let started = Instant::now();
+    let started = thread_cpu();
     let again = phase == Phase::Again;
     let guards = guards(job);
     let mut prefix: Vec<Cond> = guards.clone();
@@ -467,7 +470,7 @@ fn negate(solver: &mut dyn Solver, link: &Link, job: &Job, phase: Phase, budget:
     let mut expected_path: Option<Arc<Vec<Step>>> = None;
     for (i, e) in t.path.iter().enumerate().skip(job.bound) {
         for (dir, cond) in alternatives(e) {
-            if budget.asked >= MAX_QUERIES || budget.solving + started.elapsed() >= MAX_SOLVING {
+            if budget.asked >= MAX_QUERIES || budget.solving + (thread_cpu() - started) >= MAX_SOLVING {
                 budget.cut_short = true;
                 return;
             }
@@ -592,7 +595,7 @@ fn negate(solver: &mut dyn Solver, link: &Link, job: &Job, phase: Phase, budget:
         }
         prefix.extend(path.get(i).and_then(kept));
     }
-    budget.solving += started.elapsed();
+    budget.solving += thread_cpu() - started;
 }
 
 /// Keeps a query that timed out for a retry, when retries are on.
