@@ -48,6 +48,9 @@ const QUICK: Duration = Duration::from_millis(100);
 /// A round goes on to the next unit while its generator is idle (the last
 /// unit gave nothing more to try) for up to this long.
 const ROUND: Duration = Duration::from_secs(1);
+/// How long `main` keeps the floor without a lift that reproduced, while
+/// its solver still works: then the next turn comes (see `round`).
+const MAIN_SLICE: Duration = Duration::from_secs(15);
 /// Units of one carved entry kept for the rounds to come.
 const POOL: usize = 8;
 /// Values tried per unit, over the rounds that explore it.
@@ -68,6 +71,8 @@ pub(super) struct Current {
     pub(super) nonterminals: Vec<Option<usize>>,
     /// Values tried so far.
     tries: usize,
+    /// When it was started or last lifted a value that reproduced.
+    lifted_at: Instant,
     /// Its unit fork server, kept for the rounds that resume it.
     runner: Option<driver::UnitRunner>,
 }
@@ -197,9 +202,13 @@ impl Campaign {
             if !self.round(uw)? {
                 return Ok(());
             }
-            if let Some(cur) = &uw.current {
+            if let Some(cur) = &mut uw.current {
                 let main = cur.unit.meta.function == main_rounds::MAIN;
-                uw.shares.add(main, t.elapsed().as_secs_f64(), self.effective_lifts() - before);
+                let lifted = self.effective_lifts() - before;
+                uw.shares.add(main, t.elapsed().as_secs_f64(), lifted);
+                if lifted > 0 {
+                    cur.lifted_at = Instant::now();
+                }
             }
             if uw.generator.pending() != Pending::Nothing
                 || started.elapsed() >= ROUND
@@ -217,10 +226,15 @@ impl Campaign {
         // the system fuzzer does) is picked up again.
         // But `main`, whose solver can keep a round busy for the whole
         // campaign (dc's long programs), gives way to a unit of the pool
-        // when the pool has had less than its share of the rounds' time.
+        // when the pool has had less than its share of the rounds' time,
+        // and to the next turn when it has lifted nothing for
+        // [`MAIN_SLICE`] (traces of a long input file can keep the solver
+        // busy for minutes).
         if let Some(mut cur) = uw.current.take() {
-            if uw.generator.pending() != Pending::Nothing && cur.tries < TRIES {
-                if cur.unit.meta.function == main_rounds::MAIN && uw.shares.pool_behind() {
+            let main = cur.unit.meta.function == main_rounds::MAIN;
+            let stale = main && cur.lifted_at.elapsed() >= MAIN_SLICE;
+            if uw.generator.pending() != Pending::Nothing && cur.tries < TRIES && !stale {
+                if main && uw.shares.pool_behind() {
                     if let Some(next) = self.pool_unit(uw)? {
                         return self.start_unit(uw, next).map(|()| true);
                     }
@@ -388,7 +402,16 @@ impl Campaign {
             self.file.stats.units_with_digit_arrays +=
                 u64::from(params.iter().any(|p| matches!(p.encoding, model::unit::Encoding::Digits { .. })));
             if !params.is_empty() {
-                out.push(Current { unit, params, entry, input: input.clone(), nonterminals, tries: 0, runner: None });
+                out.push(Current {
+                    unit,
+                    params,
+                    entry,
+                    input: input.clone(),
+                    nonterminals,
+                    tries: 0,
+                    lifted_at: Instant::now(),
+                    runner: None,
+                });
             }
         }
         Ok(out)

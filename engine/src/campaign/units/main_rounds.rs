@@ -2,10 +2,13 @@
 //! `shares.rs`) explore `main` carved from a corpus entry, taking in turn:
 //! the oldest lift that added a word to the command line (a mode the
 //! explorer opened, from which it goes deeper: `--check`, then a file of
-//! checksum lines), the next entry in queue order (seeds first, then what
-//! the campaign found), and an entry explored once already, again with
-//! its input file's numbers padded so they can grow (`carver::grow`: an
-//! exploration keeps the file's length). `main`'s parameters are the whole
+//! checksum lines), an entry explored once already, again with its input
+//! file's numbers padded so they can grow (`carver::grow`: an exploration
+//! keeps the file's length), and the next entry in queue order (seeds
+//! first, then what the campaign found). The padded turn comes second: a
+//! bug behind a number longer than any seed has (accum's quantity times
+//! price past `INT_MAX`) is found from the first seed's padded file, not
+//! after every seed was explored as it is. `main`'s parameters are the whole
 //! command line and input file, so its symbolic runs reach the whole
 //! program: each entry is a new starting point for concolic search, as a
 //! concolic fuzzer takes its queue.
@@ -26,7 +29,7 @@ enum Turn {
 
 impl Turn {
     fn nth(n: u64) -> Turn {
-        [Turn::Lift, Turn::Queue, Turn::Grown][(n % 3) as usize]
+        [Turn::Lift, Turn::Grown, Turn::Queue][(n % 3) as usize]
     }
 }
 
@@ -71,7 +74,8 @@ impl Campaign {
 /// is (in `done`) and not yet padded (in `grown`) whose file has numbers;
 /// otherwise, or when there is none, the oldest lift that added a word
 /// and is not in `done` (on a `Lift` turn, when there is one), else the
-/// first entry not in `done`.
+/// first entry not in `done`, else (every entry explored as it is) the
+/// first to pad.
 fn pick(
     turn: Turn,
     corpus: &[Entry],
@@ -79,15 +83,16 @@ fn pick(
     grown: &BTreeSet<u64>,
     has_numbers: impl Fn(&Entry) -> bool,
 ) -> Option<(usize, bool)> {
+    let again = |e: &Entry| done.contains(&e.id) && !grown.contains(&e.id) && has_numbers(e);
+    let grow = || corpus.iter().position(again).map(|k| (k, true));
     if turn == Turn::Grown {
-        let again = |e: &Entry| done.contains(&e.id) && !grown.contains(&e.id) && has_numbers(e);
-        if let Some(k) = corpus.iter().position(again) {
-            return Some((k, true));
+        if let Some(k) = grow() {
+            return Some(k);
         }
     }
     let open = |e: &Entry| !done.contains(&e.id);
     let first_lift = (turn == Turn::Lift).then(|| corpus.iter().position(|e| e.new_word && open(e))).flatten();
-    first_lift.or_else(|| corpus.iter().position(open)).map(|k| (k, false))
+    first_lift.or_else(|| corpus.iter().position(open)).map(|k| (k, false)).or_else(grow)
 }
 
 #[cfg(test)]
@@ -128,11 +133,26 @@ mod tests {
     fn lifts_the_queue_and_padded_entries_take_turns() {
         let c = corpus(&[false, false, true, false, true]);
         let all = order(&c, |_| true);
-        assert_eq!(all, [(2, false), (0, false), (0, true), (4, false), (1, false), (1, true), (3, false)]);
+        assert_eq!(
+            all,
+            [
+                (2, false),
+                (2, true),
+                (0, false),
+                (4, false),
+                (0, true),
+                (1, false),
+                (3, false),
+                (1, true),
+                (3, true),
+                (4, true)
+            ]
+        );
         // Every entry is explored as it is once; entries with numbers
-        // again, padded, once each, after their first exploration.
+        // again, padded, once each, after their first exploration (those
+        // left when no entry is left to explore as it is).
         let some = order(&c, |e| e.data[0] == b'2');
-        assert_eq!(some, [(2, false), (0, false), (2, true), (4, false), (1, false), (3, false)]);
+        assert_eq!(some, [(2, false), (2, true), (0, false), (4, false), (1, false), (3, false)]);
         assert_eq!(order(&c, |_| false).iter().filter(|p| p.1).count(), 0);
     }
 }
