@@ -13,11 +13,21 @@
 # examples/webapp (shopext.c) compiled in, as the libsqlite3.so.0 Python's
 # sqlite3 module loads (bin-<variant>/sqlite-shop links to it; see
 # scripts/webapp.sh).
+# And two libraries with the fuzz harnesses their sources ship, each a
+# static build of the library with its harness linked by the compiler's
+# -fsanitize=fuzzer (carve-clang: the bridge's driver; afl-clang-fast:
+# AFL++'s; clang-19: libFuzzer, which runs the files it is given once):
+#   sqlite-fuzz  SQLite 3.40.1's test/ossfuzz.c on its amalgamation
+#   xml-fuzz     libxml2 2.9.14's fuzz/xml.c (with fuzz/fuzz.c), configured
+#                --disable-shared --without-python
+# Their seeds (bin-<variant>/<subject>.seeds/) come from the packages' own
+# tests: SQL scripts of test/fuzzdata1.db, and the XML documents left in
+# libxml2's test/ directory, in the harness's format (fuzz/genSeed).
 #
 #   scripts/subjects.sh [--variant plain|carve|afl|all|v1,v2] [--subjects cut,sed,...] [--force]
 #
-# --subjects: among cut paste tac b2sum sed dc jq xmllint sqlite-shop (default: the
-# first six).
+# --subjects: among cut paste tac b2sum sed dc jq xmllint sqlite-shop
+# sqlite-fuzz xml-fuzz (default: the first six).
 #
 # Variants (all with CFLAGS="-O2 -g0", jq and libxml2 with "-g -O2"; for bc also
 # -Wno-error=implicit-function-declaration, see build_package):
@@ -47,7 +57,7 @@ set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 CACHE=${CARVE_CACHE:-$HOME/.cache/carve-bridge}/subjects
-ALL_SUBJECTS=(cut paste tac b2sum sed dc jq xmllint sqlite-shop)
+ALL_SUBJECTS=(cut paste tac b2sum sed dc jq xmllint sqlite-shop sqlite-fuzz xml-fuzz)
 # Without --subjects: the paper's six.
 DEFAULT_SUBJECTS=(cut paste tac b2sum sed dc)
 CFLAGS_ALL="-O2 -g0"
@@ -106,7 +116,14 @@ pkg_of() {
     jq) echo jq ;;
     xmllint) echo libxml2 ;;
     sqlite-shop) echo sqlite3 ;;
+    sqlite-fuzz) echo sqlite3-fuzz ;;
+    xml-fuzz) echo libxml2-fuzz ;;
   esac
+}
+# The Debian source package a package is built from (a harness build is a
+# second build of a library's sources).
+source_of() {
+  case "$1" in *-fuzz) echo "${1%-fuzz}" ;; *) echo "$1" ;; esac
 }
 # The upstream version: the name of the extracted directory.
 version_of() {
@@ -135,7 +152,17 @@ binpath_of() {
     jq) echo jq ;;
     xmllint) echo xmllint ;;
     sqlite-shop) echo libsqlite3.so.0 ;;
+    sqlite-fuzz) echo sqlite-fuzz ;;
+    xml-fuzz) echo fuzz/xml ;;
   esac
+}
+# Harness subjects: their seeds are built with them (see seeds_of).
+is_harness() {
+  case "$1" in sqlite-fuzz|xml-fuzz) return 0 ;; *) return 1 ;; esac
+}
+# Generated files older than the automake Debian ships: autoreconf first.
+needs_autoreconf() {
+  case "$1" in jq|libxml2|libxml2-fuzz) return 0 ;; *) return 1 ;; esac
 }
 # Packages built as their default build does, shared libraries included:
 # their programs are libtool wrapper scripts, linked rather than copied.
@@ -213,7 +240,7 @@ fetch_sources() {
 
 (
   flock 9
-  for pkg in "${packages[@]}"; do fetch_sources "$pkg"; done
+  for pkg in "${packages[@]}"; do fetch_sources "$(source_of "$pkg")"; done
 ) 9>"$CACHE/src/.lock"
 
 # --- compilers --------------------------------------------------------------------
@@ -295,7 +322,54 @@ run_make() {
       # shellcheck disable=SC2086 # a list of flags
       "$cc" $cflags -fPIC -shared -I. -DSQLITE_EXTRA_INIT=shopext_register sqlite3.c shopext.c \
         -o libsqlite3.so.0 -Wl,-soname,libsqlite3.so.0 -lm -ldl -lpthread ;;
+    sqlite3-fuzz)
+      echo "+ make sqlite3.c"
+      make sqlite3.c
+      echo "+ $cc $cflags -fsanitize=fuzzer test/ossfuzz.c sqlite3.c -o sqlite-fuzz"
+      # shellcheck disable=SC2086 # a list of flags
+      "$cc" $cflags -I. -fsanitize=fuzzer test/ossfuzz.c sqlite3.c -o sqlite-fuzz -lm -ldl -lpthread
+      sqlite_seeds ;;
+    libxml2-fuzz)
+      echo "+ make -j2 libxml2.la"
+      make -j2 libxml2.la
+      echo "+ make -C fuzz xml genSeed"
+      make -C fuzz xml genSeed
+      xml_seeds ;;
   esac
+}
+
+# The seeds of the harness subjects, into seeds/ of the build directory:
+# small inputs from the package's own tests (at most SEEDS_MAX, each at most
+# SEED_BYTES), the same for every variant.
+SEEDS_MAX=48
+SEED_BYTES=2048
+sqlite_seeds() {
+  echo "+ SQL scripts of test/fuzzdata1.db into seeds/"
+  mkdir -p seeds
+  python3 - "$SEEDS_MAX" "$SEED_BYTES" <<'PY'
+import sqlite3, sys
+most, size = int(sys.argv[1]), int(sys.argv[2])
+db = sqlite3.connect("test/fuzzdata1.db")
+rows = db.execute("SELECT sqlid, CAST(sqltext AS BLOB) FROM xsql WHERE length(CAST(sqltext AS BLOB)) BETWEEN 16 AND ? ORDER BY sqlid", (size,)).fetchall()
+step = max(1, len(rows) // most)
+for sqlid, text in rows[::step][:most]:
+    with open("seeds/sql-%05d" % sqlid, "wb") as f:
+        f.write(text)
+PY
+}
+xml_seeds() {
+  # Debian's +dfsg sources keep a few of upstream's test documents: every
+  # XML document under test/ (.xml, .rng, .xsd, .sct).
+  echo "+ fuzz/genSeed xml on the XML documents of test/ into seeds/"
+  rm -rf fuzz/seed/xml seeds
+  mkdir -p seeds fuzz/seed/xml
+  # genSeed runs the parser on each document (its external entities go in
+  # the seed too); a document it cannot read is left out.
+  (cd fuzz && find ../test -type f \( -name '*.xml' -o -name '*.rng' -o -name '*.xsd' -o -name '*.sct' \) \
+    -size -"$SEED_BYTES"c | sort | xargs ./genSeed xml) >/dev/null 2>&1 || true
+  find fuzz/seed/xml -type f -size -"$SEED_BYTES"c | sort | awk -v n="$SEEDS_MAX" 'NR <= n' |
+    while read -r f; do cp "$f" "seeds/$(basename "$f")"; done
+  [ -n "$(ls seeds)" ] || { echo "no seed was made"; return 1; }
 }
 
 make_step_desc() {
@@ -306,6 +380,8 @@ make_step_desc() {
     jq) echo "make -j2 \$(BUILT_SOURCES) jq" ;;
     libxml2) echo "make -j2 \$(BUILT_SOURCES) xmllint" ;;
     sqlite3) echo "make sqlite3.c; \$CC -shared sqlite3.c shopext.c -o libsqlite3.so.0" ;;
+    sqlite3-fuzz) echo "make sqlite3.c; \$CC -fsanitize=fuzzer test/ossfuzz.c sqlite3.c" ;;
+    libxml2-fuzz) echo "make libxml2.la; make -C fuzz xml genSeed" ;;
   esac
 }
 
@@ -319,7 +395,7 @@ stale() {
 build_package() {
   local v=$1 cc=$2 pkg=$3
   local bdir="$CACHE/build-$v/$pkg" src start
-  src=$(src_dir_of "$pkg")
+  src=$(src_dir_of "$(source_of "$pkg")")
   if [ "$force" = 0 ] && [ -f "$bdir/.built" ] && ! stale "$bdir" "$pkg"; then
     log "$v/$pkg: already built in $bdir"
     return 0
@@ -348,7 +424,7 @@ build_package() {
     cflags="$cflags -Wno-error=implicit-function-declaration"
   fi
 
-  if is_shared_build "$pkg" && [ "$pkg" != sqlite3 ]; then
+  if needs_autoreconf "$pkg"; then
     log "$v/$pkg: autoreconf -fi (log: $bdir/autoreconf.log)"
     (cd "$bdir" && autoreconf -fi) >"$bdir/autoreconf.log" 2>&1 || {
       tail -n 30 "$bdir/autoreconf.log" >&2
@@ -356,7 +432,9 @@ build_package() {
     }
   fi
   log "$v/$pkg: ./configure CC=$cc CFLAGS=\"$cflags\" (log: $bdir/configure.log)"
-  if ! (cd "$bdir" && ./configure CC="$cc" CFLAGS="$cflags") >"$bdir/configure.log" 2>&1; then
+  local extra=()
+  if [ "$pkg" = libxml2-fuzz ]; then extra=(--disable-shared --without-python); fi
+  if ! (cd "$bdir" && ./configure CC="$cc" CFLAGS="$cflags" "${extra[@]}") >"$bdir/configure.log" 2>&1; then
     echo "---- tail of $bdir/configure.log ----" >&2
     tail -n 30 "$bdir/configure.log" >&2
     if [ -f "$bdir/config.log" ]; then
@@ -410,9 +488,16 @@ build_variant() {
     else
       cp "$CACHE/build-$v/$(pkg_of "$s")/$(binpath_of "$s")" "$stage/$s"
     fi
+    if is_harness "$s"; then
+      cp -r "$CACHE/build-$v/$(pkg_of "$s")/seeds" "$stage/$s.seeds"
+    fi
   done
   for s in "${subjects[@]}"; do
     mv -f "$stage/$s" "$bin/$s"
+    if is_harness "$s"; then
+      rm -rf "$bin/$s.seeds"
+      mv "$stage/$s.seeds" "$bin/$s.seeds"
+    fi
   done
   rmdir "$stage"
   log "$v: done in $(( $(date +%s) - vstart ))s -> $bin"

@@ -17,7 +17,8 @@
 #
 # Command lines are fixed (AFL++ cannot vary them), one per subject below;
 # the seeds are the inputs of the benchmark seeds (for sed, their scripts,
-# run by `sed -f` on the seeds' data). AFL++ syncs every minute
+# run by `sed -f` on the seeds' data; for a harness subject, sqlite-fuzz or
+# xml-fuzz, the seeds scripts/subjects.sh built beside it). AFL++ syncs every minute
 # (AFL_SYNC_TIME=1) in both pair configurations. Needs the plain-free
 # variants carve, afl and cov: scripts/subjects.sh --variant carve,afl,cov.
 #
@@ -107,10 +108,17 @@ args_of() {
 }
 
 # Seeds without their command lines: OUT/fixed-SUBJECT (and OUT/data-SUBJECT).
+# A harness subject's seeds are built with it (scripts/subjects.sh), as they are.
 fixed_seeds() { # subject -> directory
   local s=$1 src d="$out/fixed-$1"
-  src=$(seed_dir "$s" "$out")
   rm -rf "$d"; mkdir -p "$d"
+  if [ -d "$cache/bin-carve$san/$s.seeds" ]; then
+    cp "$cache/bin-carve$san/$s.seeds"/* "$d/"
+    : > "$out/data-$s"
+    echo "$d"
+    return
+  fi
+  src=$(seed_dir "$s" "$out")
   python3 - "$s" "$src" "$d" "$out/data-$s" <<'PY'
 import os, shlex, sys
 s, src, dst, data = sys.argv[1:]

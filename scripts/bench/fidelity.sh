@@ -9,8 +9,9 @@
 # input hits (`bridge showmap`, the optimised program) against those the
 # replay of `main` carved from it hits (the out-of-line copies), as the
 # Jaccard index of the two sets ("sys~unit", 1.0: the same slots).
-#   scripts/bench/fidelity.sh [--cache DIR] [--subjects cut,paste,...] [--max N] [--variant carve|carve-asan]
-# (jq and xmllint too, after `scripts/subjects.sh --subjects jq,xmllint`.)
+#   scripts/bench/fidelity.sh [--cache DIR] [--subjects cut,paste,...] [--max N] [--variant carve|carve-asan] [--cases N]
+# (jq and xmllint too, after `scripts/subjects.sh --subjects jq,xmllint`;
+# the harness subjects sqlite-fuzz and xml-fuzz on their first --cases seeds.)
 set -euo pipefail
 # Leaks at exit are no failure here (ASan builds).
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0}
@@ -19,12 +20,14 @@ cache=${CARVE_CACHE:-$HOME/.cache/carve-bridge}/subjects
 subjects=cut,paste,tac,b2sum,sed,dc
 max=5
 variant=carve
+harness_cases=8
 while [ $# -gt 0 ]; do
   case "$1" in
     --cache) cache=$2/subjects; shift 2 ;;
     --subjects) subjects=$2; shift 2 ;;
     --max) max=$2; shift 2 ;;
     --variant) variant=$2; shift 2 ;;
+    --cases) harness_cases=$2; shift 2 ;;
     *) echo "fidelity.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -82,19 +85,30 @@ for s in "${list[@]}"; do
   [ -x "$bin" ] || { echo "fidelity.sh: $bin missing: run scripts/subjects.sh" >&2; exit 1; }
   k=0; same=0
   : > "$work/$s.json.all"
-  while IFS= read -r -d $'\001' tc || [ -n "$tc" ]; do
-    k=$((k + 1))
-    printf '%s' "$tc" > "$work/$s.$k.test"
-    out="$work/$s/$k"
-    "$bridge" carve --args-in-input -t 10000 --max-per-function "$max" -o "$out" -i "$work/$s.$k.test" -- "$bin" >/dev/null 2>"$work/$s.$k.carve.log" || { cat "$work/$s.$k.carve.log" >&2; exit 1; }
+  # The test cases, one file each: a harness subject's first seeds
+  # (scripts/subjects.sh builds them with it), else the cases above.
+  if [ -d "$bin.seeds" ]; then
+    for f in $(find "$bin.seeds" -type f | sort | head -n "$harness_cases"); do
+      k=$((k + 1))
+      { printf '@@\n'; cat "$f"; } > "$work/$s.$k.test"
+    done
+  else
+    while IFS= read -r -d $'\001' tc || [ -n "$tc" ]; do
+      k=$((k + 1))
+      printf '%s' "$tc" > "$work/$s.$k.test"
+    done < <(cases "$s")
+  fi
+  for j in $(seq 1 "$k"); do
+    out="$work/$s/$j"
+    "$bridge" carve --args-in-input -t 10000 --max-per-function "$max" -o "$out" -i "$work/$s.$j.test" -- "$bin" >/dev/null 2>"$work/$s.$j.carve.log" || { cat "$work/$s.$j.carve.log" >&2; exit 1; }
     [ -d "$out" ] || mkdir -p "$out"
     if ls "$out"/*.unit >/dev/null 2>&1; then
-      "$bridge" replay --json "$out" > "$work/$s.$k.json" || true
-      cat "$work/$s.$k.json" >> "$work/$s.json.all"
-      "$bridge" showmap --args-in-input -i "$work/$s.$k.test" -o "$work/$s.$k.map" -- "$bin" >/dev/null 2>&1 || true
+      "$bridge" replay --json "$out" > "$work/$s.$j.json" || true
+      cat "$work/$s.$j.json" >> "$work/$s.json.all"
+      "$bridge" showmap --args-in-input -i "$work/$s.$j.test" -o "$work/$s.$j.map" -- "$bin" >/dev/null 2>&1 || true
     fi
     # Carving on and off: the same stdout and exit status.
-    args=$(head -n 1 "$work/$s.$k.test"); tail -n +2 "$work/$s.$k.test" > "$work/input"
+    args=$(head -n 1 "$work/$s.$j.test"); tail -n +2 "$work/$s.$j.test" > "$work/input"
     # shellcheck disable=SC2086
     set -- ${args//@@/$work/input}
     (cd "$work" && HOME=$work "$bin" "$@" > off.out 2>/dev/null; echo "$?" >> off.out) < /dev/null || true
@@ -108,7 +122,7 @@ for s in "${list[@]}"; do
     n=$(find "$work/snaps" -name '*.snap' | wc -l)
     bytes=$(find "$work/snaps" -name '*.snap' -printf '%s\n' | awk '{s+=$1} END {print s+0}')
     echo "$n $bytes $(( (t1 - t0) - (t2 - t1) ))" >> "$work/$s.cost"
-  done < <(cases "$s")
+  done
   python3 - "$s" "$k" "$same" "$work" <<'PY'
 import json, sys, glob
 s, k, same, work = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]

@@ -21,17 +21,21 @@ done
 carve=${carve:-$cache/bin-carve}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-printf '%-7s %9s %9s\n' subject source carvable
+printf '%-11s %9s %9s\n' subject source carvable
 IFS=, read -r -a list <<< "$subjects"
 for s in "${list[@]}"; do
   cov="$cache/bin-cov/$s"
   [ -x "$cov" ] || { echo "functions.sh: $cov missing: run scripts/subjects.sh --variant cov" >&2; exit 1; }
+  # A run that reads no input: --version, or for a harness one seed (a
+  # libFuzzer harness given a file runs it once).
+  arg=--version
+  [ -d "$carve/$s.seeds" ] && arg=$(find "$carve/$s.seeds" -type f | sort | head -n 1)
   rm -f "$work"/*.profraw
-  (cd "$work" && LLVM_PROFILE_FILE="$work/%p.profraw" "$cov" --version >/dev/null 2>&1 < /dev/null) || true
+  (cd "$work" && LLVM_PROFILE_FILE="$work/%p.profraw" "$cov" "$arg" >/dev/null 2>&1 < /dev/null) || true
   llvm-profdata-19 merge -sparse "$work"/*.profraw -o "$work/p.profdata"
   src=$(llvm-cov-19 export -summary-only -instr-profile "$work/p.profdata" "$cov" |
     python3 -c 'import json,sys; print(json.load(sys.stdin)["data"][0]["totals"]["functions"]["count"])')
-  (cd "$work" && CARVE_LIST="$work/list" "$carve/$s" >/dev/null 2>&1 < /dev/null) || true
+  (cd "$work" && CARVE_LIST="$work/list" "$carve/$s" "$arg" >/dev/null 2>&1 < /dev/null) || true
   listed=$(wc -l < "$work/list")
-  printf '%-7s %9d %9d\n' "$s" "$src" "$listed"
+  printf '%-11s %9d %9d\n' "$s" "$src" "$listed"
 done

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# The libraries with the fuzz harnesses their Debian sources ship
+# (scripts/subjects.sh: sqlite-fuzz, SQLite's test/ossfuzz.c; xml-fuzz,
+# libxml2's fuzz/xml.c): the bridge beside AFL++ on the same harness and
+# the same seeds (the packages' own test inputs), measured outside both
+# tools by replaying every kept test on the harness's llvm-cov build.
+#
+#   1. scripts/bench/afl.sh --modes alone[,pair] --cmplog: one core each,
+#      `bridge run --unit symbolic` beside AFL++ (afl-clang-fast's
+#      -fsanitize=fuzzer build), then AFL++ with cmplog (-c with the
+#      afl-cmplog build) for the same time; with pair, two cores: AFL++ +
+#      AFL++ against AFL++ + bridge (--system afl++ --sync).
+#   2. Coverage over time (scripts/bench/covtime.py, a checkpoint every
+#      --every seconds) of the three one-core outputs: the curves as SVG
+#      and PNG (OUT/SUBJECT-SEED.svg), and when the bridge reached each
+#      AFL++ configuration's final coverage.
+#
+#   scripts/bench/libs.sh [--subjects sqlite-fuzz,xml-fuzz] [--time 10m]
+#                         [--seeds 3] [--every 60] [--pair] [--out DIR]
+#
+# Builds what is missing first (scripts/subjects.sh --variant
+# carve,afl,afl-cmplog,cov). A subject's execs/s are in afl.sh's `alone`
+# and `cmplog` lines.
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+cache=${CARVE_CACHE:-$HOME/.cache/carve-bridge}/subjects
+subjects=sqlite-fuzz,xml-fuzz
+budget=10m
+seeds=3
+every=60
+modes=alone
+out=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --subjects) subjects=$2; shift 2 ;;
+    --time) budget=$2; shift 2 ;;
+    --seeds) seeds=$2; shift 2 ;;
+    --every) every=$2; shift 2 ;;
+    --pair) modes=alone,pair; shift ;;
+    --out) out=$2; shift 2 ;;
+    *) echo "libs.sh: unknown option $1" >&2; exit 2 ;;
+  esac
+done
+[ -n "$out" ] || out=$(mktemp -d /tmp/carve-bench-libs.XXXXXX)
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+echo "results in $out" >&2
+
+"$repo/scripts/subjects.sh" --variant carve,afl,afl-cmplog,cov --subjects "$subjects" >&2
+
+"$repo/scripts/bench/afl.sh" --subjects "$subjects" --modes "$modes" --cmplog --time "$budget" \
+  --seeds "$seeds" --out "$out" | tee "$out/afl.txt"
+
+IFS=, read -r -a list <<< "$subjects"
+for s in "${list[@]}"; do
+  for seed in $(seq 1 "$seeds"); do
+    o="$out/$s/$seed"
+    echo
+    echo "coverage over time, $s, seed $seed (branch outcomes at each checkpoint):"
+    python3 "$repo/scripts/bench/covtime.py" --argv @@ --every "$every" --plot "$out/$s-$seed.svg" \
+      "$cache/bin-cov/$s" bridge="$o/bridge" afl="$o/afl/default" cmplog="$o/cmplog/default" | tee "$out/$s-$seed.covtime"
+  done
+done
