@@ -178,6 +178,9 @@ for s in "${list[@]}"; do
   else
     d=$(fixed_seeds "$s")
     a=$(args_of "$s" "$out/data-$s") fuzzed="$afl" bflags="" aflargs=$a
+    # AFL++'s harness driver takes its inputs from AFL++ itself (shared
+    # memory, several per forked child: persistent mode), not from a file.
+    if [ -d "$cache/bin-carve$san/$s.seeds" ]; then aflargs=""; fi
   fi
   for seed in $(seq 1 "$seeds"); do
     o="$out/$s/$seed"
