@@ -29,7 +29,8 @@ pub fn flag(s: &mut Sym, kind: u32, a: u32, b: u32, w: u32) -> u32 {
         _ => return 0,
     };
     if matches!(kind, UMUL | SMUL) {
-        let konst = |n: u32| Some(s.nodes[n as usize]).filter(|x| x.op == Op::Const).map(|x| x.val);
+        // (0: an operand the full DAG could not hold, no constant.)
+        let konst = |n: u32| (n != 0).then(|| s.nodes[n as usize]).filter(|x| x.op == Op::Const).map(|x| x.val);
         match (konst(a), konst(b)) {
             (None, Some(k)) => return by_constant(s, signed, a, k, w),
             (Some(k), None) => return by_constant(s, signed, b, k, w),
