@@ -158,19 +158,19 @@ fn nap(cpu: f64, elapsed: f64, share: f64, forgiven: f64) -> (Option<Duration>, 
     (Some(Duration::from_secs_f64(over / share).min(LONGEST_NAP)), forgiven)
 }
 
-/// CPU time of the calling thread.
+/// CPU time of the calling thread (zero when it cannot be read).
 pub(crate) fn thread_cpu() -> Duration {
-    Duration::from_secs_f64(thread_cpu_seconds())
+    let mut t = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: clock_gettime writes the timespec it is given.
+    if unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) } != 0 {
+        return Duration::ZERO;
+    }
+    Duration::new(t.tv_sec as u64, t.tv_nsec as u32)
 }
 
 /// CPU seconds of the calling thread.
 fn thread_cpu_seconds() -> f64 {
-    let mut t = libc::timespec { tv_sec: 0, tv_nsec: 0 };
-    // SAFETY: clock_gettime writes the timespec it is given.
-    if unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) } != 0 {
-        return 0.0;
-    }
-    t.tv_sec as f64 + t.tv_nsec as f64 / 1e9
+    thread_cpu().as_secs_f64()
 }
 
 #[cfg(test)]

@@ -87,5 +87,5 @@ pub(super) fn ends(solver: &mut dyn Solver, link: &Link, job: &Job, budget: &mut
             queue(link, job.generation, item, true, false);
         }
     }
-    budget.solving += thread_cpu() - started;
+    budget.solving += thread_cpu().saturating_sub(started);
 }

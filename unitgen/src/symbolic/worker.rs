@@ -447,7 +447,7 @@ fn mend(solver: &mut dyn Solver, link: &Link, job: &Job, r: &Repair, budget: &mu
         };
         queue(link, job.generation, item, false, false);
     }
-    budget.solving += thread_cpu() - started;
+    budget.solving += thread_cpu().saturating_sub(started);
 }
 
 /// Negates the entries of the job's trace past its bound whose other
@@ -470,7 +470,7 @@ fn negate(solver: &mut dyn Solver, link: &Link, job: &Job, phase: Phase, budget:
     let mut expected_path: Option<Arc<Vec<Step>>> = None;
     for (i, e) in t.path.iter().enumerate().skip(job.bound) {
         for (dir, cond) in alternatives(e) {
-            if budget.asked >= MAX_QUERIES || budget.solving + (thread_cpu() - started) >= MAX_SOLVING {
+            if budget.asked >= MAX_QUERIES || budget.solving + (thread_cpu().saturating_sub(started)) >= MAX_SOLVING {
                 budget.cut_short = true;
                 return;
             }
@@ -595,7 +595,7 @@ fn negate(solver: &mut dyn Solver, link: &Link, job: &Job, phase: Phase, budget:
         }
         prefix.extend(path.get(i).and_then(kept));
     }
-    budget.solving += thread_cpu() - started;
+    budget.solving += thread_cpu().saturating_sub(started);
 }
 
 /// Keeps a query that timed out for a retry, when retries are on.
