@@ -199,6 +199,15 @@ pub struct TargetArgs {
     /// (`ASAN_OPTIONS`, `UBSAN_OPTIONS`) come after ours and win.
     #[arg(long)]
     pub detect_leaks: bool,
+    /// Runs a child of a libFuzzer harness (built with `carve-clang
+    /// -fsanitize=fuzzer`) makes before it exits: persistent mode, as
+    /// AFL++ runs a harness. 1: a fork per run. A crash in a child that
+    /// ran other inputs first is run again in a fresh child, and kept only
+    /// when it repeats there. Programs with their own `main` and runs that
+    /// carve, replay or look for leaks always fork per run.
+    #[arg(long, default_value_t = ::exec::target::DEFAULT_PERSISTENT, value_name = "N",
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub persistent: u32,
     /// Let the target's stdout and stderr through.
     #[arg(long)]
     pub show_output: bool,

@@ -44,6 +44,11 @@ pub struct ForkServer {
     sanitizers: crate::sanitizer::Sanitizers,
     report_prefix: PathBuf,
     last_pid: i32,
+    /// The last run's child stopped itself to run again (persistent mode).
+    child_stopped: bool,
+    /// Crashes of a child that had run other inputs before which the same
+    /// input, run again in a fresh child, did not repeat.
+    stateful_crashes: u64,
     /// The sanitizer's report of the last run, when it crashed with one.
     last_report: Option<String>,
 }
@@ -70,6 +75,9 @@ impl ForkServer {
             let limit = if sanitizers.address { mem_limit_mb.take() } else { None };
             let opts = crate::sanitizer::Options::from_env(target.detect_leaks, limit);
             env.extend(crate::sanitizer::environment(sanitizers, &opts, &reports.join("report")));
+        }
+        if target.persistent > 1 && !target.detect_leaks {
+            env.push((env::PERSISTENT.to_string(), target.persistent.to_string()));
         }
         let target = Target { program, env, mem_limit_mb, ..target };
         let map = SharedMap::new().map_err(Error::Shm)?;
@@ -99,6 +107,8 @@ impl ForkServer {
             sanitizers,
             report_prefix: reports.join("report"),
             last_pid: 0,
+            child_stopped: false,
+            stateful_crashes: 0,
             last_report: None,
         };
         fs.spawn()?;
@@ -188,7 +198,30 @@ impl ForkServer {
         rewrite(&mut self.input, input).map_err(|err| Error::Input { path: self.input_path.clone(), err })
     }
 
+    /// Crashes in a child that had run other inputs before, which the
+    /// input did not repeat in a fresh child (persistent mode): the run
+    /// counts as the fresh child's.
+    pub fn stateful_crashes(&self) -> u64 {
+        self.stateful_crashes
+    }
+
+    /// One run; a crash in a child that had run other inputs before is
+    /// run again in a fresh one (the crashed child is gone), so that a
+    /// failure is the input's own, never that of the runs before it.
     fn run_once(&mut self) -> Result<Outcome, Error> {
+        let reused = self.child_stopped;
+        let outcome = self.run_in_child()?;
+        if !(reused && outcome.is_crash()) {
+            return Ok(outcome);
+        }
+        let again = self.run_in_child()?;
+        if !again.is_crash() {
+            self.stateful_crashes += 1;
+        }
+        Ok(again)
+    }
+
+    fn run_in_child(&mut self) -> Result<Outcome, Error> {
         self.map.clear();
         let timeout = self.run_timeout;
         let died = || Error::ForkServerDied(self.target.program.clone());
@@ -196,6 +229,8 @@ impl ForkServer {
         if p.ctl.write_all(&[0; 4]).is_err() {
             return Err(died());
         }
+        // A stopped child runs again now, or a fresh one does.
+        self.child_stopped = false;
         let mut word = [0u8; 4];
         if !read_within(&mut p.st, &mut word, HANDSHAKE) {
             return Err(died());
@@ -221,6 +256,12 @@ impl ForkServer {
             if !read_within(&mut p.st, &mut word, HANDSHAKE) {
                 return Err(died());
             }
+        }
+        let status = i32::from_le_bytes(word);
+        self.child_stopped = !timed_out && libc::WIFSTOPPED(status);
+        if self.child_stopped {
+            // A persistent child ended its run: it waits for the next.
+            return self.finish(0i32.to_le_bytes(), false);
         }
         // Whatever the run left behind in its process group goes too.
         kill_group(pid);
@@ -374,6 +415,9 @@ impl ForkServer {
     }
 
     fn stop(&mut self) {
+        if std::mem::take(&mut self.child_stopped) {
+            kill_group(self.last_pid);
+        }
         if let Some(mut p) = self.proc.take() {
             let _ = p.child.kill();
             let _ = p.child.wait();

@@ -37,7 +37,14 @@ pub struct Target {
     /// A program built with ASan looks for leaks at exit (off by default,
     /// as fuzzers run it).
     pub detect_leaks: bool,
+    /// Runs a forked child of a libFuzzer harness may make before it
+    /// exits (persistent mode; 1: a fork per run). Other programs, and
+    /// runs that carve, replay, or look for leaks, make one.
+    pub persistent: u32,
 }
+
+/// Runs per child of a harness in persistent mode, by default.
+pub const DEFAULT_PERSISTENT: u32 = 1000;
 
 impl Target {
     pub fn new(program: impl Into<PathBuf>, args: Vec<String>) -> Target {
@@ -52,6 +59,7 @@ impl Target {
             contain: true,
             fsize_limit_mb: Some(64),
             detect_leaks: false,
+            persistent: DEFAULT_PERSISTENT,
         }
     }
 

@@ -72,6 +72,8 @@ entries! {
     ];
     // Called by a host built without carve-clang (`CARVE_DEFER=1`).
     Start = "__carve_start" () -> Void;
+    // Called by the harness driver after each run (`runtime/fuzzer/driver.c`).
+    PersistentNext = "__carve_persistent_next" () -> I32;
     // `_Unwind_Resume`, renamed in the copy of the library carve-clang links.
     NoUnwind = "__carve_no_unwind" () -> Void;
     // The allocator, exported as weak `malloc`, `calloc`... (`runtime/src/malloc.rs`).

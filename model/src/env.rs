@@ -20,6 +20,11 @@ pub const ALL: &[EnvVar] = &[
         reader: "runtime",
         help: "1: in a host built without carve-clang, start nothing (fork server, carving) until the host calls __carve_start()",
     },
+    EnvVar {
+        name: PERSISTENT,
+        reader: "runtime",
+        help: "runs a harness's forked child makes before it exits (persistent mode; set by bridge; 1: one run per child)",
+    },
     EnvVar { name: CC, reader: "carve-clang", help: "the C compiler to wrap (default clang-19)" },
     EnvVar { name: CXX, reader: "carve-clang++", help: "the C++ compiler to wrap (default clang++-19)" },
     EnvVar { name: RUNTIME, reader: "carve-clang", help: "path of libcarve_rt.a (default: next to carve-clang)" },

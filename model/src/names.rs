@@ -10,6 +10,10 @@ pub const FORKSRV: &str = "CARVE_FORKSRV";
 /// server, replay) when the host calls `__carve_start()`, after its own
 /// set-up, rather than when the first instrumented library loads.
 pub const DEFER: &str = "CARVE_DEFER";
+/// Runs a harness's forked child may make before it exits (persistent
+/// mode, set by `bridge`): the child stops itself after each run and the
+/// fork server continues it for the next. Absent or `1`: one run per child.
+pub const PERSISTENT: &str = "CARVE_PERSISTENT";
 /// Path of the clang used by `carve-clang` (default `clang-19`).
 pub const CC: &str = "CARVE_CC";
 /// Path of the clang++ used by `carve-clang++` (default `clang++-19`).

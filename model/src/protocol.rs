@@ -5,7 +5,9 @@
 //! [`Hello`], then the module table: a count (4 bytes) and that many
 //! [`ModuleRange`]s ([`MODULE_LEN`] bytes each); then for every run the client writes 4 bytes, the fork server
 //! forks, writes the child's pid (4 bytes, little endian), waits for it and
-//! writes its raw wait status (4 bytes).
+//! writes its raw wait status (4 bytes). A stopped status (persistent
+//! mode, `CARVE_PERSISTENT`) ends a run too: the child waits, and the next
+//! run continues it under the same pid instead of forking.
 
 /// File descriptor the fork server reads commands from.
 pub const CTL_FD: i32 = 198;

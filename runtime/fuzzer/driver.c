@@ -9,7 +9,12 @@
  *
  * The input is handed over in a block of its exact size (a sanitizer sees
  * a read past its end). While carving, the harness's out-of-line copy is
- * called, whose calls the runtime records. */
+ * called, whose calls the runtime records.
+ *
+ * Under bridge's fork server a child may run many inputs (persistent
+ * mode, runtime/src/persistent.rs): after each run it asks the runtime
+ * whether to go on, and reads its file, or standard input from its start,
+ * again. */
 #include <dirent.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -21,6 +26,7 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 __attribute__((weak)) int LLVMFuzzerInitialize(int *argc, char ***argv);
 int __carve_main_entry(int *argc, char ***argv);
+int __carve_persistent_next(void);
 void *__carve_copy_of(void *fp);
 void __carve_on_alloc(void *p, uint64_t size);
 void __carve_on_free(void *p);
@@ -101,11 +107,8 @@ static int run_path(const char *path) {
   return r;
 }
 
-int main(int argc, char **argv) {
-  if (LLVMFuzzerInitialize)
-    LLVMFuzzerInitialize(&argc, &argv);
-  if (__carve_main_entry(&argc, &argv))
-    harness = (harness_fn)__carve_copy_of((void *)LLVMFuzzerTestOneInput);
+/* One run: every file named, or standard input without one. */
+static int run_all(int argc, char **argv) {
   int files = 0, r = 0;
   for (int i = 1; i < argc; i++) {
     if (argv[i][0] == '-')
@@ -120,6 +123,21 @@ int main(int argc, char **argv) {
       return 1;
     r = run_bytes(data, n);
     free(data);
+  }
+  return r;
+}
+
+int main(int argc, char **argv) {
+  if (LLVMFuzzerInitialize)
+    LLVMFuzzerInitialize(&argc, &argv);
+  if (__carve_main_entry(&argc, &argv))
+    harness = (harness_fn)__carve_copy_of((void *)LLVMFuzzerTestOneInput);
+  int r = run_all(argc, argv);
+  while (__carve_persistent_next()) {
+    /* The client rewrote the input in place: standard input from its
+     * start, its end of file forgotten. */
+    rewind(stdin);
+    r = run_all(argc, argv);
   }
   return r;
 }

@@ -105,6 +105,11 @@ void __carve_on_stream(FILE *f);
  * CARVE_DEFER=1, when the host calls it after its own set-up. */
 void __carve_start(void);
 
+/* After a run of a harness (runtime/fuzzer/driver.c): non-zero when the
+ * child is to make another (persistent mode, CARVE_PERSISTENT): it has
+ * stopped itself, and the fork server has continued it with a new input. */
+int __carve_persistent_next(void);
+
 /* Stands for _Unwind_Resume in the copy of the runtime carve-clang links:
  * the runtime never unwinds; aborts. */
 void __carve_no_unwind(void);

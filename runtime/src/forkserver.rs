@@ -1,7 +1,8 @@
 //! The fork server (protocol in `model::protocol`): started at `main` when
 //! `CARVE_FORKSRV=1`, or when AFL++ gave the map (its own hello then); the
 //! parent stays here forking one child per run, each child returns into
-//! `main` and runs the program once.
+//! `main` and runs the program once, or, a harness in persistent mode
+//! (`persistent.rs`), many times, stopping itself after each run.
 
 use crate::model::protocol::{afl, Hello, CTL_FD, PROTOCOL_VERSION, ST_FD};
 use crate::{map, sys};
@@ -25,6 +26,7 @@ pub fn start_if_asked() {
     }
     // A unit fork server restores its unit here, once for all tries.
     crate::replay::prepare_for_serving();
+    crate::persistent::decide();
     let (edges, branches) = map::totals();
     let hello = Hello { version: PROTOCOL_VERSION, edges, branches }.encode();
     if !sys::write_all(ST_FD, &hello) {
@@ -56,43 +58,75 @@ fn start_for_afl() {
 }
 
 fn serve() {
+    // A persistent child that stopped itself after its last run (0: none).
+    let mut stopped: i32 = 0;
     loop {
         let mut cmd = [0u8; 4];
         if !sys::read_exact(CTL_FD, &mut cmd) {
             // The client went away.
-            // SAFETY: plain exit of the fork-server process.
-            unsafe { libc::_exit(0) };
+            quit(stopped, 0);
         }
-        // SAFETY: fork in a single-threaded process.
-        let pid = unsafe { libc::fork() };
-        if pid < 0 {
-            sys::debug("fork failed");
-            unsafe { libc::_exit(1) };
-        }
-        if pid == 0 {
-            // The child: its own process group (so a timeout kills all it
-            // started), no protocol fds, then on into main.
-            unsafe {
-                libc::setpgid(0, 0);
-                libc::close(CTL_FD);
-                libc::close(ST_FD);
+        let pid = if stopped > 0 && still_stopped(stopped) {
+            // SAFETY: continuing our own stopped child.
+            unsafe { libc::kill(stopped, libc::SIGCONT) };
+            stopped
+        } else {
+            // SAFETY: fork in a single-threaded process.
+            let pid = unsafe { libc::fork() };
+            if pid < 0 {
+                sys::debug("fork failed");
+                quit(0, 1);
             }
-            return;
-        }
+            if pid == 0 {
+                // The child: its own process group (so a timeout kills all
+                // it started), no protocol fds, then on into main.
+                unsafe {
+                    libc::setpgid(0, 0);
+                    libc::close(CTL_FD);
+                    libc::close(ST_FD);
+                }
+                crate::persistent::on_fork();
+                return;
+            }
+            pid
+        };
+        stopped = 0;
         if !sys::write_all(ST_FD, &pid.to_le_bytes()) {
-            unsafe { libc::_exit(0) };
+            quit(pid, 0);
         }
         let mut status: i32 = 0;
         loop {
-            // SAFETY: waiting for our own child.
-            let r = unsafe { libc::waitpid(pid, &mut status, 0) };
+            // SAFETY: waiting for our own child; a stop ends a persistent run.
+            let r = unsafe { libc::waitpid(pid, &mut status, libc::WUNTRACED) };
             if r == pid || (r < 0 && sys::errno() != libc::EINTR) {
                 break;
             }
         }
-        if !sys::write_all(ST_FD, &status.to_le_bytes()) {
-            unsafe { libc::_exit(0) };
+        if libc::WIFSTOPPED(status) {
+            stopped = pid;
         }
+        if !sys::write_all(ST_FD, &status.to_le_bytes()) {
+            quit(stopped, 0);
+        }
+    }
+}
+
+/// Whether the stopped child `pid` is still there (the client may have
+/// killed it between runs): else it is reaped, and the next run forks.
+fn still_stopped(pid: i32) -> bool {
+    let mut status = 0;
+    // SAFETY: polling our own child.
+    unsafe { libc::waitpid(pid, &mut status, libc::WNOHANG) == 0 }
+}
+
+/// Ends the fork server, and the stopped child it holds (when not 0).
+fn quit(stopped: i32, code: i32) -> ! {
+    // SAFETY: killing our own child, then a plain exit.
+    unsafe {
+        if stopped > 0 {
+            libc::kill(stopped, libc::SIGKILL);
+        }
+        libc::_exit(code)
     }
 }
 

@@ -27,6 +27,7 @@ mod heap;
 mod input_args;
 mod malloc;
 mod objects;
+mod persistent;
 mod replay;
 mod restore;
 mod stack;

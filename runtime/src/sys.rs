@@ -88,6 +88,7 @@ pub const fn spells(c: &CStr, name: &str) -> bool {
 pub const SHM_ID: &CStr = c"CARVE_SHM_ID";
 pub const FORKSRV: &CStr = c"CARVE_FORKSRV";
 pub const DEFER: &CStr = c"CARVE_DEFER";
+pub const PERSISTENT: &CStr = c"CARVE_PERSISTENT";
 pub const RT_DEBUG: &CStr = c"CARVE_RT_DEBUG";
 pub const ARGS_FILE: &CStr = c"CARVE_ARGS_FILE";
 pub const ARGS_IN_INPUT: &CStr = c"CARVE_ARGS_IN_INPUT";
@@ -102,6 +103,7 @@ const _: () = assert!(spells(ARGS_IN_INPUT, crate::model::env::ARGS_IN_INPUT));
 const _: () = assert!(spells(SHM_ID, crate::model::env::SHM_ID));
 const _: () = assert!(spells(FORKSRV, crate::model::env::FORKSRV));
 const _: () = assert!(spells(DEFER, crate::model::env::DEFER));
+const _: () = assert!(spells(PERSISTENT, crate::model::env::PERSISTENT));
 const _: () = assert!(spells(RT_DEBUG, crate::model::env::RT_DEBUG));
 
 pub const CARVE_DIR: &CStr = c"CARVE_CARVE_DIR";

@@ -5,11 +5,16 @@
 # llvm-cov replay of every kept test (scripts/bench/covreplay.py), their
 # ratios after ÷ before, and the queues' median size. Pairs alternate which
 # build takes core 0.
-#   scripts/bench/ab.sh --before BIN [--after BIN] [--subjects sed] [--time 2m] [--pairs 2] [--seed-from 1] [--out DIR] [-- RUN-OPTIONS...]
+#   scripts/bench/ab.sh --before BIN [--after BIN] [--before-opts "OPTS"] [--subjects sed] [--time 2m] [--pairs 2] [--seed-from 1] [--out DIR] [-- RUN-OPTIONS...]
 # Pair P runs with `--seed` K+P-1 (K: --seed-from). --after defaults to
 # target/release/bridge; RUN-OPTIONS go to both runs
 # (e.g. `--system grammar --grammar grammars/sed.json`; GRAMMAR in them is
-# replaced by grammars/SUBJECT.json).
+# replaced by grammars/SUBJECT.json); --before-opts to the before run only,
+# so one build can be set against itself with other options:
+#   ab.sh --before target/release/bridge --before-opts "--persistent 1" --subjects xml-fuzz
+# A harness subject (sqlite-fuzz, xml-fuzz) runs on the seeds
+# scripts/subjects.sh built beside it, as `HARNESS @@`; the others on the
+# benchmark seeds with their command lines (--args-in-input).
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 cache=${CARVE_CACHE:-$HOME/.cache/carve-bridge}/subjects
@@ -20,10 +25,12 @@ budget=2m
 pairs=2
 first=1
 out=""
+before_opts=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --before) before=$2; shift 2 ;;
     --after) after=$2; shift 2 ;;
+    --before-opts) before_opts=$2; shift 2 ;;
     --subjects) subjects=$2; shift 2 ;;
     --time) budget=$2; shift 2 ;;
     --pairs) pairs=$2; shift 2 ;;
@@ -51,21 +58,26 @@ for s in "${list[@]}"; do
   bin="$cache/bin-carve/$s"
   cov="$cache/bin-cov/$s"
   [ -x "$bin" ] && [ -x "$cov" ] || { echo "ab.sh: $bin or $cov missing: run scripts/subjects.sh --variant carve,cov --subjects $s" >&2; exit 1; }
-  d=$(seed_dir "$s" "$out")
+  if [ -d "$cache/bin-carve/$s.seeds" ]; then
+    d="$cache/bin-carve/$s.seeds" mode=() argv=("@@") rargv=(--argv "@@")
+  else
+    d=$(seed_dir "$s" "$out") mode=(--args-in-input) argv=() rargv=()
+  fi
+  read -r -a bopts <<< "$before_opts"
   opts=()
   for o in "$@"; do opts+=("${o//GRAMMAR/$repo/grammars/$s.json}"); done
   for p in $(seq 1 "$pairs"); do
     b="$out/$s/$p/before"; a="$out/$s/$p/after"
     rm -rf "$b" "$a"; mkdir -p "$out/$s/$p"
     cb=$(( p % 2 )); ca=$(( 1 - cb )); seed=$(( first + p - 1 ))
-    taskset -c "$cb" "$before" run --args-in-input -i "$d" -o "$b" --time "$budget" --seed "$seed" "${opts[@]}" -- "$bin" > "$b.log" 2>&1 &
-    taskset -c "$ca" "$after" run --args-in-input -i "$d" -o "$a" --time "$budget" --seed "$seed" "${opts[@]}" -- "$bin" > "$a.log" 2>&1 \
+    taskset -c "$cb" "$before" run "${mode[@]}" -i "$d" -o "$b" --time "$budget" --seed "$seed" "${opts[@]}" "${bopts[@]}" -- "$bin" "${argv[@]}" > "$b.log" 2>&1 &
+    taskset -c "$ca" "$after" run "${mode[@]}" -i "$d" -o "$a" --time "$budget" --seed "$seed" "${opts[@]}" -- "$bin" "${argv[@]}" > "$a.log" 2>&1 \
       || { tail -5 "$a.log" >&2; exit 1; }
     wait
     eb=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["stats"]["execs"])' "$b/campaign.json")
     ea=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["stats"]["execs"])' "$a/campaign.json")
-    bb=$(python3 "$repo/scripts/bench/covreplay.py" "$cov" "$b" | awk 'NR==2 {print $4}')
-    ba=$(python3 "$repo/scripts/bench/covreplay.py" "$cov" "$a" | awk 'NR==2 {print $4}')
+    bb=$(python3 "$repo/scripts/bench/covreplay.py" "${rargv[@]}" "$cov" "$b" | awk 'NR==2 {print $4}')
+    ba=$(python3 "$repo/scripts/bench/covreplay.py" "${rargv[@]}" "$cov" "$a" | awk 'NR==2 {print $4}')
     python3 - "$s" "$seed" "$eb" "$ea" "$bb" "$ba" "$(median_size "$b/queue")" "$(median_size "$a/queue")" <<'PY'
 import sys
 s, p, eb, ea, bb, ba, mb, ma = sys.argv[1:9]

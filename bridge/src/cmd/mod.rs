@@ -27,6 +27,7 @@ pub fn target(args: &TargetArgs) -> anyhow::Result<::exec::Target> {
     t.args_in_input = args.args_in_input;
     t.contain = !args.no_contain;
     t.detect_leaks = args.detect_leaks;
+    t.persistent = args.persistent;
     Ok(t)
 }
 

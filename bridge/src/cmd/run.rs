@@ -70,8 +70,12 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
             println!("bridge run: symbolic values {p} (unmodelled calls keep them concrete)");
         }
     }
+    let not_repeated = match s.crashes_not_repeated {
+        0 => String::new(),
+        n => format!("; {n} crashes of a persistent child not repeated in a fresh one (not counted)"),
+    };
     println!(
-        "bridge run: {} execs in {:.0} s; {} of {} branch outcomes ({:.1} %), {} edges; corpus {}; {} crashes ({} kept), {} hangs ({} kept){}",
+        "bridge run: {} execs in {:.0} s; {} of {} branch outcomes ({:.1} %), {} edges; corpus {}; {} crashes ({} kept), {} hangs ({} kept){not_repeated}{}",
         s.execs,
         s.elapsed_s,
         s.branches,

@@ -57,3 +57,67 @@ fn a_harness_is_carved_and_its_off_by_one_solved_for() {
     assert!(sum["true_alarms"].as_u64().unwrap() >= 1, "{sum}");
     assert_eq!(std::fs::read(out.join("alarms/000000/input")).unwrap(), b"FUZZ\x10\0\0\0");
 }
+
+/// A campaign on a harness whose process keeps state: one campaign in
+/// persistent mode (the default), one with a fork per run. Returns the
+/// campaign's stats, its kept crashes' sizes, the runs and the distinct
+/// processes they ran in.
+fn stateful_campaign(
+    d: &std::path::Path,
+    h: &std::path::Path,
+    persistent: &str,
+) -> (serde_json::Value, Vec<u64>, usize, usize) {
+    let seeds = d.join("seeds");
+    std::fs::create_dir_all(&seeds).unwrap();
+    std::fs::write(seeds.join("a"), b"abcd").unwrap();
+    let out = d.join(format!("out{persistent}"));
+    let log = d.join(format!("log{persistent}"));
+    let o = Command::new(env!("CARGO_BIN_EXE_bridge"))
+        .args(["run", "--unit", "none", "--no-contain", "--time", "5s", "--seed", "1", "--persistent", persistent])
+        .args([
+            "-i".as_ref(),
+            seeds.as_os_str(),
+            "-o".as_ref(),
+            out.as_os_str(),
+            "--".as_ref(),
+            h.as_os_str(),
+            "@@".as_ref(),
+        ])
+        .env("HARNESS_LOG", &log)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let pids = std::fs::read_to_string(&log).unwrap();
+    let runs = pids.lines().count();
+    let distinct = pids.lines().collect::<std::collections::HashSet<_>>().len();
+    let sizes = names(&out.join("crashes"))
+        .iter()
+        .filter(|n| n.starts_with("id:"))
+        .map(|n| std::fs::metadata(out.join("crashes").join(n)).unwrap().len())
+        .collect();
+    (campaign_json(&out)["stats"].clone(), sizes, runs, distinct)
+}
+
+#[test]
+fn a_harness_child_runs_many_inputs_and_keeps_only_crashes_of_its_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let h = carve_compile_with(&repo().join("bridge/tests/fixtures/harness_state.c"), d, &["-g", "-fsanitize=fuzzer"]);
+    let (stats, sizes, runs, distinct) = stateful_campaign(d, &h, "1000");
+    // Many runs per process, each its own map: the campaign goes on.
+    assert!(runs > 1000 && distinct * 20 < runs, "{runs} runs in {distinct} processes");
+    // Every 50th run of a process fails whatever its input: run again in
+    // a fresh child it does not, and it is neither kept nor counted.
+    let not_repeated = stats["crashes_not_repeated"].as_u64().unwrap();
+    assert!(not_repeated * 60 >= runs as u64, "{not_repeated} of {runs}: {stats}");
+    // The input's own failure is found and kept, and nothing else is.
+    assert!(!sizes.is_empty() && sizes.iter().all(|&n| n >= 16), "{sizes:?}: {stats}");
+    assert!(stats["crashes"].as_u64().unwrap() * 10 < runs as u64, "{stats}");
+
+    // A fork per run: every run in its own process, and no failure of
+    // the runs before.
+    let (stats, sizes, runs, distinct) = stateful_campaign(d, &h, "1");
+    assert_eq!(runs, distinct, "a process ran twice");
+    assert_eq!(stats["crashes_not_repeated"], 0, "{stats}");
+    assert!(!sizes.is_empty() && sizes.iter().all(|&n| n >= 16), "{sizes:?}: {stats}");
+}

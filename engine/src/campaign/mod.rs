@@ -101,6 +101,8 @@ pub struct Campaign {
     /// The time-limit counters of the runs before this process took over
     /// (rechecked, slow, seconds lost).
     timeouts_before: (u64, u64, f64),
+    /// Crashes not repeated in a fresh child before this process took over.
+    not_repeated_before: u64,
 }
 
 /// A system test as it was made: its bytes, its name's `src:` and `op:`
@@ -241,6 +243,7 @@ impl Campaign {
         let already = file.stats.elapsed_s;
         let s = &file.stats;
         let timeouts_before = (s.timeouts_rechecked, s.slow_runs, s.timeout_lost_s);
+        let not_repeated_before = s.crashes_not_repeated;
         // A resumed campaign picks from another stream than the one spent.
         let stream = file.config.seed ^ u64::from(s.resumes).wrapping_mul(0x9e37_79b9_7f4a_7c15);
         Campaign {
@@ -265,6 +268,7 @@ impl Campaign {
             already,
             started: Instant::now(),
             timeouts_before,
+            not_repeated_before,
         }
     }
 
@@ -505,6 +509,7 @@ impl Campaign {
         s.timeouts_rechecked = rechecked + t.rechecked;
         s.slow_runs = slow + t.slow;
         s.timeout_lost_s = lost + t.lost.as_secs_f64();
+        s.crashes_not_repeated = self.not_repeated_before + self.fs.stateful_crashes();
     }
 
     fn csv_row(&self) -> String {

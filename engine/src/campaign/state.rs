@@ -133,6 +133,11 @@ pub struct Stats {
     /// showed no new edge among crashes: counted here only.
     #[serde(default)]
     pub crashes_unsigned: u64,
+    /// Crashes of a persistent child (a harness's, which runs many inputs)
+    /// that the input did not repeat when run again in a fresh child: the
+    /// failure was the earlier runs', and the input counts as not crashing.
+    #[serde(default)]
+    pub crashes_not_repeated: u64,
     /// Hangs that left no stack and showed no new edge among hangs:
     /// counted here only (`hangs` = the sum of `hang_counts` and these).
     #[serde(default)]
