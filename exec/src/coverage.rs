@@ -24,20 +24,30 @@ pub fn edges(map: &[u8]) -> Vec<(u32, u8)> {
 /// A checksum of what a map shows: each edge hit and its hit-count
 /// bucket (two maps with the same edges in the same buckets have the same
 /// checksum), as AFL++ compares a trimmed test's run with its original's.
+/// Each non-zero word of the map, its bytes replaced by their buckets, is
+/// mixed with its place on its own and the results summed: no word waits
+/// for the one before (trimming takes a checksum per run).
 pub fn checksum(map: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for (k, chunk) in map.chunks(8).enumerate() {
-        if chunk.iter().all(|&b| b == 0) {
+    let words = map.chunks_exact(8);
+    let mut last = [0u8; 8];
+    last[..words.remainder().len()].copy_from_slice(words.remainder());
+    let mut h: u64 = 0;
+    for (k, word) in words.map(|w| <[u8; 8]>::try_from(w).unwrap()).chain([last]).enumerate() {
+        if u64::from_ne_bytes(word) == 0 {
             continue;
         }
-        for (i, &b) in chunk.iter().enumerate() {
-            if b != 0 {
-                let v = ((k * 8 + i) as u64) << 8 | u64::from(BUCKETS[b as usize]);
-                h = (h ^ v).wrapping_mul(0x0000_0100_0000_01b3);
-            }
-        }
+        let bucketed = u64::from_le_bytes(word.map(|b| BUCKETS[b as usize]));
+        h = h.wrapping_add(mix(bucketed ^ (k as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15)));
     }
     h
+}
+
+/// SplitMix64's finaliser: every bit of the result depends on every bit
+/// of `x`.
+fn mix(mut x: u64) -> u64 {
+    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    x ^ (x >> 31)
 }
 
 /// What a run added to what was seen before.
@@ -148,6 +158,8 @@ mod tests {
         assert_ne!(c(&[(3, 4), (40, 1)]), c(&[(3, 8), (40, 1)]));
         assert_ne!(c(&[(3, 4)]), c(&[(3, 4), (40, 1)]));
         assert_ne!(c(&[(3, 1)]), c(&[(4, 1)]));
+        assert_ne!(c(&[(3, 1)]), c(&[(11, 1)]), "the same byte of another word");
+        assert_ne!(c(&[(3, 1), (11, 2)]), c(&[(3, 2), (11, 1)]));
     }
 
     #[test]

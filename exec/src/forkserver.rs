@@ -1,12 +1,13 @@
 //! The client side of the fork server (protocol in `model::protocol`).
 
 use crate::contain::{absolute_args, Jail};
+use crate::scratch::ScratchFile;
 use crate::shm::SharedMap;
 use crate::{Error, InputMode, Outcome, Target};
 use model::protocol::{Hello, ModuleRange, CTL_FD, HELLO_LEN, MAX_MODULES, MODULE_LEN, PROTOCOL_VERSION, ST_FD};
 use model::{env, MAP_SIZE};
 use std::fs::File;
-use std::io::{Read, Seek, SeekFrom, Write};
+use std::io::{Read, Write};
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
@@ -21,13 +22,11 @@ pub struct ForkServer {
     target: Target,
     map: SharedMap,
     scratch: tempfile::TempDir,
-    input_path: PathBuf,
-    input: File,
-    args_path: PathBuf,
+    input: ScratchFile,
     /// The argument file (`--args-in-input`), kept open as the input is:
     /// rewriting it in place spares the file system a truncate and close
     /// per run (ext4 flushes a file truncated to nothing when it is closed).
-    args: File,
+    args: ScratchFile,
     jail: Option<Jail>,
     proc: Option<Running>,
     hello: Hello,
@@ -81,10 +80,8 @@ impl ForkServer {
         }
         let target = Target { program, env, mem_limit_mb, ..target };
         let map = SharedMap::new().map_err(Error::Shm)?;
-        let input_path = scratch.path().join("input");
-        let input = scratch_file(&input_path)?;
-        let args_path = scratch.path().join("args");
-        let args = scratch_file(&args_path)?;
+        let input = ScratchFile::create(scratch.path().join("input"))?;
+        let args = ScratchFile::create(scratch.path().join("args"))?;
         let jail = if target.contain { Some(Jail::new(scratch.path())?) } else { None };
         let target = if target.contain { Target { args: absolute_args(&target.args), ..target } } else { target };
         let run_timeout = target.timeout;
@@ -92,9 +89,7 @@ impl ForkServer {
             target,
             map,
             scratch,
-            input_path,
             input,
-            args_path,
             args,
             jail,
             proc: None,
@@ -184,18 +179,18 @@ impl ForkServer {
     fn write_input(&mut self, test: &[u8]) -> Result<(), Error> {
         let input = if self.target.args_in_input {
             let (line, content) = crate::split_test(test);
-            let path = self.input_path.as_os_str().as_encoded_bytes();
+            let path = self.input.path().as_os_str().as_encoded_bytes();
             let mut args = Vec::new();
             for a in line.iter().map(Vec::as_slice).chain(self.target.args.iter().map(|a| a.as_bytes())) {
                 args.extend(crate::substitute(a, path));
                 args.push(0);
             }
-            rewrite(&mut self.args, &args).map_err(|err| Error::Input { path: self.args_path.clone(), err })?;
+            self.args.rewrite(&args)?;
             content
         } else {
             test
         };
-        rewrite(&mut self.input, input).map_err(|err| Error::Input { path: self.input_path.clone(), err })
+        self.input.rewrite(input)
     }
 
     /// Crashes in a child that had run other inputs before, which the
@@ -300,7 +295,7 @@ impl ForkServer {
         let (ctl_r, ctl_w) = std::io::pipe()?;
         let (st_r, st_w) = std::io::pipe()?;
         let stdin = match t.input_mode() {
-            InputMode::Stdin => Stdio::from(self.input.try_clone()?),
+            InputMode::Stdin => Stdio::from(self.input.file.try_clone()?),
             InputMode::File => Stdio::null(),
         };
         let out = || {
@@ -317,10 +312,10 @@ impl ForkServer {
                 cmd.env(env::RUN_AS, format!("{uid}:{gid}"));
             }
         }
-        cmd.args(t.args_for(&self.input_path.to_string_lossy()))
+        cmd.args(t.args_for(&self.input.path().to_string_lossy()))
             .env(env::SHM_ID, self.map.id().to_string())
             .env(env::FORKSRV, "1")
-            .envs(t.args_in_input.then(|| (env::ARGS_FILE, self.args_path.as_os_str())))
+            .envs(t.args_in_input.then(|| (env::ARGS_FILE, self.args.path().as_os_str())))
             .envs(t.env.iter().map(|(k, v)| (k, v)))
             .stdin(stdin)
             .stdout(out())
@@ -426,7 +421,7 @@ impl ForkServer {
 
     /// The file that stands for `@@`.
     pub fn input_path(&self) -> &std::path::Path {
-        &self.input_path
+        self.input.path()
     }
 
     /// The scratch directory holding the input file.
@@ -439,27 +434,6 @@ impl Drop for ForkServer {
     fn drop(&mut self) {
         self.stop();
     }
-}
-
-/// Creates a file of the scratch directory, empty, for reading and writing.
-fn scratch_file(path: &std::path::Path) -> Result<File, Error> {
-    File::options()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .open(path)
-        .map_err(|err| Error::Input { path: path.to_path_buf(), err })
-}
-
-/// Makes `bytes` the whole content of `file`, leaving it at its start (the
-/// target may share the open file as its standard input).
-fn rewrite(file: &mut File, bytes: &[u8]) -> std::io::Result<()> {
-    file.seek(SeekFrom::Start(0))?;
-    file.write_all(bytes)?;
-    file.set_len(bytes.len() as u64)?;
-    file.seek(SeekFrom::Start(0))?;
-    Ok(())
 }
 
 fn read_modules(st: &mut File) -> Option<Vec<ModuleRange>> {

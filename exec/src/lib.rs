@@ -8,6 +8,7 @@ pub mod forkserver;
 pub mod libtool;
 pub mod outcome;
 pub mod sanitizer;
+mod scratch;
 pub mod shm;
 pub mod target;
 pub mod timeouts;
