@@ -31,7 +31,7 @@ pub fn lift_labelled(
         let suf = old[pre..].iter().rev().zip(new[pre..].iter().rev()).take_while(|(a, b)| a == b).count();
         l.extend(&labels.slice(s.at, s.at + pre));
         let param = describe_site(&values[s.value].0.site);
-        l.push(s.len - pre - suf, Origin::Lifted { test: FRESH, unit: unit.to_string(), param });
+        l.push(s.len - pre - suf, Origin::Lifted { test: FRESH, unit: unit.into(), param: param.into() });
         l.extend(&labels.slice(s.end - suf, s.end));
         shift += s.len as isize - (s.end - s.at) as isize;
         from = s.end;

@@ -6,6 +6,7 @@
 //! the test where an operator or the lifter wrote it), not the parent.
 
 use serde::{Deserialize, Serialize};
+use std::sync::Arc;
 
 /// The test a run was written for before that test has an id: runs made
 /// while generating a test carry it until the test is kept ([`Labels::adopt`]).
@@ -19,11 +20,13 @@ pub enum Origin {
     /// where it was first written (a seed, or a test made by an operator
     /// or the lifter).
     Copied { test: u64, offset: u32 },
-    /// Written by operator `op` when test `test` was made.
-    Inserted { test: u64, op: String },
+    /// Written by operator `op` when test `test` was made. (Names are
+    /// shared, not copied: a test's labels are cloned for every test made
+    /// from it.)
+    Inserted { test: u64, op: Arc<str> },
     /// A unit-level value the lifter put back into test `test`: `unit`
     /// (the function and call) and `param` (the parameter).
-    Lifted { test: u64, unit: String, param: String },
+    Lifted { test: u64, unit: Arc<str>, param: Arc<str> },
 }
 
 impl Origin {
@@ -91,7 +94,7 @@ impl Labels {
     /// `len` bytes written by operator `op` for the test being made.
     pub fn inserted(op: &str, len: usize) -> Labels {
         let mut l = Labels::default();
-        l.push(len, Origin::Inserted { test: FRESH, op: op.to_string() });
+        l.push(len, Origin::Inserted { test: FRESH, op: op.into() });
         l
     }
 
@@ -175,7 +178,7 @@ impl Labels {
     pub fn check<'a>(&self, data: &[u8], source: impl Fn(u64) -> Option<&'a [u8]>) -> Result<(), Mismatch> {
         if self.len() != data.len() {
             let at = self.len().min(data.len());
-            let origin = self.at(at.saturating_sub(1)).unwrap_or(Origin::Inserted { test: FRESH, op: String::new() });
+            let origin = self.at(at.saturating_sub(1)).unwrap_or(Origin::Inserted { test: FRESH, op: "".into() });
             return Err(Mismatch { at, origin, why: "the labels do not cover the test" });
         }
         for (at, r) in self.runs() {

@@ -367,7 +367,7 @@ impl Greedy<'_, '_> {
 
 /// Appends `len` bytes found in no source.
 fn inserted(out: &mut Labels, len: usize) {
-    out.push(len, Origin::Inserted { test: FRESH, op: UNKNOWN_OP.to_string() });
+    out.push(len, Origin::Inserted { test: FRESH, op: UNKNOWN_OP.into() });
 }
 
 /// How rebuilt labels agree with recorded ones.

@@ -120,7 +120,7 @@ fn copy_labels(labels: &Labels, start: usize, end: usize, out: &mut Labels) {
 /// Appends `len` bytes written by `op`.
 fn push_inserted(out: &mut Labels, len: usize, op: &str) {
     if len > 0 {
-        out.push(len, Origin::Inserted { test: FRESH, op: op.to_string() });
+        out.push(len, Origin::Inserted { test: FRESH, op: op.into() });
     }
 }
 

@@ -89,7 +89,7 @@ impl Campaign {
         let mut out = Vec::new();
         for (at, r) in l.runs() {
             let by = match &r.origin {
-                Origin::Inserted { test, op } if own(*test) => op.clone(),
+                Origin::Inserted { test, op } if own(*test) => op.to_string(),
                 Origin::Lifted { test, unit, param } if own(*test) => format!("lift {unit} {param}"),
                 _ => continue,
             };
