@@ -66,11 +66,30 @@ pub struct Run {
     pub origin: Origin,
 }
 
-/// The labels of a test's bytes, as runs in order.
+/// The labels of a test's bytes, as runs in order (written as the list of
+/// runs alone).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(transparent)]
+#[serde(from = "Vec<Run>", into = "Vec<Run>")]
 pub struct Labels {
     runs: Vec<Run>,
+    /// The bytes the runs cover (asked for every test made).
+    len: usize,
+}
+
+impl From<Vec<Run>> for Labels {
+    fn from(runs: Vec<Run>) -> Labels {
+        let mut l = Labels::default();
+        for r in runs {
+            l.push(r.len as usize, r.origin);
+        }
+        l
+    }
+}
+
+impl From<Labels> for Vec<Run> {
+    fn from(l: Labels) -> Vec<Run> {
+        l.runs
+    }
 }
 
 /// A byte whose label disagrees with its source.
@@ -100,7 +119,7 @@ impl Labels {
 
     /// Bytes labelled.
     pub fn len(&self) -> usize {
-        self.runs.iter().map(|r| r.len as usize).sum()
+        self.len
     }
 
     pub fn is_empty(&self) -> bool {
@@ -122,6 +141,7 @@ impl Labels {
         if len == 0 {
             return;
         }
+        self.len += len as usize;
         if let Some(last) = self.runs.last_mut() {
             if last.origin.continues(last.len, &origin) {
                 last.len += len;
@@ -168,6 +188,7 @@ impl Labels {
         }
         // Runs of the new id may now continue each other.
         let runs = std::mem::take(&mut self.runs);
+        self.len = 0;
         for r in runs {
             self.push(r.len as usize, r.origin);
         }
@@ -236,5 +257,10 @@ mod tests {
             r#"[{"len":2,"from":"copied","test":1,"offset":0},{"len":2,"from":"inserted","test":9,"op":"num"}]"#
         );
         assert_eq!(serde_json::from_str::<Labels>(&j).unwrap(), l);
+        // Read back, the length is the runs' (runs that go on are joined).
+        let split = r#"[{"len":2,"from":"copied","test":1,"offset":0},{"len":3,"from":"copied","test":1,"offset":2}]"#;
+        let back = serde_json::from_str::<Labels>(split).unwrap();
+        assert_eq!((back.len(), back.runs().count()), (5, 1));
+        assert_eq!(l.len(), 4);
     }
 }
