@@ -14,11 +14,15 @@
 
 use crate::sys;
 use core::ffi::c_int;
-use core::sync::atomic::{AtomicU32, Ordering};
+use core::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
 /// Runs per child (0: persistent mode is off).
 static LIMIT: AtomicU32 = AtomicU32::new(0);
 static RUNS: AtomicU32 = AtomicU32::new(0);
+/// The CPU-time (seconds) and address-space (bytes) limits the client set
+/// before the fork server started, read once (`u64::MAX`: none).
+static CPU_LIMIT: AtomicU64 = AtomicU64::new(u64::MAX);
+static SPACE_LIMIT: AtomicU64 = AtomicU64::new(u64::MAX);
 
 /// Decides, in the fork server before its first fork, whether children
 /// persist: `CARVE_PERSISTENT` above 1, and a plain run.
@@ -29,7 +33,21 @@ pub fn decide() {
         .any(|v| sys::getenv(v).is_some())
         || sys::getenv(sys::ARGS_IN_INPUT) == Some(b"1");
     if n > 1 && !special {
+        CPU_LIMIT.store(soft_limit(libc::RLIMIT_CPU), Ordering::Relaxed);
+        SPACE_LIMIT.store(soft_limit(libc::RLIMIT_AS), Ordering::Relaxed);
         LIMIT.store(n.min(i64::from(u32::MAX)) as u32, Ordering::Relaxed);
+    }
+}
+
+/// The soft limit on `resource` (`u64::MAX`: none, or unreadable).
+fn soft_limit(resource: libc::__rlimit_resource_t) -> u64 {
+    // SAFETY: a plain query into a local struct.
+    unsafe {
+        let mut l: libc::rlimit = core::mem::zeroed();
+        if libc::getrlimit(resource, &mut l) != 0 || l.rlim_cur == libc::RLIM_INFINITY {
+            return u64::MAX;
+        }
+        l.rlim_cur
     }
 }
 
@@ -70,21 +88,16 @@ pub extern "C" fn __carve_persistent_next() -> c_int {
 /// to the other half: the limit is twice the run's time limit and more),
 /// or holds half its address-space limit in memory.
 fn near_limits() -> bool {
-    // SAFETY: plain queries into local structs.
-    let (usage, cpu, space) = unsafe {
+    // SAFETY: a plain query into a local struct.
+    let usage = unsafe {
         let mut u: libc::rusage = core::mem::zeroed();
-        let mut cpu: libc::rlimit = core::mem::zeroed();
-        let mut space: libc::rlimit = core::mem::zeroed();
-        if libc::getrusage(libc::RUSAGE_SELF, &mut u) != 0
-            || libc::getrlimit(libc::RLIMIT_CPU, &mut cpu) != 0
-            || libc::getrlimit(libc::RLIMIT_AS, &mut space) != 0
-        {
+        if libc::getrusage(libc::RUSAGE_SELF, &mut u) != 0 {
             return true;
         }
-        (u, cpu, space)
+        u
     };
     let spent = (usage.ru_utime.tv_sec + usage.ru_stime.tv_sec + 1) as u64;
     let rss = usage.ru_maxrss as u64 * 1024;
-    (cpu.rlim_cur != libc::RLIM_INFINITY && spent * 2 >= cpu.rlim_cur)
-        || (space.rlim_cur != libc::RLIM_INFINITY && rss * 2 >= space.rlim_cur)
+    spent.saturating_mul(2) >= CPU_LIMIT.load(Ordering::Relaxed)
+        || rss.saturating_mul(2) >= SPACE_LIMIT.load(Ordering::Relaxed)
 }
