@@ -42,6 +42,11 @@ pub const PATH_SWITCH: u8 = 1;
 /// a symbolic pointer): kept in every query, never negated.
 pub const PATH_PIN: u8 = 2;
 
+/// What a [`PATH_PIN`] entry that keeps a table index within its object
+/// is named (NUL-terminated, as the runtime passes names): an assumption
+/// the program's own access makes, not a value pinned.
+pub const TABLE_BOUND: &[u8] = b"(index within its table)\0";
+
 /// A direction without a coverage counter (or a module that gave none).
 pub const NO_SLOT: u32 = u32::MAX;
 

@@ -333,6 +333,16 @@ impl Sym {
             return;
         }
         let eq = self.node(Op::Eq, 1, sa, c, 0, 0);
+        self.assume(eq, why);
+    }
+
+    /// Records that `cond` (1 bit, true in this run) holds on the rest of
+    /// the path because of `why` (as for [`Sym::pin`]): kept in every
+    /// later query, never negated.
+    pub fn assume(&mut self, cond: u32, why: *const u8) {
+        if cond == 0 {
+            return;
+        }
         let site = match self.pin_names.iter().position(|&p| p == why) {
             _ if why.is_null() => 0,
             Some(k) => k as u32 + 1,
@@ -341,7 +351,7 @@ impl Sym {
                 self.pin_names.len() as u32
             }
         };
-        self.record(PATH_PIN, site, eq, 1, &[], []);
+        self.record(PATH_PIN, site, cond, 1, &[], []);
     }
 
     /// The trace record (header and payload).

@@ -86,18 +86,30 @@ pub extern "C" fn __sym_load(p: *const u8, size: u32) -> u32 {
 
 /// A load through `base[index]` whose index is symbolic: a read from a
 /// table when the index is a byte (widened), the table's bytes being
-/// readable; else the index is pinned to its value.
+/// readable, or when the object read is small and constant (the index
+/// then kept within it); else the index is pinned to its value.
 #[no_mangle]
 pub extern "C" fn __sym_load_indexed(p: *const u8, si: u32, vi: u64, elem: u32, size: u32) -> u32 {
     if si == 0 {
         return __sym_load(p, size);
     }
+    let (p, elem, size) = (p as usize, elem as usize, size as usize);
+    let byte = with(|s| crate::symtable::read(s, p, si, vi, elem, size).unwrap_or(0));
+    if byte != 0 {
+        return byte;
+    }
+    // An index of any width into a small object of constant bytes (the
+    // object map holds what carving tracks; a replay has the globals).
+    let object = crate::state::with(|st| {
+        st.objects.find(p).map(|o| (o.base, o.size)).or_else(|| st.tables.global_at(p))
+    })
+    .flatten();
     with(|s| {
-        if let Some(t) = crate::symtable::read(s, p as usize, si, vi, elem as usize, size as usize) {
+        if let Some(t) = object.and_then(|o| crate::symtable::read_bounded(s, p, si, vi, elem, size, o)) {
             return t;
         }
         s.pin(si, vi, INDEX_PIN.as_ptr());
-        s.load(p as usize, size as usize)
+        s.load(p, size)
     })
 }
 

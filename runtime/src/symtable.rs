@@ -132,3 +132,72 @@ fn read_widened(s: &mut Sym, p: usize, (byte, signed): (u32, bool), vi: u64, ele
     let id = s.table(entries);
     Some(s.node(Op::Table, 8 * size as u32, byte, 0, 0, id as u64))
 }
+
+/// Most entries a read through an index of any width may range over
+/// ([`read_bounded`]): four tables of [`TABLE_LEN`].
+const MAX_BOUNDED: usize = 4 * TABLE_LEN;
+
+/// [`read`] through an index that is no byte (`hash % 127`, `n + c` over
+/// several input bytes), into an object `(base, size)` of constant bytes
+/// with at most [`MAX_BOUNDED`] entries: the index is assumed to stay
+/// within the object (as the program's own access does; a far index is
+/// what the access check asks for, before this), and the read is a
+/// choice among [`Op::Table`] nodes over the index's low byte. `None`
+/// when the object is too big, or holds symbolic bytes.
+pub fn read_bounded(s: &mut Sym, p: usize, si: u32, vi: u64, elem: usize, size: usize, object: (usize, usize)) -> Option<u32> {
+    let (ob, osize) = object;
+    if size == 0 || size > 8 || elem == 0 || p < ob || p + size > ob + osize {
+        return None;
+    }
+    // The entries, as steps of `elem` from `p`, that lie inside the object.
+    let before = (p - ob) / elem;
+    let after = (ob + osize - size - p) / elem;
+    let count = before + after + 1;
+    let w = s.width(si);
+    if count > MAX_BOUNDED || (w < 64 && count as u64 > 1u64 << w) {
+        return None;
+    }
+    let start = p - before * elem;
+    let len = (count - 1) * elem + size;
+    if (0..len).any(|i| s.byte(start + i) != 0) {
+        return None;
+    }
+    let mut raw = alloc::vec![0u8; len];
+    if !crate::sys::read_memory(start, &mut raw) {
+        return None;
+    }
+    // `d`: the index's distance from the first entry, below `count`.
+    let first = s.constant(vi.wrapping_sub(before as u64), w);
+    let d = s.node(Op::Sub, w, si, first, 0, 0);
+    let bound = s.constant(count as u64, w);
+    let within = s.node(Op::Ult, 1, d, bound, 0, 0);
+    s.assume(within, TABLE_BOUND.as_ptr());
+    let low = match w {
+        8 => d,
+        w if w > 8 => s.extract(d, 0, 8),
+        _ => s.resize(d, 8, false),
+    };
+    let width = 8 * size as u32;
+    let chunks = count.div_ceil(TABLE_LEN);
+    let mut node = 0;
+    for c in (0..chunks).rev() {
+        let mut entries = Vec::with_capacity(TABLE_LEN);
+        for k in c * TABLE_LEN..(c + 1) * TABLE_LEN {
+            let mut v = [0u8; 8];
+            if k < count {
+                v[..size].copy_from_slice(&raw[k * elem..k * elem + size]);
+            }
+            entries.push(u64::from_le_bytes(v));
+        }
+        let id = s.table(entries);
+        let table = s.node(Op::Table, width, low, 0, 0, id as u64);
+        node = if node == 0 {
+            table
+        } else {
+            let upto = s.constant(((c + 1) * TABLE_LEN) as u64, w);
+            let here = s.node(Op::Ult, 1, d, upto, 0, 0);
+            s.node(Op::Ite, width, here, table, node, 0)
+        };
+    }
+    Some(node)
+}

@@ -518,3 +518,31 @@ fn a_register_named_by_a_letter_is_read_as_a_table_of_the_letter() {
     let st = std::process::Command::new(&prog).arg(&file).output().unwrap().status;
     assert_eq!(st.signal(), Some(6), "{value:?}");
 }
+
+/// A load through an index computed from several input values (a hash of
+/// a word's first and last letters and its length, as SQLite finds its
+/// keywords) from a small constant table (300 entries of two bytes, more
+/// than a byte indexes) is a read of the table with the index kept within
+/// it, not a pin: the solver finds the word whose hash lands on the one
+/// failing class.
+#[test]
+fn a_table_indexed_by_a_hash_of_several_bytes_is_read_as_a_table() {
+    let dir = tempfile::tempdir().unwrap();
+    let prog = fixture("keywords", dir.path());
+    let p = prog.to_str().unwrap();
+    let units = carve_main_on(&prog, b"select\nfrom\n", dir.path());
+    let o = dir.path().join("out");
+    let sum =
+        bridge_json(&["explore", &units, "--tries", "30", "--json", "-o", o.to_str().unwrap(), "--", p, "@@"], b"");
+    // (`line[n - 1]` still pins `n`: the line's bytes are symbolic.)
+    assert!(sum["generator"][0]["stats"]["bounded_table_reads"].as_u64().unwrap() > 0, "{sum}");
+    let aborts =
+        sum["alarms"].as_array().unwrap().iter().filter(|a| a["outcome"].as_str().unwrap().contains("SIGABRT"));
+    assert!(aborts.count() > 0, "no SIGABRT: {sum}");
+    // The lifted inputs (bytes the hash needs, not text) fail the program.
+    for a in std::fs::read_dir(o.join("alarms")).unwrap() {
+        let input = a.unwrap().path().join("input");
+        let st = std::process::Command::new(&prog).arg(&input).output().unwrap().status;
+        assert_eq!(st.signal(), Some(6), "{}", input.display());
+    }
+}

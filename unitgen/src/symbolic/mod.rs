@@ -92,6 +92,9 @@ pub struct ExploreStats {
     /// what pinned them: an unmodelled call's name, or the runtime's word
     /// for it. What blocks exploration, for a user to see.
     pub pinned: std::collections::BTreeMap<String, u64>,
+    /// Loads through an index of any width from a small constant object,
+    /// read as a table with the index kept within the object (not pins).
+    pub bounded_table_reads: u64,
     /// Traces whose solving failed inside the tools (a panic, caught:
     /// the rest of the trace is dropped and the exploration goes on).
     pub solver_errors: u64,
@@ -365,7 +368,11 @@ impl UnitGenerator for Symbolic {
             s.stats.truncated += u64::from(t.flags != 0);
             for e in t.path.iter().filter(|e| e.kind == PATH_PIN) {
                 let by = t.pinned_by(e).unwrap_or("(unnamed)");
-                *s.stats.pinned.entry(by.to_string()).or_default() += 1;
+                if by.as_bytes() == &TABLE_BOUND[..TABLE_BOUND.len() - 1] {
+                    s.stats.bounded_table_reads += 1;
+                } else {
+                    *s.stats.pinned.entry(by.to_string()).or_default() += 1;
+                }
             }
             let taken: std::collections::HashSet<_> =
                 t.path.iter().filter(|e| e.kind != PATH_PIN).map(direction).collect();
