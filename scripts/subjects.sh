@@ -20,14 +20,23 @@
 #   sqlite-fuzz  SQLite 3.40.1's test/ossfuzz.c on its amalgamation
 #   xml-fuzz     libxml2 2.9.14's fuzz/xml.c (with fuzz/fuzz.c), configured
 #                --disable-shared --without-python
+#   pcre2-fuzz   PCRE2 10.42's src/pcre2_fuzzsupport.c (compiles its input as
+#                a pattern and matches it against itself) on libpcre2-8,
+#                configured --disable-shared (no JIT)
+#   png-fuzz     libpng 1.6.39's contrib/oss-fuzz/libpng_read_fuzzer.cc (C++)
+#                on libpng16, configured --disable-shared after the edit of
+#                scripts/pnglibconf.dfa its contrib/oss-fuzz/build.sh makes
+#                (no stdio, warnings or writing); zlib is the system's
 # Their seeds (bin-<variant>/<subject>.seeds/) come from the packages' own
-# tests: SQL scripts of test/fuzzdata1.db, and the XML documents left in
-# libxml2's test/ directory, in the harness's format (fuzz/genSeed).
+# tests: SQL scripts of test/fuzzdata1.db, the XML documents left in
+# libxml2's test/ directory in the harness's format (fuzz/genSeed), the
+# one-line patterns of PCRE2's testdata/testinput*, and libpng's own PNG
+# files (contrib/pngsuite, contrib/testpngs and the like).
 #
 #   scripts/subjects.sh [--variant plain|carve|afl|all|v1,v2] [--subjects cut,sed,...] [--force]
 #
 # --subjects: among cut paste tac b2sum sed dc jq xmllint sqlite-shop
-# sqlite-fuzz xml-fuzz (default: the first six).
+# sqlite-fuzz xml-fuzz pcre2-fuzz png-fuzz (default: the first six).
 #
 # Variants (all with CFLAGS="-O2 -g0", jq and libxml2 with "-g -O2"; for bc also
 # -Wno-error=implicit-function-declaration, see build_package):
@@ -57,7 +66,7 @@ set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 CACHE=${CARVE_CACHE:-$HOME/.cache/carve-bridge}/subjects
-ALL_SUBJECTS=(cut paste tac b2sum sed dc jq xmllint sqlite-shop sqlite-fuzz xml-fuzz)
+ALL_SUBJECTS=(cut paste tac b2sum sed dc jq xmllint sqlite-shop sqlite-fuzz xml-fuzz pcre2-fuzz png-fuzz)
 # Without --subjects: the paper's six.
 DEFAULT_SUBJECTS=(cut paste tac b2sum sed dc)
 CFLAGS_ALL="-O2 -g0"
@@ -118,6 +127,8 @@ pkg_of() {
     sqlite-shop) echo sqlite3 ;;
     sqlite-fuzz) echo sqlite3-fuzz ;;
     xml-fuzz) echo libxml2-fuzz ;;
+    pcre2-fuzz) echo pcre2-fuzz ;;
+    png-fuzz) echo libpng1.6-fuzz ;;
   esac
 }
 # The Debian source package a package is built from (a harness build is a
@@ -134,6 +145,8 @@ version_of() {
     jq) echo 1.6 ;;
     libxml2) echo 2.9.14+dfsg ;;
     sqlite3) echo 3.40.1 ;;
+    pcre2) echo 10.42 ;;
+    libpng1.6) echo 1.6.39 ;;
   esac
 }
 # The Debian version asked for first (empty: whatever the archive has).
@@ -142,6 +155,8 @@ pin_of() {
     jq) echo 1.6-2.1+deb12u2 ;;
     libxml2) echo 2.9.14+dfsg-1.3~deb12u1 ;;
     sqlite3) echo 3.40.1-2+deb12u2 ;;
+    pcre2) echo 10.42-1 ;;
+    libpng1.6) echo 1.6.39-2+deb12u5 ;;
   esac
 }
 binpath_of() {
@@ -154,11 +169,13 @@ binpath_of() {
     sqlite-shop) echo libsqlite3.so.0 ;;
     sqlite-fuzz) echo sqlite-fuzz ;;
     xml-fuzz) echo fuzz/xml ;;
+    pcre2-fuzz) echo pcre2-fuzz ;;
+    png-fuzz) echo png-fuzz ;;
   esac
 }
 # Harness subjects: their seeds are built with them (see seeds_of).
 is_harness() {
-  case "$1" in sqlite-fuzz|xml-fuzz) return 0 ;; *) return 1 ;; esac
+  case "$1" in sqlite-fuzz|xml-fuzz|pcre2-fuzz|png-fuzz) return 0 ;; *) return 1 ;; esac
 }
 # Generated files older than the automake Debian ships: autoreconf first.
 needs_autoreconf() {
@@ -335,6 +352,20 @@ run_make() {
       echo "+ make -C fuzz xml genSeed"
       make -C fuzz xml genSeed
       xml_seeds ;;
+    pcre2-fuzz)
+      echo "+ make -j2 libpcre2-8.la"
+      make -j2 libpcre2-8.la
+      echo "+ $cc $cflags -fsanitize=fuzzer src/pcre2_fuzzsupport.c .libs/libpcre2-8.a -o pcre2-fuzz"
+      # shellcheck disable=SC2086 # a list of flags
+      "$cc" $cflags -Isrc -fsanitize=fuzzer src/pcre2_fuzzsupport.c .libs/libpcre2-8.a -o pcre2-fuzz
+      pcre2_seeds ;;
+    libpng1.6-fuzz)
+      echo "+ make -j2 libpng16.la"
+      make -j2 libpng16.la
+      echo "+ $cxx $cflags -std=c++11 -fsanitize=fuzzer contrib/oss-fuzz/libpng_read_fuzzer.cc .libs/libpng16.a -lz -o png-fuzz"
+      # shellcheck disable=SC2086 # a list of flags
+      "$cxx" $cflags -std=c++11 -I. -fsanitize=fuzzer contrib/oss-fuzz/libpng_read_fuzzer.cc .libs/libpng16.a -lz -o png-fuzz
+      png_seeds ;;
   esac
 }
 
@@ -372,8 +403,46 @@ xml_seeds() {
   [ -n "$(ls seeds)" ] || { echo "no seed was made"; return 1; }
 }
 
+# One-line patterns of PCRE2's own tests (/pattern/modifiers in
+# testdata/testinput*): the pattern's bytes, which the harness compiles.
+pcre2_seeds() {
+  echo "+ the one-line patterns of testdata/testinput* into seeds/"
+  rm -rf seeds; mkdir -p seeds
+  python3 - "$SEEDS_MAX" "$SEED_BYTES" <<'PY'
+import glob, re, sys
+most, size = int(sys.argv[1]), int(sys.argv[2])
+line = re.compile(rb"^/(.{3,})/[A-Za-z0-9_,=-]*$")
+pats = []
+names = [f for f in glob.glob("testdata/testinput*") if f[len("testdata/testinput"):].isdigit()]
+for f in sorted(names, key=lambda f: int(f[len("testdata/testinput"):])):
+    for raw in open(f, "rb").read().split(b"\n"):
+        m = line.match(raw)
+        if m and len(m.group(1)) <= size and m.group(1) not in pats:
+            pats.append(m.group(1))
+step = max(1, len(pats) // most)
+for i, p in enumerate(pats[::step][:most]):
+    open("seeds/pattern-%03d" % i, "wb").write(p)
+PY
+  [ -n "$(ls seeds)" ] || { echo "no seed was made"; return 1; }
+}
+# libpng's own PNG files, as its contrib/oss-fuzz/build.sh collects them
+# (crashers left out), spread over the sorted list.
+png_seeds() {
+  echo "+ the PNG files of the sources into seeds/"
+  rm -rf seeds; mkdir -p seeds
+  local all n step
+  all=$(find . -path ./seeds -prune -o -name '*.png' -size -"$SEED_BYTES"c -print | grep -v crashers | sort)
+  n=$(printf '%s\n' "$all" | grep -c . || true)
+  step=$(( n / SEEDS_MAX )); [ "$step" -ge 1 ] || step=1
+  printf '%s\n' "$all" | awk -v s="$step" -v m="$SEEDS_MAX" '(NR - 1) % s == 0 && k < m { print; k++ }' |
+    while read -r f; do cp "$f" "seeds/$(echo "${f#./}" | tr / _)"; done
+  [ -n "$(ls seeds)" ] || { echo "no seed was made"; return 1; }
+}
+
 make_step_desc() {
   case "$1" in
+    pcre2-fuzz) echo "make libpcre2-8.la; \$CC -fsanitize=fuzzer src/pcre2_fuzzsupport.c" ;;
+    libpng1.6-fuzz) echo "make libpng16.la; \$CXX -fsanitize=fuzzer contrib/oss-fuzz/libpng_read_fuzzer.cc" ;;
     coreutils) echo "make -j2 \$(BUILT_SOURCES); make -j2 src/cut src/paste src/tac src/b2sum" ;;
     sed) echo "make -j2" ;;
     bc) echo "make -j2 -C lib; make -j2 -C dc" ;;
@@ -433,8 +502,25 @@ build_package() {
   fi
   log "$v/$pkg: ./configure CC=$cc CFLAGS=\"$cflags\" (log: $bdir/configure.log)"
   local extra=()
-  if [ "$pkg" = libxml2-fuzz ]; then extra=(--disable-shared --without-python); fi
-  if ! (cd "$bdir" && ./configure CC="$cc" CFLAGS="$cflags" "${extra[@]}") >"$bdir/configure.log" 2>&1; then
+  case "$pkg" in
+    libxml2-fuzz) extra=(--disable-shared --without-python) ;;
+    pcre2-fuzz|libpng1.6-fuzz) extra=(--disable-shared) ;;
+  esac
+  if [ "$pkg" = libpng1.6-fuzz ]; then
+    # As contrib/oss-fuzz/build.sh: no stdio, warnings or writing.
+    sed -i -e "s/option STDIO/option STDIO disabled/" \
+      -e "s/option WARNING /option WARNING disabled/" \
+      -e "s/option WRITE enables WRITE_INT_FUNCTIONS/option WRITE disabled/" \
+      "$bdir/scripts/pnglibconf.dfa"
+  fi
+  # The C++ compiler beside the C one (libpng's harness is C++).
+  local cxx
+  case "$cc" in
+    */carve-clang) ln -sf "$cc" "$bdir/carve-clang++"; cxx="$bdir/carve-clang++" ;;
+    afl-clang-fast) cxx=afl-clang-fast++ ;;
+    *) cxx="${cc/clang/clang++}" ;;
+  esac
+  if ! (cd "$bdir" && ./configure CC="$cc" CXX="$cxx" CFLAGS="$cflags" CXXFLAGS="$cflags" "${extra[@]}") >"$bdir/configure.log" 2>&1; then
     echo "---- tail of $bdir/configure.log ----" >&2
     tail -n 30 "$bdir/configure.log" >&2
     if [ -f "$bdir/config.log" ]; then

@@ -12,7 +12,7 @@
 # replaced by grammars/SUBJECT.json); --before-opts to the before run only,
 # so one build can be set against itself with other options:
 #   ab.sh --before target/release/bridge --before-opts "--persistent 1" --subjects xml-fuzz
-# A harness subject (sqlite-fuzz, xml-fuzz) runs on the seeds
+# A harness subject (sqlite-fuzz, xml-fuzz, pcre2-fuzz, png-fuzz) runs on the seeds
 # scripts/subjects.sh built beside it, as `HARNESS @@`; the others on the
 # benchmark seeds with their command lines (--args-in-input).
 set -euo pipefail

@@ -17,8 +17,8 @@
 #
 # Command lines are fixed (AFL++ cannot vary them), one per subject below;
 # the seeds are the inputs of the benchmark seeds (for sed, their scripts,
-# run by `sed -f` on the seeds' data; for a harness subject, sqlite-fuzz or
-# xml-fuzz, the seeds scripts/subjects.sh built beside it). AFL++ syncs every minute
+# run by `sed -f` on the seeds' data; for a harness subject (sqlite-fuzz,
+# xml-fuzz, pcre2-fuzz, png-fuzz), the seeds scripts/subjects.sh built beside it). AFL++ syncs every minute
 # (AFL_SYNC_TIME=1) in both pair configurations. Needs the plain-free
 # variants carve, afl and cov: scripts/subjects.sh --variant carve,afl,cov.
 #

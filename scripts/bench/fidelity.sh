@@ -11,7 +11,7 @@
 # Jaccard index of the two sets ("sys~unit", 1.0: the same slots).
 #   scripts/bench/fidelity.sh [--cache DIR] [--subjects cut,paste,...] [--max N] [--variant carve|carve-asan] [--cases N]
 # (jq and xmllint too, after `scripts/subjects.sh --subjects jq,xmllint`;
-# the harness subjects sqlite-fuzz and xml-fuzz on their first --cases seeds.)
+# the harness subjects sqlite-fuzz, xml-fuzz, pcre2-fuzz and png-fuzz on their first --cases seeds.)
 set -euo pipefail
 # Leaks at exit are no failure here (ASan builds).
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0}

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The libraries with the fuzz harnesses their Debian sources ship
 # (scripts/subjects.sh: sqlite-fuzz, SQLite's test/ossfuzz.c; xml-fuzz,
-# libxml2's fuzz/xml.c): the bridge beside AFL++ on the same harness and
+# libxml2's fuzz/xml.c; pcre2-fuzz, PCRE2's src/pcre2_fuzzsupport.c;
+# png-fuzz, libpng's contrib/oss-fuzz/libpng_read_fuzzer.cc; the first
+# two by default): the bridge beside AFL++ on the same harness and
 # the same seeds (the packages' own test inputs), measured outside both
 # tools by replaying every kept test on the harness's llvm-cov build.
 #
@@ -15,7 +17,7 @@
 #      and PNG (OUT/SUBJECT-SEED.svg), and when the bridge reached each
 #      AFL++ configuration's final coverage.
 #
-#   scripts/bench/libs.sh [--subjects sqlite-fuzz,xml-fuzz] [--time 10m]
+#   scripts/bench/libs.sh [--subjects sqlite-fuzz,xml-fuzz,...] [--time 10m]
 #                         [--seeds 3] [--every 60] [--pair] [--out DIR]
 #
 # Builds what is missing first (scripts/subjects.sh --variant
