@@ -177,7 +177,9 @@ fn point_back(f: FunctionValue<'_>, sym: FunctionValue<'_>) {
         while !u.is_null() {
             let user = llvm::LLVMGetUser(u);
             if !llvm::LLVMIsAInstruction(user).is_null() {
-                let callee = (!llvm::LLVMIsACallInst(user).is_null()).then(|| llvm::LLVMGetCalledValue(user));
+                // A call or an invoke (C++ code with cleanups) of the clone.
+                let is_call = !llvm::LLVMIsACallInst(user).is_null() || !llvm::LLVMIsAInvokeInst(user).is_null();
+                let callee = is_call.then(|| llvm::LLVMGetCalledValue(user));
                 if callee != Some(sv) {
                     for i in 0..llvm::LLVMGetNumOperands(user) as u32 {
                         if llvm::LLVMGetOperand(user, i) == sv {

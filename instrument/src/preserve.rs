@@ -150,11 +150,13 @@ pub fn redirect_external_calls<'ctx>(
     for f in units {
         for bb in f.get_basic_blocks() {
             for i in ir::instructions(bb) {
-                if i.get_opcode() != InstructionOpcode::Call {
+                // An invoke too (C++ code with cleanups): its callee is
+                // its last operand as well.
+                if !matches!(i.get_opcode(), InstructionOpcode::Call | InstructionOpcode::Invoke) {
                     continue;
                 }
                 let n = i.get_num_operands();
-                // SAFETY: the last operand of a call is its callee.
+                // SAFETY: the last operand of a call or invoke is its callee.
                 let callee = unsafe { llvm::LLVMGetOperand(i.as_value_ref(), n - 1) };
                 if callee.is_null() || !unsafe { llvm::LLVMIsAInlineAsm(callee) }.is_null() {
                     continue;

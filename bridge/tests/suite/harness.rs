@@ -121,3 +121,33 @@ fn a_harness_child_runs_many_inputs_and_keeps_only_crashes_of_its_input() {
     assert_eq!(stats["crashes_not_repeated"], 0, "{stats}");
     assert!(!sizes.is_empty() && sizes.iter().all(|&n| n >= 16), "{sizes:?}: {stats}");
 }
+
+/// A C++ harness calls through `invoke` (a call with an unwind
+/// destination) wherever an object with a destructor is alive: the callee
+/// is carved all the same, the replay copies invoke each other, and the
+/// solver finds the byte the record needs through the invoke.
+#[test]
+fn a_cpp_harness_is_carved_through_its_invokes() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let cxx = d.join("carve-clang++");
+    std::os::unix::fs::symlink(tools_dir().join("carve-clang"), &cxx).unwrap();
+    let h = d.join("harness_cpp");
+    let src = repo().join("bridge/tests/fixtures/harness_cpp.cc");
+    let o = Command::new(&cxx).args(["-O2", "-g", "-fsanitize=fuzzer", "-o"]).arg(&h).arg(&src).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let p = h.to_str().unwrap();
+    let units = d.join("units");
+    let o = bridge(&["carve", "-o", units.to_str().unwrap(), "--", p, "@@"], b"RECX");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let carved = names(&units);
+    assert!(carved.iter().any(|u| u.starts_with("_Z12check_recordPKhm.")), "{carved:?}");
+    let unit = units.join("LLVMFuzzerTestOneInput.0.unit");
+    let out = d.join("out");
+    let sum = bridge_json(
+        &["explore", unit.to_str().unwrap(), "--tries", "20", "--json", "-o", out.to_str().unwrap(), "--", p, "@@"],
+        b"",
+    );
+    assert!(sum["true_alarms"].as_u64().unwrap() >= 1, "{sum}");
+    assert_eq!(std::fs::read(out.join("alarms/000000/input")).unwrap(), b"REC\x7f");
+}

@@ -48,6 +48,33 @@ impl<'ctx> Shadower<'_, 'ctx> {
         self.model(i, &name, &args)
     }
 
+    /// An invoke (C++ code with cleanups): a clone it calls gets its
+    /// arguments' shadows; its result stays concrete, as does any other
+    /// callee's work (the models are for calls).
+    pub(super) fn invoke_site(&mut self, i: InstructionValue<'ctx>) -> Result<(), Error> {
+        let n = i.get_num_operands();
+        // An invoke's operands: the arguments, the two destinations, the callee.
+        let args: Vec<BasicValueEnum<'ctx>> = (0..n.saturating_sub(3)).filter_map(|k| operand(i, k)).collect();
+        let callee = operand(i, n.saturating_sub(1))
+            .and_then(|v| v.is_pointer_value().then(|| v.into_pointer_value()))
+            .and_then(|p| {
+                let name = p.get_name().to_string_lossy().into_owned();
+                self.module.get_function(&name).filter(|f| f.as_value_ref() == p.as_value_ref())
+            });
+        let clone =
+            callee.filter(|f| f.count_basic_blocks() > 0 && f.get_name().to_string_lossy().ends_with(super::SUFFIX));
+        if clone.is_none() || args.len() != n.saturating_sub(3) as usize {
+            return Ok(());
+        }
+        self.b.position_before(&i);
+        for (k, a) in args.iter().enumerate().take(super::MAX_PARAMS) {
+            if let Some(s) = self.shadow(*a) {
+                self.call(self.abi.set_param, &[self.i32c(k as u64).into(), s.into()])?;
+            }
+        }
+        Ok(())
+    }
+
     /// A call between clones: argument shadows before, the result's after.
     fn clone_call(&mut self, i: InstructionValue<'ctx>, args: &[BasicValueEnum<'ctx>]) -> Result<(), Error> {
         self.b.position_before(&i);

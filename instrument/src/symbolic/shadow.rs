@@ -344,6 +344,7 @@ impl<'a, 'ctx> Shadower<'a, 'ctx> {
             Op::Store => self.store(i)?,
             Op::Alloca => self.alloca(i)?,
             Op::Call => self.call_site(i)?,
+            Op::Invoke => self.invoke_site(i)?,
             Op::Br => {
                 let Some(c) = op_k(0).filter(|_| i.get_num_operands() == 3) else { return Ok(()) };
                 let Some(sc) = self.shadow(c) else { return Ok(()) };
