@@ -195,7 +195,9 @@ fn guess_unknown(st: &mut State, args: &[u64], kinds: &[u8]) -> Vec<usize> {
         if kinds.get(2 * i).copied() != Some(ARG_PTR) || !(0x10000..0x8000_0000_0000).contains(&p) {
             continue;
         }
-        if st.objects.find(p).is_some() || st.tables.function_at(p).is_some() || st.tables.global_at(p).is_some() {
+        // (An end pointer, `buf + len`, is its object's.)
+        let end = st.objects.find(p - 1).is_some_and(|o| o.size > 0 && o.base + o.size == p);
+        if end || st.objects.find(p).is_some() || st.tables.function_at(p).is_some() || st.tables.global_at(p).is_some() {
             continue;
         }
         let mut size = 0;
@@ -248,12 +250,21 @@ impl Walk<'_> {
         Some(i)
     }
 
+    /// The index of the object `addr` points just past (an end pointer,
+    /// `buf + len`, that no object holds), recorded as [`Walk::object_for`]
+    /// does.
+    fn end_of(&mut self, addr: usize, dirty: &[u32]) -> Option<u32> {
+        let o = self.st.objects.find(addr.checked_sub(1)?)?;
+        (o.size > 0 && o.base + o.size == addr).then_some(())?;
+        self.object_for(addr - 1, dirty)
+    }
+
     /// Records what the pointer `v`, found at (`object`, `offset`), is.
     fn pointer(&mut self, object: u32, offset: u64, v: usize, dirty: &[u32]) {
         if v == 0 {
             return;
         }
-        if let Some(t) = self.object_for(v, dirty) {
+        if let Some(t) = self.object_for(v, dirty).or_else(|| self.end_of(v, dirty)) {
             let base = self.objects[t as usize].0.addr as usize;
             self.relocs.push(Reloc { object, offset, target_kind: RELOC_OBJECT, target: t, addend: (v - base) as u64 });
         } else if let Some(f) = self.st.tables.function_at(v) {

@@ -151,3 +151,24 @@ fn a_cpp_harness_is_carved_through_its_invokes() {
     assert!(sum["true_alarms"].as_u64().unwrap() >= 1, "{sum}");
     assert_eq!(std::fs::read(out.join("alarms/000000/input")).unwrap(), b"REC\x7f");
 }
+
+/// A pointer just past its object (`data + size`) is that object's end,
+/// not a raw address: the replay's `end` moves with the input's block, so
+/// the walk from `data` to `end` replays as it ran.
+#[test]
+fn an_end_pointer_replays_with_its_object() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let h = carve_compile_with(&repo().join("bridge/tests/fixtures/harness_end.c"), d, &["-g", "-fsanitize=fuzzer"]);
+    let units = d.join("units");
+    let o = bridge(&["carve", "-o", units.to_str().unwrap(), "--", h.to_str().unwrap(), "@@"], b"a1b2c3d4");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let carved = names(&units);
+    assert!(carved.contains(&"count_digits.0.unit".to_string()), "{carved:?}");
+    let list = stdout(&bridge(&["units", units.to_str().unwrap()], b""));
+    let row = list.lines().find(|l| l.starts_with("count_digits.0.unit")).unwrap();
+    // unit, function, bytes, objects, relocs, raw: no raw pointer.
+    assert_eq!(row.split_whitespace().nth(5), Some("0"), "{list}");
+    let replay = bridge(&["replay", units.to_str().unwrap()], b"");
+    assert!(stdout(&replay).contains(&format!("{n} of {n} replays faithful", n = carved.len())), "{}", stdout(&replay));
+}
