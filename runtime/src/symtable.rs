@@ -134,9 +134,10 @@ fn read_widened(s: &mut Sym, p: usize, (byte, signed): (u32, bool), vi: u64, ele
 }
 
 /// Most entries a read through an index of any width may range over
-/// ([`read_bounded`]): eight tables of [`TABLE_LEN`] (PCRE2's character
-/// tables are 1,088 bytes in one object).
-const MAX_BOUNDED: usize = 8 * TABLE_LEN;
+/// ([`read_bounded`]): sixteen tables of [`TABLE_LEN`] (PCRE2's character
+/// tables are 1,088 bytes in one object, SQLite's parser action table
+/// 2,283 entries).
+const MAX_BOUNDED: usize = 16 * TABLE_LEN;
 
 /// [`read`] through an index that is no byte (`hash % 127`, `n + c` over
 /// several input bytes), into an object `(base, size)` of constant bytes
