@@ -85,6 +85,8 @@ pub fn explore(files: &[PathBuf], mut target: Target, opts: &Options<'_>) -> Res
     let mut seen = std::collections::BTreeSet::<(String, usize, String)>::new();
     let mut sum = Summary { units: files.len(), ..Summary::default() };
     let stacks = Stacks { dir: stacks.path(), depth: signatures::DEFAULT_DEPTH };
+    // Said once: a unit replays on the program it was carved from.
+    let mut told_program = false;
     for (k, f) in files.iter().enumerate() {
         let mut unit = match read_unit(f) {
             Ok(u) => u,
@@ -93,6 +95,16 @@ pub fn explore(files: &[PathBuf], mut target: Target, opts: &Options<'_>) -> Res
                 continue;
             }
         };
+        if !told_program && !same_file(&unit.meta.program, &system.target().program) {
+            told_program = true;
+            eprintln!(
+                "bridge {}: {} was carved from {}; units replay there, the system runs use {}",
+                opts.found_by,
+                f.display(),
+                unit.meta.program,
+                system.target().program.display()
+            );
+        }
         let input = unit.meta.system_input.clone();
         let args_in_input = system.target().args_in_input;
         let params = if unit.meta.params.is_empty() {
@@ -191,4 +203,12 @@ pub fn explore(files: &[PathBuf], mut target: Target, opts: &Options<'_>) -> Res
         }
     }
     Ok(sum)
+}
+
+/// Whether two paths name one file (as given when either cannot be read).
+fn same_file(a: impl AsRef<Path>, b: impl AsRef<Path>) -> bool {
+    match (std::fs::canonicalize(a.as_ref()), std::fs::canonicalize(b.as_ref())) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => a.as_ref() == b.as_ref(),
+    }
 }

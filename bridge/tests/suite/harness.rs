@@ -171,4 +171,12 @@ fn an_end_pointer_replays_with_its_object() {
     assert_eq!(row.split_whitespace().nth(5), Some("0"), "{list}");
     let replay = bridge(&["replay", units.to_str().unwrap()], b"");
     assert!(stdout(&replay).contains(&format!("{n} of {n} replays faithful", n = carved.len())), "{}", stdout(&replay));
+    // Units replay on the program they were carved from: exploring them
+    // against another build says so, once.
+    let other = d.join("other");
+    std::fs::copy(&h, &other).unwrap();
+    let o = bridge(&["explore", units.to_str().unwrap(), "--tries", "1", "--", other.to_str().unwrap(), "@@"], b"");
+    assert_eq!(stderr(&o).matches("was carved from").count(), 1, "{}", stderr(&o));
+    let o = bridge(&["explore", units.to_str().unwrap(), "--tries", "1", "--", h.to_str().unwrap(), "@@"], b"");
+    assert!(!stderr(&o).contains("was carved from"), "{}", stderr(&o));
 }
