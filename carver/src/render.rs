@@ -89,6 +89,7 @@ fn target(r: &Reloc) -> String {
     match r.target_kind {
         RELOC_FUNCTION => format!("(void *)fn_{}", r.target),
         RELOC_THREAD => "(void *)pthread_self()".into(),
+        RELOC_TID => "/* low half: */ gettid()".into(),
         _ if r.addend == 0 => format!("o{}", r.target),
         _ => format!("o{} + {}", r.target, r.addend),
     }

@@ -51,6 +51,13 @@ pub const RELOC_FUNCTION: u8 = 1;
 /// may keep to tell its main thread (libxml2 does): the replaying thread's
 /// handle is written there.
 pub const RELOC_THREAD: u8 = 2;
+/// The carving thread's kernel id in the owner field of a mutex it held
+/// (glibc's `pthread_mutex_t`: lock word, count, owner, users): the
+/// replaying thread's id is written in the low 4 bytes of the 8 at
+/// `offset` (the owner; the users' count after it stays), so that a
+/// recursive mutex the call holds (SQLite's connection mutex) is the
+/// replaying thread's to take again rather than a lock that never frees.
+pub const RELOC_TID: u8 = 3;
 /// `Reloc::object` value meaning "the argument `offset`", not an object.
 pub const RELOC_IN_ARG: u32 = u32::MAX;
 /// `Object::global` value of objects that are not globals.
@@ -276,7 +283,7 @@ impl Reloc {
     }
     pub fn decode(r: &mut Reader<'_>) -> Result<Reloc, DecodeError> {
         let x = Reloc { object: r.u32()?, offset: r.u64()?, target_kind: r.u8()?, target: r.u32()?, addend: r.u64()? };
-        if x.target_kind > RELOC_THREAD {
+        if x.target_kind > RELOC_TID {
             return Err(DecodeError::Malformed("relocation target kind"));
         }
         Ok(x)

@@ -230,6 +230,9 @@ impl Context {
                 }
                 // SAFETY: pthread_self cannot fail.
                 RELOC_THREAD => (unsafe { libc::pthread_self() }) as usize,
+                // SAFETY: gettid cannot fail. (The high half is merged in
+                // below: only the owner field changes.)
+                RELOC_TID => (unsafe { libc::gettid() }) as u32 as usize,
                 _ => st.tables.function(x.target).ok_or_else(|| bad(b"replay: unknown function"))?.addr as usize,
             };
             if x.object == RELOC_IN_ARG {
@@ -248,7 +251,15 @@ impl Context {
                     return Err(bad(b"replay: relocation outside its object"));
                 }
                 // SAFETY: the pointer's 8 bytes are inside the object's place.
-                unsafe { (place as *mut u8).add(x.offset as usize).cast::<u64>().write_unaligned(value as u64) };
+                unsafe {
+                    let at = (place as *mut u8).add(x.offset as usize).cast::<u64>();
+                    let value = if x.target_kind == RELOC_TID {
+                        at.read_unaligned() & !0xffff_ffff | value as u64
+                    } else {
+                        value as u64
+                    };
+                    at.write_unaligned(value)
+                };
             }
         }
         Ok(())

@@ -110,3 +110,21 @@ fn a_replay_that_crashes_is_reported_as_a_crash() {
 fn model_unit(p: &Path) -> model::unit::Unit {
     model::unit::Unit::decode(&std::fs::read(p).unwrap()).unwrap()
 }
+
+/// A call made while its caller holds a recursive mutex that the callee
+/// takes again replays: the mutex's owner becomes the replaying thread
+/// (in a replay, the carving thread's id would leave a lock no one frees,
+/// and the replay would hang).
+#[test]
+fn a_call_under_a_held_recursive_mutex_replays() {
+    let dir = tempfile::tempdir().unwrap();
+    let prog = fixture("mutex", dir.path());
+    let units = dir.path().join("units");
+    let args =
+        ["carve", "-o", units.to_str().unwrap(), "--functions", "^count_lines$", "--", prog.to_str().unwrap(), "@@"];
+    let o = bridge(&args, b"a\nb\nc\n");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = bridge(&["replay", "-t", "2000", units.to_str().unwrap()], b"");
+    let out = stdout(&o);
+    assert!(out.contains("count_lines: ok") && out.contains("; faithful"), "{out}{}", stderr(&o));
+}
