@@ -146,6 +146,8 @@ fn snapshot(st: &mut State, function: u32, name: &[u8], args: &[u64], kinds: &[u
         raw: 0,
         left: budget,
         truncated: false,
+        // SAFETY: gettid cannot fail.
+        tid: unsafe { libc::gettid() },
     };
     let guessed = guess_unknown(w.st, args, kinds);
     let mut arg_list = Vec::with_capacity(args.len());
@@ -222,11 +224,9 @@ fn guess_unknown(st: &mut State, args: &[u64], kinds: &[u8]) -> Vec<usize> {
 /// Whether the 8 bytes at `off` of an object's `bytes` start with the
 /// owner field of a glibc mutex this thread holds: the carving thread's
 /// id there, a lock word held (non-zero) 8 bytes before it, and at least
-/// one user after it ([`RELOC_TID`]).
-fn held_mutex_owner(bytes: &[u8], off: usize) -> bool {
+/// one user after it ([`RELOC_TID`]). `tid`: the thread's id.
+fn held_mutex_owner(bytes: &[u8], off: usize, tid: i32) -> bool {
     let int = |at: usize| bytes.get(at..at + 4).map(|b| i32::from_le_bytes([b[0], b[1], b[2], b[3]]));
-    // SAFETY: gettid cannot fail.
-    let tid = unsafe { libc::gettid() };
     off >= 8 && int(off) == Some(tid) && int(off - 8).is_some_and(|l| l != 0) && int(off + 4).is_some_and(|u| u >= 1)
 }
 
@@ -238,6 +238,8 @@ struct Walk<'a> {
     raw: u32,
     left: usize,
     truncated: bool,
+    /// The carving thread's kernel id (mutex owners, [`RELOC_TID`]).
+    tid: i32,
 }
 
 impl Walk<'_> {
@@ -368,7 +370,7 @@ impl Walk<'_> {
             let mut w = [0u8; 8];
             w.copy_from_slice(&bytes[off..off + 8]);
             self.pointer(i as u32, off as u64, u64::from_le_bytes(w) as usize, dirty);
-            if held_mutex_owner(&bytes, off) {
+            if held_mutex_owner(&bytes, off, self.tid) {
                 self.relocs.push(Reloc { object: i as u32, offset: off as u64, target_kind: RELOC_TID, target: 0, addend: 0 });
             }
             off += 8;
