@@ -63,7 +63,7 @@ impl ForkServer {
     pub fn start(target: Target) -> Result<ForkServer, Error> {
         let (program, mut env) = crate::libtool::unwrap(&resolve(&target.program)?)?;
         env.extend(target.env);
-        let scratch = tempfile::Builder::new().prefix("carve-exec").tempdir()?;
+        let scratch = tempfile::Builder::new().prefix("carve-exec").tempdir_in(scratch_base())?;
         let sanitizers = crate::sanitizer::detect(&program);
         let reports = scratch.path().join("reports");
         let mut mem_limit_mb = target.mem_limit_mb;
@@ -458,6 +458,24 @@ fn read_modules(st: &mut File) -> Option<Vec<ModuleRange>> {
 /// that did not start is a failure at start-up, not a missing build.
 fn has_runtime(program: &std::path::Path) -> bool {
     std::fs::read(program).is_ok_and(|b| memchr::memmem::find(&b, model::MAIN_ENTRY.as_bytes()).is_some())
+}
+
+/// Where the scratch directories go: `TMPDIR` when it is set, else
+/// `/dev/shm` (memory: the test written before every run, and the working
+/// directory emptied after it, cost no disk metadata), else the system's
+/// temporary directory.
+fn scratch_base() -> PathBuf {
+    if let Some(t) = std::env::var_os("TMPDIR").filter(|t| !t.is_empty()) {
+        return PathBuf::from(t);
+    }
+    let shm = std::path::Path::new("/dev/shm");
+    // SAFETY: a NUL-terminated path.
+    let writable = unsafe { libc::access(c"/dev/shm".as_ptr(), libc::W_OK | libc::X_OK) } == 0;
+    if shm.is_dir() && writable {
+        shm.to_path_buf()
+    } else {
+        std::env::temp_dir()
+    }
 }
 
 /// Finds the program as a shell would (a bare name is looked up in PATH).
