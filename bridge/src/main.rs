@@ -1,5 +1,6 @@
 //! `bridge`: the command line of the carving and bridging system.
 
+mod affinity;
 mod cli;
 mod cmd;
 
