@@ -71,6 +71,8 @@ fn serve() {
             unsafe { libc::kill(stopped, libc::SIGCONT) };
             stopped
         } else {
+            // SAFETY: getpid cannot fail.
+            let server = unsafe { libc::getpid() };
             // SAFETY: fork in a single-threaded process.
             let pid = unsafe { libc::fork() };
             if pid < 0 {
@@ -85,7 +87,7 @@ fn serve() {
                     libc::close(CTL_FD);
                     libc::close(ST_FD);
                 }
-                crate::persistent::on_fork();
+                crate::persistent::on_fork(server);
                 return;
             }
             pid

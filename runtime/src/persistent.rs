@@ -56,12 +56,18 @@ pub fn enabled() -> bool {
     LIMIT.load(Ordering::Relaxed) > 1
 }
 
-/// In a forked child of a persistent fork server: the child dies with
-/// the fork server (a stopped child would otherwise outlive it).
-pub fn on_fork() {
+/// In a forked child of a persistent fork server (`server`, its pid):
+/// the child dies with the fork server (a stopped child would otherwise
+/// outlive it), also when the server died before the child asked.
+pub fn on_fork(server: libc::pid_t) {
     if enabled() {
-        // SAFETY: a plain prctl on this process.
-        unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) };
+        // SAFETY: plain prctl and getppid calls on this process.
+        unsafe {
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+            if libc::getppid() != server {
+                libc::_exit(0);
+            }
+        }
     }
 }
 
