@@ -216,6 +216,20 @@ impl Sym {
         }
     }
 
+    /// Whether any of `n` bytes at `addr` has a shadow (a page at a time:
+    /// table reads ask this of kilobytes at every load).
+    pub fn any_symbolic(&self, addr: usize, n: usize) -> bool {
+        if n == 0 || self.shadow.is_empty() {
+            return false;
+        }
+        let (first, last) = (addr >> PAGE_BITS, (addr + n - 1) >> PAGE_BITS);
+        self.shadow.range(first..=last).any(|(&k, p)| {
+            let start = (k << PAGE_BITS).max(addr);
+            let end = ((k + 1) << PAGE_BITS).min(addr + n);
+            p[start & (PAGE - 1)..=(end - 1) & (PAGE - 1)].iter().any(|&b| b != 0)
+        })
+    }
+
     /// The expression of `size` bytes at `addr` (little endian), 0 when all
     /// are concrete.
     pub fn load(&mut self, addr: usize, size: usize) -> u32 {
@@ -404,5 +418,19 @@ mod tests {
         assert_eq!(s.node(Op::Add, 8, c, 0, 0, 0), 0);
         assert_ne!(s.node(Op::ZExt, 32, c, 0, 0, 0), 0);
         assert_eq!(s.flags, 0);
+    }
+
+    #[test]
+    fn a_range_is_symbolic_when_a_byte_of_it_is_across_pages() {
+        let mut s = Sym::new();
+        let base = 10 * PAGE;
+        assert!(!s.any_symbolic(base, 3 * PAGE));
+        s.set_byte(base + PAGE + 5, 7);
+        assert!(s.any_symbolic(base, 3 * PAGE));
+        assert!(s.any_symbolic(base + PAGE + 5, 1));
+        assert!(!s.any_symbolic(base, PAGE + 5));
+        assert!(!s.any_symbolic(base + PAGE + 6, 2 * PAGE));
+        s.clear(base + PAGE + 5, 1);
+        assert!(!s.any_symbolic(base, 3 * PAGE));
     }
 }

@@ -118,7 +118,7 @@ fn read_widened(s: &mut Sym, p: usize, (byte, signed): (u32, bool), vi: u64, ele
         return None;
     }
     // A table whose bytes are themselves symbolic is not a constant table.
-    if (0..len).any(|i| s.byte(start + i) != 0) {
+    if s.any_symbolic(start, len) {
         return None;
     }
     let mut entries = Vec::with_capacity(TABLE_LEN);
@@ -161,7 +161,7 @@ pub fn read_bounded(s: &mut Sym, p: usize, si: u32, vi: u64, elem: usize, size: 
     }
     let start = p - before * elem;
     let len = (count - 1) * elem + size;
-    if (0..len).any(|i| s.byte(start + i) != 0) {
+    if s.any_symbolic(start, len) {
         return None;
     }
     let mut raw = alloc::vec![0u8; len];
