@@ -198,8 +198,7 @@ fn guess_unknown(st: &mut State, args: &[u64], kinds: &[u8]) -> Vec<usize> {
             continue;
         }
         // (An end pointer, `buf + len`, is its object's.)
-        let end = st.objects.find(p - 1).is_some_and(|o| o.size > 0 && o.base + o.size == p);
-        if end || st.objects.find(p).is_some() || st.tables.function_at(p).is_some() || st.tables.global_at(p).is_some() {
+        if st.objects.ending_at(p).is_some() || st.objects.find(p).is_some() || st.tables.function_at(p).is_some() || st.tables.global_at(p).is_some() {
             continue;
         }
         let mut size = 0;
@@ -267,9 +266,8 @@ impl Walk<'_> {
     /// `buf + len`, that no object holds), recorded as [`Walk::object_for`]
     /// does.
     fn end_of(&mut self, addr: usize, dirty: &[u32]) -> Option<u32> {
-        let o = self.st.objects.find(addr.checked_sub(1)?)?;
-        (o.size > 0 && o.base + o.size == addr).then_some(())?;
-        self.object_for(addr - 1, dirty)
+        let o = self.st.objects.ending_at(addr)?;
+        self.object_for(o.base, dirty)
     }
 
     /// Records what the pointer `v`, found at (`object`, `offset`), is.

@@ -35,6 +35,13 @@ impl Objects {
         let (_, o) = self.map.range(..=addr).next_back()?;
         (addr < o.base + o.size.max(1)).then_some(*o)
     }
+
+    /// The object `addr` points just past (an end pointer, `buf + len`),
+    /// when no object holds `addr` itself.
+    pub fn ending_at(&self, addr: usize) -> Option<Object> {
+        let o = self.find(addr.checked_sub(1)?)?;
+        (o.size > 0 && o.base + o.size == addr && self.find(addr).is_none()).then_some(o)
+    }
 }
 
 impl Objects {

@@ -78,3 +78,9 @@ pub fn with<R>(f: impl FnOnce(&mut State) -> R) -> Option<R> {
     BUSY.store(false, Ordering::Release);
     Some(r)
 }
+
+/// The object `p` points into, `(base, size)`: from the object map (what
+/// carving tracks), else a global (a replay has the globals).
+pub fn object_at(p: usize) -> Option<(usize, usize)> {
+    with(|st| st.objects.find(p).map(|o| (o.base, o.size)).or_else(|| st.tables.global_at(p))).flatten()
+}

@@ -98,12 +98,8 @@ pub extern "C" fn __sym_load_indexed(p: *const u8, si: u32, vi: u64, elem: u32, 
     if byte != 0 {
         return byte;
     }
-    // An index of any width into a small object of constant bytes (the
-    // object map holds what carving tracks; a replay has the globals).
-    let object = crate::state::with(|st| {
-        st.objects.find(p).map(|o| (o.base, o.size)).or_else(|| st.tables.global_at(p))
-    })
-    .flatten();
+    // An index of any width into a small object of constant bytes.
+    let object = crate::state::object_at(p);
     with(|s| {
         if let Some(t) = object.and_then(|o| crate::symtable::read_bounded(s, p, si, vi, elem, size, o)) {
             return t;

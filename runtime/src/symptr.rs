@@ -148,11 +148,7 @@ pub extern "C" fn __sym_check_access(site: u32, p: u64, sp: u32, access: u32) {
     if !fresh {
         return;
     }
-    // The object map holds what carving tracks; a replay has the globals.
-    let object = crate::state::with(|st| {
-        st.objects.find(p as usize).map(|o| (o.base, o.size)).or_else(|| st.tables.global_at(p as usize))
-    });
-    let Some((base, size)) = object.flatten() else { return };
+    let Some((base, size)) = crate::state::object_at(p as usize) else { return };
     with(|s| {
         let (x, c) = split(s, sp, p);
         // The offset into the object, `x + (c - base)`: no address in it.
