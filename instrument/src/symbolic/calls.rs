@@ -23,13 +23,7 @@ impl<'ctx> Shadower<'_, 'ctx> {
         // Some argument is not a value (metadata, a label): only
         // intrinsics take those; anything else is left concrete.
         let complete = args.len() == n.saturating_sub(1) as usize;
-        let callee: Option<FunctionValue<'ctx>> = operand(i, n.saturating_sub(1))
-            .and_then(|v| v.is_pointer_value().then(|| v.into_pointer_value()))
-            .and_then(|p| {
-                let name = p.get_name().to_string_lossy().into_owned();
-                self.module.get_function(&name).filter(|f| f.as_value_ref() == p.as_value_ref())
-            });
-        let Some(f) = callee else {
+        let Some(f) = self.direct_callee(i) else {
             return if complete { self.indirect_call(i, &args) } else { self.pin_all(i, &args) };
         };
         let name = f.get_name().to_string_lossy().into_owned();
@@ -55,17 +49,28 @@ impl<'ctx> Shadower<'_, 'ctx> {
         let n = i.get_num_operands();
         // An invoke's operands: the arguments, the two destinations, the callee.
         let args: Vec<BasicValueEnum<'ctx>> = (0..n.saturating_sub(3)).filter_map(|k| operand(i, k)).collect();
-        let callee = operand(i, n.saturating_sub(1))
+        let clone = self
+            .direct_callee(i)
+            .filter(|f| f.count_basic_blocks() > 0 && f.get_name().to_string_lossy().ends_with(super::SUFFIX));
+        if clone.is_none() || args.len() != n.saturating_sub(3) as usize {
+            return Ok(());
+        }
+        self.pass_params(i, &args)
+    }
+
+    /// The function a call or invoke names (its last operand), if it
+    /// names one directly.
+    fn direct_callee(&self, i: InstructionValue<'ctx>) -> Option<FunctionValue<'ctx>> {
+        operand(i, i.get_num_operands().saturating_sub(1))
             .and_then(|v| v.is_pointer_value().then(|| v.into_pointer_value()))
             .and_then(|p| {
                 let name = p.get_name().to_string_lossy().into_owned();
                 self.module.get_function(&name).filter(|f| f.as_value_ref() == p.as_value_ref())
-            });
-        let clone =
-            callee.filter(|f| f.count_basic_blocks() > 0 && f.get_name().to_string_lossy().ends_with(super::SUFFIX));
-        if clone.is_none() || args.len() != n.saturating_sub(3) as usize {
-            return Ok(());
-        }
+            })
+    }
+
+    /// Before `i`, the shadows of its arguments, for the clone it calls.
+    fn pass_params(&mut self, i: InstructionValue<'ctx>, args: &[BasicValueEnum<'ctx>]) -> Result<(), Error> {
         self.b.position_before(&i);
         for (k, a) in args.iter().enumerate().take(super::MAX_PARAMS) {
             if let Some(s) = self.shadow(*a) {
@@ -77,12 +82,7 @@ impl<'ctx> Shadower<'_, 'ctx> {
 
     /// A call between clones: argument shadows before, the result's after.
     fn clone_call(&mut self, i: InstructionValue<'ctx>, args: &[BasicValueEnum<'ctx>]) -> Result<(), Error> {
-        self.b.position_before(&i);
-        for (k, a) in args.iter().enumerate().take(super::MAX_PARAMS) {
-            if let Some(s) = self.shadow(*a) {
-                self.call(self.abi.set_param, &[self.i32c(k as u64).into(), s.into()])?;
-            }
-        }
+        self.pass_params(i, args)?;
         if shadow_width(i.get_type()).is_some() {
             self.after(i);
             let s = self.call(self.abi.get_ret, &[])?.expect("i32");
