@@ -25,14 +25,15 @@ export DEBIAN_FRONTEND=noninteractive
 # afl++: the tests run afl-fuzz and afl-showmap on carve-clang binaries.
 # valgrind: a test runs carve-clang under it (no write to freed memory).
 # python3: the scripts' tables, and the web application of examples/webapp.
-pkgs=(clang-19 llvm-19 llvm-19-dev libpolly-19-dev libzstd-dev zlib1g-dev libz3-dev pkg-config make procps binutils chromium afl++ valgrind python3)
-# libclang-rt-19-dev: the profile runtime of the subjects' llvm-cov builds
-# (scripts/subjects.sh --variant cov).
+# libclang-rt-19-dev: clang-19's sanitizer runtimes (the examples' and
+# tests' -fsanitize=address builds) and the profile runtime of the
+# subjects' llvm-cov builds (scripts/subjects.sh --variant cov).
+pkgs=(clang-19 llvm-19 llvm-19-dev libpolly-19-dev libclang-rt-19-dev libzstd-dev zlib1g-dev libz3-dev pkg-config make procps binutils chromium afl++ valgrind python3)
 if [ "$want_subjects" = 1 ]; then
   # autoconf, automake, libtool: jq's and libxml2's Debian trees need
   # autoreconf; libonig-dev, zlib1g-dev, liblzma-dev: what they link.
   # tcl: SQLite's build writes its amalgamation with tclsh (sqlite-shop).
-  pkgs+=(dpkg-dev texinfo bison flex ed perl libclang-rt-19-dev autoconf automake libtool libonig-dev zlib1g-dev liblzma-dev tcl)
+  pkgs+=(dpkg-dev texinfo bison flex ed perl autoconf automake libtool libonig-dev zlib1g-dev liblzma-dev tcl)
 fi
 if [ "$want_bench" = 1 ]; then
   # libclang-rt-14-dev: the ASan runtime of afl-clang-fast (AFL++ is built

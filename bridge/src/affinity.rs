@@ -1,8 +1,8 @@
-//! `bridge run --bind`: a campaign and the targets it forks on one core of
-//! their own, as AFL++ binds to a free core: a run is a hand-over between
-//! the bridge, the fork server and the child, and across cores every
-//! hand-over waits for a wake-up (on png-fuzz, 14k execs/s unbound against
-//! 40k on one core).
+//! `bridge run` (unless `--no-bind`): a campaign and the targets it forks
+//! on one core of their own, as AFL++ binds to a free core: a run is a
+//! hand-over between the bridge, the fork server and the child, and across
+//! cores every hand-over waits for a wake-up (on png-fuzz, 14k execs/s
+//! unbound against 40k on one core).
 
 use std::collections::BTreeSet;
 
@@ -17,12 +17,17 @@ pub enum Bound {
 }
 
 /// Binds this process (and what it forks from now on) to the first core
-/// it may run on that no other process is bound to alone.
+/// it may run on that no other process is bound to alone. Campaigns
+/// starting together take turns (a lock file in `/dev/shm`, or the
+/// temporary directory), so that two of them do not pick the same core.
 pub fn bind_to_free_core() -> std::io::Result<Bound> {
     let allowed = allowed_cores()?;
     if allowed.len() <= 1 {
         return Ok(Bound::Kept);
     }
+    // Held until this process is bound, when the others can see it; a
+    // lock that cannot be had only loses the turn-taking.
+    let _turn = take_turn();
     let taken = cores_taken();
     let Some(&core) = allowed.iter().find(|c| !taken.contains(c)) else { return Ok(Bound::NoneFree) };
     // SAFETY: a zeroed cpu_set_t is an empty set; CPU_SET stays in bounds
@@ -35,6 +40,15 @@ pub fn bind_to_free_core() -> std::io::Result<Bound> {
         }
     }
     Ok(Bound::Core(core))
+}
+
+/// The lock campaigns bind under, one at a time; released when dropped.
+fn take_turn() -> Option<std::fs::File> {
+    let dir = std::path::Path::new("/dev/shm");
+    let dir = if dir.is_dir() { dir.to_path_buf() } else { std::env::temp_dir() };
+    let file = std::fs::OpenOptions::new().create(true).append(true).open(dir.join("carve-bridge-bind.lock")).ok()?;
+    file.lock().ok()?;
+    Some(file)
 }
 
 /// The cores this process may run on.

@@ -301,15 +301,17 @@ pub struct RunArgs {
     /// derived, are left whole).
     #[arg(long)]
     pub no_trim: bool,
-    /// Bind the campaign and its targets to one core that no other process
-    /// is bound to alone, as AFL++ binds itself: runs hand over between
-    /// processes at every exec, and across cores each hand-over waits for
-    /// a wake-up (png-fuzz without the unit level: about 14k execs/s free,
-    /// 40k bound). The campaign then runs as on a one-core machine (the
-    /// solver thread shares the core; see the unit level's share). A
-    /// campaign started on one core already (`taskset -c N`) stays there.
+    /// Leave the campaign unbound. By default it binds itself and its
+    /// targets to one core that no other process is bound to alone, as
+    /// AFL++ binds itself: runs hand over between processes at every exec,
+    /// and across cores each hand-over waits for a wake-up (png-fuzz
+    /// without the unit level: about 14k execs/s free, 40k bound). The
+    /// campaign then runs as on a one-core machine (the solver thread
+    /// shares the core; see the unit level's share). A campaign started on
+    /// one core already (`taskset -c N`) stays there; when every core is
+    /// taken, it runs unbound and says so.
     #[arg(long)]
-    pub bind: bool,
+    pub no_bind: bool,
     /// Directory of seed inputs.
     #[arg(short = 'i', long = "input", value_name = "DIR", required_unless_present = "resume")]
     pub input: Option<PathBuf>,

@@ -22,6 +22,9 @@
 # (AFL_SYNC_TIME=1) in both pair configurations. Needs the plain-free
 # variants carve, afl and cov: scripts/subjects.sh --variant carve,afl,cov.
 #
+# `--seeds N --first-seed K` runs seeds K..K+N-1 (1 by default), so that
+# seeds can be added to an output later.
+#
 # `--bridge PATH` runs another build of bridge (an older commit's, for a
 # before/after comparison of `alone`).
 #
@@ -35,7 +38,8 @@
 # input-to-state: `afl-fuzz -c` with the afl-cmplog build beside the afl
 # one: scripts/subjects.sh --variant afl-cmplog), for the same time on
 # core 1 after the pair, and adds its execs and branches and the bridge's
-# ratio to it. Fixed command lines only: cmplog needs AFL++'s own
+# ratio to it (the bridge's and AFL++'s outputs are replayed on core 0
+# meanwhile). Fixed command lines only: cmplog needs AFL++'s own
 # instrumentation, which the carve-clang build that reads command lines
 # from tests does not have.
 #
@@ -44,7 +48,7 @@
 # the ASAN_OPTIONS it asks for (abort_on_error=1, symbolize=0, no leaks).
 #
 #   scripts/bench/afl.sh [--cache DIR] [--subjects sed,dc,cut] [--time 5m]
-#                        [--seeds N] [--modes speed,alone,pair] [--out DIR]
+#                        [--seeds N] [--first-seed K] [--modes speed,alone,pair] [--out DIR]
 #                        [--bridge PATH] [--args-in-input] [--asan] [--cmplog]
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
@@ -52,6 +56,7 @@ cache=${CARVE_CACHE:-$HOME/.cache/carve-bridge}/subjects
 subjects=sed,dc,cut
 budget=5m
 seeds=1
+first=1
 modes=speed,alone,pair
 out=""
 bridge_bin=""
@@ -64,6 +69,7 @@ while [ $# -gt 0 ]; do
     --subjects) subjects=$2; shift 2 ;;
     --time) budget=$2; shift 2 ;;
     --seeds) seeds=$2; shift 2 ;;
+    --first-seed) first=$2; shift 2 ;;
     --modes) modes=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     --bridge) bridge_bin=$2; shift 2 ;;
@@ -145,11 +151,11 @@ showmap_time() { # queue outdir program args... -> seconds afl-showmap takes to 
   python3 -c "print($(date +%s.%N) - $t0)"
 }
 afl_stat() { awk -F: -v k="$2" '$1 ~ "^"k" *$" {gsub(/ /, "", $2); print $2}' "$1/fuzzer_stats"; }
-branches() { # argv out... -> covered branches of the union
+branches() { # argv out... -> covered branches of the union (run under $pin, e.g. taskset -c 0, if set)
   if [ "$aii" = 1 ]; then
-    python3 "$repo/scripts/bench/covreplay.py" --union "$cov" "${@:2}" | tail -1 | awk '{print $4}'
+    ${pin:-} python3 "$repo/scripts/bench/covreplay.py" --union "$cov" "${@:2}" | tail -1 | awk '{print $4}'
   else
-    python3 "$repo/scripts/bench/covreplay.py" --argv "$1" --union "$cov" "${@:2}" | tail -1 | awk '{print $4}'
+    ${pin:-} python3 "$repo/scripts/bench/covreplay.py" --argv "$1" --union "$cov" "${@:2}" | tail -1 | awk '{print $4}'
   fi
 }
 # Failure signatures (kind and innermost frames) of every crash and alarm in the outputs.
@@ -182,7 +188,7 @@ for s in "${list[@]}"; do
     # memory, several per forked child: persistent mode), not from a file.
     if [ -d "$cache/bin-carve$san/$s.seeds" ]; then aflargs=""; fi
   fi
-  for seed in $(seq 1 "$seeds"); do
+  for seed in $(seq "$first" $((first + seeds - 1))); do
     o="$out/$s/$seed"
     rm -rf "$o"; mkdir -p "$o"
     if [[ ",$modes," == *,speed,* ]]; then
@@ -214,15 +220,23 @@ for s in "${list[@]}"; do
       taskset -c 1 afl-fuzz -V "$secs" -s "$seed" -i "$d" -o "$o/afl" -- "$fuzzed" $aflargs > "$o/afl.log" 2>&1 &
       wait
       eb=$(json "$o/bridge/campaign.json" "d['execs']") ea=$(afl_stat "$o/afl/default" execs_done)
-      cb=$(branches "$a" "$o/bridge") ca=$(branches "$a" "$o/afl/default")
+      if [ "$cmplog" = 1 ]; then
+        # AFL++ with cmplog on core 1 while the two outputs are replayed on
+        # core 0 (replays are not timed; nothing else runs on core 1).
+        cmp="$cache/bin-afl-cmplog/$s"
+        [ -x "$cmp" ] || { echo "afl.sh: $cmp missing: scripts/subjects.sh --variant afl-cmplog --subjects $s" >&2; exit 1; }
+        # shellcheck disable=SC2086
+        taskset -c 1 afl-fuzz -V "$secs" -s "$seed" -c "$cmp" -i "$d" -o "$o/cmplog" -- "$fuzzed" $aflargs > "$o/cmplog.log" 2>&1 &
+        cmplog_pid=$!
+        cb=$(pin="taskset -c 0" branches "$a" "$o/bridge") ca=$(pin="taskset -c 0" branches "$a" "$o/afl/default")
+        wait "$cmplog_pid"
+      else
+        cb=$(branches "$a" "$o/bridge") ca=$(branches "$a" "$o/afl/default")
+      fi
       printf 'alone %-6s %s  execs bridge %s, AFL++ %s, ratio %s | branches bridge %s, AFL++ %s, ratio %s | %s\n' "$s" "$seed" \
         "$eb" "$ea" "$(python3 -c "print(f'{$eb/$ea:.2f}')")" "$cb" "$ca" "$(python3 -c "print(f'{$cb/max($ca,1):.3f}')")" \
         "$(grep -h '^bridge run: .*system execs' "$o/bridge.log" | sed 's/^bridge run: //')"
       if [ "$cmplog" = 1 ]; then
-        cmp="$cache/bin-afl-cmplog/$s"
-        [ -x "$cmp" ] || { echo "afl.sh: $cmp missing: scripts/subjects.sh --variant afl-cmplog --subjects $s" >&2; exit 1; }
-        # shellcheck disable=SC2086
-        taskset -c 1 afl-fuzz -V "$secs" -s "$seed" -c "$cmp" -i "$d" -o "$o/cmplog" -- "$fuzzed" $aflargs > "$o/cmplog.log" 2>&1
         ek=$(afl_stat "$o/cmplog/default" execs_done) ck=$(branches "$a" "$o/cmplog/default")
         printf 'cmplog %-5s %s  execs bridge %s, AFL++ with cmplog %s, ratio %s | branches bridge %s, AFL++ with cmplog %s, ratio %s\n' "$s" "$seed" \
           "$eb" "$ek" "$(python3 -c "print(f'{$eb/$ek:.2f}')")" "$cb" "$ck" "$(python3 -c "print(f'{$cb/max($ck,1):.3f}')")"

@@ -18,7 +18,7 @@
 #      AFL++ configuration's final coverage.
 #
 #   scripts/bench/libs.sh [--subjects sqlite-fuzz,xml-fuzz,...] [--time 10m]
-#                         [--seeds 3] [--every 60] [--pair] [--out DIR]
+#                         [--seeds 3] [--first-seed 1] [--every 60] [--pair] [--out DIR]
 #
 # Builds what is missing first (scripts/subjects.sh --variant
 # carve,afl,afl-cmplog,cov). A subject's execs/s are in afl.sh's `alone`
@@ -29,6 +29,7 @@ cache=${CARVE_CACHE:-$HOME/.cache/carve-bridge}/subjects
 subjects=sqlite-fuzz,xml-fuzz
 budget=10m
 seeds=3
+first=1
 every=60
 modes=alone
 out=""
@@ -37,6 +38,7 @@ while [ $# -gt 0 ]; do
     --subjects) subjects=$2; shift 2 ;;
     --time) budget=$2; shift 2 ;;
     --seeds) seeds=$2; shift 2 ;;
+    --first-seed) first=$2; shift 2 ;;
     --every) every=$2; shift 2 ;;
     --pair) modes=alone,pair; shift ;;
     --out) out=$2; shift 2 ;;
@@ -51,11 +53,11 @@ echo "results in $out" >&2
 "$repo/scripts/subjects.sh" --variant carve,afl,afl-cmplog,cov --subjects "$subjects" >&2
 
 "$repo/scripts/bench/afl.sh" --subjects "$subjects" --modes "$modes" --cmplog --time "$budget" \
-  --seeds "$seeds" --out "$out" | tee "$out/afl.txt"
+  --seeds "$seeds" --first-seed "$first" --out "$out" | tee -a "$out/afl.txt"
 
 IFS=, read -r -a list <<< "$subjects"
 for s in "${list[@]}"; do
-  for seed in $(seq 1 "$seeds"); do
+  for seed in $(seq "$first" $((first + seeds - 1))); do
     o="$out/$s/$seed"
     echo
     echo "coverage over time, $s, seed $seed (branch outcomes at each checkpoint):"

@@ -13,12 +13,12 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
         other => anyhow::bail!("unknown unit generator '{other}' (known: none, fuzz, symbolic)"),
     }
     let target = super::target(&args.target)?;
-    if args.bind {
+    if !args.no_bind {
         match crate::affinity::bind_to_free_core() {
             Ok(crate::affinity::Bound::Core(c)) => println!("bridge run: bound to core {c}"),
             Ok(crate::affinity::Bound::Kept) => {}
             Ok(crate::affinity::Bound::NoneFree) => {
-                println!("bridge run: every core is taken by a process bound to it; running unbound (slower)")
+                println!("bridge run: every core is taken by a process bound to it; running unbound (slower; --no-bind to choose so)")
             }
             Err(e) => println!("bridge run: could not bind to a core ({e}); running unbound"),
         }
