@@ -31,6 +31,11 @@ pub struct ForkServer {
     proc: Option<Running>,
     hello: Hello,
     modules: Vec<ModuleRange>,
+    /// The part of the map runs write: the end of the modules' counters
+    /// (64-byte aligned), grown when a module registered late says so.
+    /// Only this part is cleared before a run and read after it: on a
+    /// small library, a fraction of the 64 KiB.
+    extent: usize,
     restarts: u32,
     /// The time limit of the next runs: the target's, or shorter.
     run_timeout: Duration,
@@ -94,6 +99,7 @@ impl ForkServer {
             jail,
             proc: None,
             hello: Hello { version: 0, edges: 0, branches: 0 },
+            extent: 0,
             modules: Vec::new(),
             restarts: 0,
             run_timeout,
@@ -154,9 +160,10 @@ impl ForkServer {
         self.last_run
     }
 
-    /// The coverage map of the last run.
+    /// The coverage map of the last run: the part the modules use (the
+    /// rest is zero).
     pub fn map(&self) -> &[u8] {
-        self.map.as_slice()
+        &self.map.as_slice()[..self.extent]
     }
 
     /// Runs the target once on `input` under the current limit (see
@@ -217,7 +224,7 @@ impl ForkServer {
     }
 
     fn run_in_child(&mut self) -> Result<Outcome, Error> {
-        self.map.clear();
+        self.map.clear(self.extent);
         let timeout = self.run_timeout;
         let died = || Error::ForkServerDied(self.target.program.clone());
         let p = self.proc.as_mut().ok_or_else(died)?;
@@ -245,6 +252,7 @@ impl ForkServer {
             if stack && unsafe { libc::kill(pid, libc::SIGUSR2) } == 0 && read_within(&mut p.st, &mut word, STACK_GRACE)
             {
                 kill_group(pid);
+                self.take_late_modules();
                 return self.finish(word, true);
             }
             kill_group(pid);
@@ -252,6 +260,7 @@ impl ForkServer {
                 return Err(died());
             }
         }
+        self.take_late_modules();
         let status = i32::from_le_bytes(word);
         self.child_stopped = !timed_out && libc::WIFSTOPPED(status);
         if self.child_stopped {
@@ -261,6 +270,15 @@ impl ForkServer {
         // Whatever the run left behind in its process group goes too.
         kill_group(pid);
         self.finish(word, timed_out)
+    }
+
+    /// A module registered during the run (a library it loaded) announced
+    /// where its counters end: the map's used part grows to take them in,
+    /// this run's included (nothing wrote there before).
+    fn take_late_modules(&mut self) {
+        if let Some(end) = self.map.take_late_end() {
+            self.extent = self.extent.max(end.next_multiple_of(64).min(MAP_SIZE));
+        }
     }
 
     fn finish(&mut self, status: [u8; 4], timed_out: bool) -> Result<Outcome, Error> {
@@ -404,6 +422,12 @@ impl ForkServer {
             return Err(fail("its module table is cut short"));
         };
         self.hello = Hello { edges: h.edges.min(MAP_SIZE as u32), ..h };
+        // Never smaller than before a restart: counters a late module wrote
+        // past the hello's modules are cleared with the rest.
+        self.extent = self.extent.max(used_extent(&modules, h.edges));
+        if std::env::var_os(env::WHOLE_MAP).is_some_and(|v| v == "1") {
+            self.extent = MAP_SIZE;
+        }
         self.modules = modules;
         self.proc = Some(running);
         Ok(())
@@ -434,6 +458,19 @@ impl Drop for ForkServer {
     fn drop(&mut self) {
         self.stop();
     }
+}
+
+/// The end of the map's part that `modules` use, 64-byte aligned; the
+/// whole map when the table does not list every module (more than
+/// `MAX_MODULES`), when counters wrapped past the map's end, or when there
+/// is no table.
+fn used_extent(modules: &[ModuleRange], total_edges: u32) -> usize {
+    let listed: u64 = modules.iter().map(|m| m.edges as u64).sum();
+    if modules.is_empty() || listed < total_edges as u64 || total_edges as usize >= MAP_SIZE {
+        return MAP_SIZE;
+    }
+    let end = modules.iter().map(|m| m.base as usize + m.edges as usize).max().unwrap_or(MAP_SIZE);
+    end.next_multiple_of(64).min(MAP_SIZE)
 }
 
 fn read_modules(st: &mut File) -> Option<Vec<ModuleRange>> {
@@ -547,4 +584,23 @@ fn read_within(f: &mut File, buf: &mut [u8], limit: Duration) -> bool {
         }
     }
     true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn m(base: u32, edges: u32) -> ModuleRange {
+        ModuleRange { base, functions: 0, edges }
+    }
+
+    #[test]
+    fn the_used_part_of_the_map_ends_with_the_last_module() {
+        assert_eq!(used_extent(&[m(0, 100), m(100, 30)], 130), 192);
+        assert_eq!(used_extent(&[m(0, 128)], 128), 128);
+        // No table, a table cut short, counters that wrapped: all of it.
+        assert_eq!(used_extent(&[], 0), MAP_SIZE);
+        assert_eq!(used_extent(&[m(0, 100)], 250), MAP_SIZE);
+        assert_eq!(used_extent(&[m(0, MAP_SIZE as u32)], MAP_SIZE as u32), MAP_SIZE);
+    }
 }

@@ -4,7 +4,7 @@
 //! outlives this process, however it dies; Linux still lets the target
 //! attach it by id while we hold it.
 
-use model::MAP_SIZE;
+use model::{MAP_SIZE, MAP_TAIL};
 
 pub struct SharedMap {
     id: i32,
@@ -18,7 +18,7 @@ impl SharedMap {
     pub fn new() -> std::io::Result<SharedMap> {
         // SAFETY: plain System V calls; every result is checked.
         unsafe {
-            let id = libc::shmget(libc::IPC_PRIVATE, MAP_SIZE, libc::IPC_CREAT | libc::IPC_EXCL | 0o600);
+            let id = libc::shmget(libc::IPC_PRIVATE, MAP_SIZE + MAP_TAIL, libc::IPC_CREAT | libc::IPC_EXCL | 0o600);
             if id < 0 {
                 return Err(std::io::Error::last_os_error());
             }
@@ -38,13 +38,31 @@ impl SharedMap {
     }
 
     pub fn as_slice(&self) -> &[u8] {
-        // SAFETY: the mapping is MAP_SIZE bytes and lives as long as self.
+        // SAFETY: the mapping is MAP_SIZE (+ MAP_TAIL) bytes and lives as long as self.
         unsafe { std::slice::from_raw_parts(self.ptr, MAP_SIZE) }
     }
 
-    pub fn clear(&mut self) {
+    /// Zeroes the first `len` bytes (at most the map's).
+    pub fn clear(&mut self, len: usize) {
         // SAFETY: as above, exclusive through &mut self.
-        unsafe { std::ptr::write_bytes(self.ptr, 0, MAP_SIZE) }
+        unsafe { std::ptr::write_bytes(self.ptr, 0, len.min(MAP_SIZE)) }
+    }
+
+    /// The end of the map's used part a module registered late announced
+    /// (`MAP_TAIL`), if one did since the last call; the announcement is
+    /// cleared.
+    pub fn take_late_end(&mut self) -> Option<usize> {
+        // SAFETY: the segment is MAP_SIZE + MAP_TAIL bytes; the target
+        // wrote the word, if at all, before it stopped or exited.
+        unsafe {
+            let at = self.ptr.add(MAP_SIZE).cast::<u32>();
+            let end = at.read_volatile();
+            if end == 0 {
+                return None;
+            }
+            at.write_volatile(0);
+            Some(end as usize)
+        }
     }
 }
 

@@ -5,6 +5,13 @@
 /// 8-bit hit counters).
 pub const MAP_SIZE: usize = 1 << 16;
 
+/// Bytes the bridge's segment holds past the map. Its first four (a
+/// little-endian `u32`) are where a module registered after the fork server
+/// started (a library `dlopen`ed by a run) announces the end of the map's
+/// used part, so that the bridge, which clears and reads only the part the
+/// hello's modules use, takes its counters in from that run on.
+pub const MAP_TAIL: usize = 64;
+
 /// AFL's hit-count buckets: 1, 2, 3, 4-7, 8-15, 16-31, 32-127, 128+ (0
 /// for none), each a bit of its own.
 pub const fn hit_bucket(hits: u8) -> u8 {

@@ -25,6 +25,11 @@ pub const ALL: &[EnvVar] = &[
         reader: "runtime",
         help: "runs a harness's forked child makes before it exits (persistent mode; set by bridge; 1: one run per child)",
     },
+    EnvVar {
+        name: WHOLE_MAP,
+        reader: "bridge",
+        help: "1: clear and read the whole 64 KiB coverage map at every run, not only the part the target's modules use",
+    },
     EnvVar { name: CC, reader: "carve-clang", help: "the C compiler to wrap (default clang-19)" },
     EnvVar { name: CXX, reader: "carve-clang++", help: "the C++ compiler to wrap (default clang++-19)" },
     EnvVar { name: RUNTIME, reader: "carve-clang", help: "path of libcarve_rt.a (default: next to carve-clang)" },

@@ -14,6 +14,10 @@ pub const DEFER: &str = "CARVE_DEFER";
 /// mode, set by `bridge`): the child stops itself after each run and the
 /// fork server continues it for the next. Absent or `1`: one run per child.
 pub const PERSISTENT: &str = "CARVE_PERSISTENT";
+/// `1`: `bridge` clears and reads the whole coverage map at every run,
+/// not only the part the target's modules use (to compare the two, or to
+/// rule the narrowing out when coverage looks wrong).
+pub const WHOLE_MAP: &str = "CARVE_WHOLE_MAP";
 /// Path of the clang used by `carve-clang` (default `clang-19`).
 pub const CC: &str = "CARVE_CC";
 /// Path of the clang++ used by `carve-clang++` (default `clang++-19`).

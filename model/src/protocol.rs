@@ -16,7 +16,7 @@ pub const ST_FD: i32 = 199;
 /// Magic number that opens the hello message ("CRVF").
 pub const HELLO_MAGIC: u32 = 0x4352_5646;
 /// Version of this protocol.
-pub const PROTOCOL_VERSION: u32 = 2;
+pub const PROTOCOL_VERSION: u32 = 3;
 /// Size of the hello message on the wire.
 pub const HELLO_LEN: usize = 16;
 

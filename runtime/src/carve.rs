@@ -198,7 +198,11 @@ fn guess_unknown(st: &mut State, args: &[u64], kinds: &[u8]) -> Vec<usize> {
             continue;
         }
         // (An end pointer, `buf + len`, is its object's.)
-        if st.objects.ending_at(p).is_some() || st.objects.find(p).is_some() || st.tables.function_at(p).is_some() || st.tables.global_at(p).is_some() {
+        if st.objects.ending_at(p).is_some()
+            || st.objects.find(p).is_some()
+            || st.tables.function_at(p).is_some()
+            || st.tables.global_at(p).is_some()
+        {
             continue;
         }
         let mut size = 0;
@@ -369,7 +373,13 @@ impl Walk<'_> {
             w.copy_from_slice(&bytes[off..off + 8]);
             self.pointer(i as u32, off as u64, u64::from_le_bytes(w) as usize, dirty);
             if held_mutex_owner(&bytes, off, self.tid) {
-                self.relocs.push(Reloc { object: i as u32, offset: off as u64, target_kind: RELOC_TID, target: 0, addend: 0 });
+                self.relocs.push(Reloc {
+                    object: i as u32,
+                    offset: off as u64,
+                    target_kind: RELOC_TID,
+                    target: 0,
+                    addend: 0,
+                });
             }
             off += 8;
         }

@@ -58,6 +58,7 @@ fn start_for_afl() {
 }
 
 fn serve() {
+    map::serving();
     // A persistent child that stopped itself after its last run (0: none).
     let mut stopped: i32 = 0;
     loop {

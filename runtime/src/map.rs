@@ -4,7 +4,7 @@
 
 use crate::abi::__carve_dummy_map;
 use crate::model::protocol::{ModuleRange, MAX_MODULES};
-use crate::model::MAP_SIZE;
+use crate::model::{MAP_SIZE, MAP_TAIL};
 use crate::sys;
 use core::cell::UnsafeCell;
 use core::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, Ordering};
@@ -22,6 +22,10 @@ static NEXT: AtomicU32 = AtomicU32::new(0);
 static EDGES: AtomicU32 = AtomicU32::new(0);
 static BRANCHES: AtomicU32 = AtomicU32::new(0);
 static FROM_AFL: AtomicBool = AtomicBool::new(false);
+/// The bridge's segment has room past the map to announce late modules in.
+static TAIL: AtomicBool = AtomicBool::new(false);
+/// The fork server is serving: a module placed now is a late one.
+static SERVING: AtomicBool = AtomicBool::new(false);
 
 /// The map every module writes to.
 pub fn get() -> *mut u8 {
@@ -40,7 +44,9 @@ fn attach() -> Option<*mut u8> {
             sys::debug("CARVE_SHM_ID is not a number; using a private map");
             return None;
         };
-        return attach_whole(id as i32);
+        let p = attach_whole(id as i32)?;
+        TAIL.store(segment_size(id as i32).is_some_and(|n| n >= MAP_SIZE + MAP_TAIL), Ordering::Relaxed);
+        return Some(p);
     }
     let id = sys::getenv(sys::AFL_SHM_ID)?;
     let Some(id) = sys::parse_int(id) else {
@@ -63,18 +69,23 @@ fn attach_whole(id: i32) -> Option<*mut u8> {
     Some(p.cast())
 }
 
+/// The size of segment `id`.
+fn segment_size(id: i32) -> Option<usize> {
+    // SAFETY: IPC_STAT fills `ds` or fails.
+    let mut ds: libc::shmid_ds = unsafe { core::mem::zeroed() };
+    (unsafe { libc::shmctl(id, libc::IPC_STAT, &mut ds) } == 0).then_some(ds.shm_segsz)
+}
+
 /// AFL++'s segment, which may be smaller than `MAP_SIZE` (its first start
 /// uses 64 KiB, or `AFL_MAP_SIZE`, then the size the hello announces):
 /// the segment is laid over the start of a private `MAP_SIZE` area, so
 /// counters past its end count in private memory instead of faulting.
 fn attach_afl(id: i32) -> Option<*mut u8> {
-    // SAFETY: IPC_STAT fills `ds` or fails.
-    let mut ds: libc::shmid_ds = unsafe { core::mem::zeroed() };
-    if unsafe { libc::shmctl(id, libc::IPC_STAT, &mut ds) } != 0 {
+    let Some(size) = segment_size(id) else {
         sys::debug("cannot read the size of AFL++'s coverage map; using a private map");
         return None;
-    }
-    if ds.shm_segsz >= MAP_SIZE {
+    };
+    if size >= MAP_SIZE {
         return attach_whole(id);
     }
     // SAFETY: a fresh private mapping; the segment then replaces its first
@@ -132,8 +143,22 @@ pub fn place_module(edges: u32, branches: u32) -> *mut u8 {
         unsafe { (*MODULES.0.get())[k] = ModuleRange { base: base as u32, functions, edges } };
         MODULE_COUNT.store(k as u32 + 1, Ordering::Relaxed);
     }
+    let map = get();
+    if SERVING.load(Ordering::Relaxed) && TAIL.load(Ordering::Relaxed) {
+        // A late module (loaded by a run): the bridge reads only the part
+        // of the map the hello's modules use until told where this one ends.
+        let next = NEXT.load(Ordering::Relaxed) as usize;
+        let end = if next > MAP_SIZE { MAP_SIZE } else { next.max(base + edges as usize) };
+        // SAFETY: the segment holds MAP_TAIL bytes past the map (TAIL).
+        unsafe { map.add(MAP_SIZE).cast::<u32>().write_volatile(end as u32) };
+    }
     // SAFETY: base + edges <= MAP_SIZE.
-    unsafe { get().add(base) }
+    unsafe { map.add(base) }
+}
+
+/// The fork server starts serving: modules placed from now on are late.
+pub fn serving() {
+    SERVING.store(true, Ordering::Relaxed);
 }
 
 /// Instrumented edges and branch outcomes registered so far.

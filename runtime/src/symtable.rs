@@ -146,7 +146,15 @@ const MAX_BOUNDED: usize = 16 * TABLE_LEN;
 /// what the access check asks for, before this), and the read is a
 /// choice among [`Op::Table`] nodes over the index's low byte. `None`
 /// when the object is too big, or holds symbolic bytes.
-pub fn read_bounded(s: &mut Sym, p: usize, si: u32, vi: u64, elem: usize, size: usize, object: (usize, usize)) -> Option<u32> {
+pub fn read_bounded(
+    s: &mut Sym,
+    p: usize,
+    si: u32,
+    vi: u64,
+    elem: usize,
+    size: usize,
+    object: (usize, usize),
+) -> Option<u32> {
     let (ob, osize) = object;
     if size == 0 || size > 8 || elem == 0 || p < ob || p + size > ob + osize {
         return None;

@@ -281,3 +281,30 @@ fn a_python_host_starts_the_runtime_after_its_setup() {
     let input = std::fs::read(d.join("out/alarms").join(&alarms[0]).join("input")).unwrap();
     assert!(input.windows(3).any(|w| w == b"=!!"), "{}", String::from_utf8_lossy(&input));
 }
+
+/// A library the program loads while it runs (`dlopen`, after the fork
+/// server started) places its counters past the hello's modules: the map's
+/// part the bridge clears and reads grows to take them in, from that run
+/// on.
+#[test]
+fn a_library_loaded_by_a_run_is_counted() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    for f in ["plugin.c", "dlhost.c"] {
+        std::fs::copy(fixtures().join(f), d.join(f)).unwrap();
+    }
+    cc(d, &["-O0", "-shared", "-fPIC", "-o", "libplugin.so", "plugin.c"]);
+    cc(d, &["-O2", "-o", "dlhost", "dlhost.c", "-ldl"]);
+    let host = d.join("dlhost");
+    let plugin = d.join("libplugin.so");
+    let edges = |lib: &str| {
+        let o = bridge(&["showmap", "--edges-only", "--", host.to_str().unwrap(), lib, "@@"], b"abcdefghij\n");
+        assert!(o.status.success(), "{}", stderr(&o));
+        stdout(&o).lines().count()
+    };
+    let without = edges("none");
+    let with = edges(plugin.to_str().unwrap());
+    // Each of the plug-in's hundred branches has one outcome hit: far more
+    // than the 64-byte rounding of the host's part of the map.
+    assert!(with >= without + 100, "{with} edges with the plug-in, {without} without");
+}
