@@ -85,8 +85,11 @@ impl ForkServer {
         }
         let target = Target { program, env, mem_limit_mb, ..target };
         let map = SharedMap::new().map_err(Error::Shm)?;
-        let input = ScratchFile::create(scratch.path().join("input"))?;
-        let args = ScratchFile::create(scratch.path().join("args"))?;
+        let mut input = ScratchFile::create(scratch.path().join("input"))?;
+        // Standard input is the test's file unless every run names it (`@@`).
+        input.rewind = target.args_in_input || target.input_mode() == InputMode::Stdin;
+        let mut args = ScratchFile::create(scratch.path().join("args"))?;
+        args.rewind = false;
         let jail = if target.contain { Some(Jail::new(scratch.path())?) } else { None };
         let target = if target.contain { Target { args: absolute_args(&target.args), ..target } } else { target };
         let run_timeout = target.timeout;

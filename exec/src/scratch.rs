@@ -13,6 +13,9 @@ pub(crate) struct ScratchFile {
     pub(crate) file: File,
     /// The length of what it holds.
     len: u64,
+    /// Left at its start after each rewrite: the target shares it as its
+    /// standard input (an lseek a run otherwise spared).
+    pub(crate) rewind: bool,
 }
 
 impl ScratchFile {
@@ -25,12 +28,12 @@ impl ScratchFile {
             .truncate(true)
             .open(&path)
             .map_err(|err| Error::Input { path: path.clone(), err })?;
-        Ok(ScratchFile { path, file, len: 0 })
+        Ok(ScratchFile { path, file, len: 0, rewind: true })
     }
 
     /// Makes `bytes` the whole content of the file, leaving it at its
-    /// start (the target may share the open file as its standard input,
-    /// and a run moves it). Cut only when it shrinks: ext4 flushes a
+    /// start if `rewind` (the target may share the open file as its
+    /// standard input, and a run moves it). Cut only when it shrinks: ext4 flushes a
     /// truncated file when it is closed, and a truncate costs a call.
     pub(crate) fn rewrite(&mut self, bytes: &[u8]) -> Result<(), Error> {
         let fail = |err| Error::Input { path: self.path.clone(), err };
@@ -40,7 +43,9 @@ impl ScratchFile {
             self.file.set_len(len).map_err(fail)?;
         }
         self.len = len;
-        self.file.seek(SeekFrom::Start(0)).map_err(fail)?;
+        if self.rewind {
+            self.file.seek(SeekFrom::Start(0)).map_err(fail)?;
+        }
         Ok(())
     }
 

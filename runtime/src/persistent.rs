@@ -14,7 +14,7 @@
 
 use crate::sys;
 use core::ffi::c_int;
-use core::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use core::sync::atomic::{AtomicI32, AtomicU32, AtomicU64, Ordering};
 
 /// Runs per child (0: persistent mode is off).
 static LIMIT: AtomicU32 = AtomicU32::new(0);
@@ -23,6 +23,9 @@ static RUNS: AtomicU32 = AtomicU32::new(0);
 /// before the fork server started, read once (`u64::MAX`: none).
 static CPU_LIMIT: AtomicU64 = AtomicU64::new(u64::MAX);
 static SPACE_LIMIT: AtomicU64 = AtomicU64::new(u64::MAX);
+/// This child's pid (0 before `on_fork`): it stops itself with one `kill`,
+/// where `raise` asks for its thread and process ids first.
+static PID: AtomicI32 = AtomicI32::new(0);
 
 /// Decides, in the fork server before its first fork, whether children
 /// persist: `CARVE_PERSISTENT` above 1, and a plain run.
@@ -67,6 +70,7 @@ pub fn on_fork(server: libc::pid_t) {
             if libc::getppid() != server {
                 libc::_exit(0);
             }
+            PID.store(libc::getpid(), Ordering::Relaxed);
         }
     }
 }
@@ -85,8 +89,14 @@ pub extern "C" fn __carve_persistent_next() -> c_int {
     if runs >= limit || near_limits() {
         return 0;
     }
-    // SAFETY: stops this process; the fork server continues it.
-    unsafe { libc::raise(libc::SIGSTOP) };
+    let pid = PID.load(Ordering::Relaxed);
+    // SAFETY: stops this process (SIGSTOP stops every thread of it); the
+    // fork server continues it.
+    unsafe {
+        if pid <= 0 || libc::kill(pid, libc::SIGSTOP) != 0 {
+            libc::raise(libc::SIGSTOP);
+        }
+    }
     1
 }
 
