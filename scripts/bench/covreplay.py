@@ -77,7 +77,11 @@ def run_one(binary, test, scratch, profdir, fixed=None):
     # A word ends at its first NUL, as the program's argv does.
     argv = [binary] + [infile if w == "@@" else w.split("\0", 1)[0] for w in words]
     env = {"PATH": "/usr/bin:/bin", "HOME": scratch, "LC_ALL": "C",
-           "LLVM_PROFILE_FILE": os.path.join(profdir, "%p.profraw")}
+           # `%m`: each run adds its counters into one file per binary
+           # (the profile runtime merges at exit, under a lock), not a file
+           # of its own per run: thousands of runs of a large library made
+           # gigabytes of raw profiles, and their merge took minutes.
+           "LLVM_PROFILE_FILE": os.path.join(profdir, "%m.profraw")}
     stdin = subprocess.DEVNULL if uses_file else open(infile, "rb")
     try:
         r = subprocess.run([a.encode("latin-1") if isinstance(a, str) else a for a in argv],
