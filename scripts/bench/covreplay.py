@@ -27,8 +27,10 @@ An output with none of queue/, crashes/, hangs/ and alarms/ is a directory of te
 the input alone, as AFL++ and `bridge run` without --args-in-input keep
 them). An output directory may be an AFL++ sync directory's instance.
 """
+import concurrent.futures
 import json
 import os
+import queue
 import shlex
 import shutil
 import subprocess
@@ -118,16 +120,40 @@ def branches(binary, profdir):
     return t["covered"], t["count"]
 
 
+def run_all(binary, tests, profdir, fixed=None):
+    """Runs `tests`, as many at a time as this process may use cores (one
+    under `taskset -c N`), each in a scratch directory of its own; returns
+    how many were lost (killed or never run)."""
+    jobs = max(1, len(os.sched_getaffinity(0)))
+    with tempfile.TemporaryDirectory() as work:
+        scratches = []
+        for k in range(jobs):
+            d = os.path.join(work, str(k))
+            os.mkdir(d)
+            os.chmod(d, 0o755)
+            scratches.append(d)
+        if jobs == 1:
+            return sum(run_one(binary, t, scratches[0], profdir, fixed) for t in tests)
+        free = queue.Queue()
+        for d in scratches:
+            free.put(d)
+
+        def one(t):
+            d = free.get()
+            try:
+                return run_one(binary, t, d, profdir, fixed)
+            finally:
+                free.put(d)
+
+        with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
+            return sum(pool.map(one, tests))
+
+
 def measure(binary, outs, profdir, fixed=None):
-    n = lost = 0
-    with tempfile.TemporaryDirectory() as scratch:
-        os.chmod(scratch, 0o755)
-        for out in outs:
-            for t in tests_of(out):
-                n += 1
-                lost += run_one(binary, t, scratch, profdir, fixed)
+    tests = [t for out in outs for t in tests_of(out)]
+    lost = run_all(binary, tests, profdir, fixed)
     covered, total = branches(binary, profdir)
-    return n, lost, covered, total
+    return len(tests), lost, covered, total
 
 
 def main():

@@ -49,18 +49,18 @@ def curve(binary, out, every, fixed):
     timed = timed_tests(out)
     points, total = [], 0
     with tempfile.TemporaryDirectory() as work:
-        scratch, merged = os.path.join(work, "scratch"), os.path.join(work, "merged.profdata")
-        os.mkdir(scratch)
-        os.chmod(scratch, 0o755)
+        merged = os.path.join(work, "merged.profdata")
         at, k = 0, 0
         last = timed[-1][0] if timed else 0.0
         while True:
             limit = k * every
             prof = os.path.join(work, f"p{k}")
             os.mkdir(prof)
-            while at < len(timed) and timed[at][0] <= limit:
-                covreplay.run_one(binary, timed[at][1], scratch, prof, fixed)
-                at += 1
+            upto = at
+            while upto < len(timed) and timed[upto][0] <= limit:
+                upto += 1
+            covreplay.run_all(binary, [t for _, t in timed[at:upto]], prof, fixed)
+            at = upto
             raws = [os.path.join(prof, f) for f in os.listdir(prof) if f.endswith(".profraw")]
             if raws:
                 inputs = raws + ([merged] if os.path.exists(merged) else [])
