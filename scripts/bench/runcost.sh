@@ -59,8 +59,8 @@ printf 'hello' > "$out/seeds/a"
 benv="X=1"
 if [ "$whole" = 1 ]; then benv="CARVE_WHOLE_MAP=1"; fi
 
-run() { # core which env -> campaign in OUT/WHICH-P
-  taskset -c "$1" env "$3" "$(eval echo "\$$2")/bridge" run --unit none --time "$secs" -i "$out/seeds" \
+run() { # core which build-dir env -> campaign in OUT/WHICH-P
+  taskset -c "$1" env "$4" "$3/bridge" run --unit none --time "$secs" -i "$out/seeds" \
     -o "$out/$2-$p" -- "$out/harness-$2" @@ > "$out/$2-$p.log" 2>&1
 }
 execs() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['stats']['execs'])" "$out/$1/campaign.json"; }
@@ -69,9 +69,9 @@ printf '| pair | before execs | after execs | after ÷ before |\n|---|---|---|--
 for p in $(seq 1 "$pairs"); do
   rm -rf "$out/before-$p" "$out/after-$p"
   if [ $((p % 2)) = 1 ]; then
-    run 0 before "$benv" & run 1 after "X=1" & wait
+    run 0 before "$before" "$benv" & run 1 after "$after" "X=1" & wait
   else
-    run 1 before "$benv" & run 0 after "X=1" & wait
+    run 1 before "$before" "$benv" & run 0 after "$after" "X=1" & wait
   fi
   eb=$(execs "before-$p") ea=$(execs "after-$p")
   printf '| %s | %s | %s | %s |\n' "$p" "$eb" "$ea" "$(python3 -c "print(f'{$ea/$eb:.2f}')")"
