@@ -1,5 +1,6 @@
 //! Hit counts, AFL's buckets, and the cumulative coverage of many runs.
 
+use crate::newbits::{self, BLOCK};
 use model::MAP_SIZE;
 
 /// AFL's hit-count buckets: 1, 2, 3, 4-7, 8-15, 16-31, 32-127, 128+.
@@ -14,7 +15,7 @@ const fn bucket_table() -> [u8; 256] {
     }
     t
 }
-static BUCKETS: [u8; 256] = bucket_table();
+pub(crate) static BUCKETS: [u8; 256] = bucket_table();
 
 /// The edges a map shows, as `(edge, bucket)` pairs.
 pub fn edges(map: &[u8]) -> Vec<(u32, u8)> {
@@ -75,19 +76,42 @@ impl Default for Coverage {
 impl Coverage {
     /// Adds one run's raw map; says what was new.
     pub fn add(&mut self, map: &[u8]) -> Newness {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("ssse3") {
+            // SAFETY: the CPU has SSSE3.
+            return unsafe { self.add_ssse3(map) };
+        }
+        self.add_blocks(map, newbits::portable)
+    }
+
+    /// [`Coverage::add`] with the blocks tested 16 bytes at a time.
+    ///
+    /// # Safety
+    /// The CPU must have SSSE3.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "ssse3")]
+    unsafe fn add_ssse3(&mut self, map: &[u8]) -> Newness {
+        // SAFETY: the caller's CPU has SSSE3, and so has this function's.
+        self.add_blocks(map, |m, s| unsafe { newbits::ssse3(m, s) })
+    }
+
+    /// Adds `map` block by block: a whole block that `new` finds nothing
+    /// new in (most blocks of most runs) is passed over, the others (and a
+    /// last block cut short) are added byte by byte.
+    #[inline(always)]
+    fn add_blocks(&mut self, map: &[u8], new: impl Fn(&[u8; BLOCK], &[u8; BLOCK]) -> bool) -> Newness {
         let mut newness = Newness::Nothing;
-        // Most of a run's map is zero: blocks of 64 bytes are skipped
-        // whole (an OR of eight words), then words.
-        for (block_map, block_seen) in map.chunks(64).zip(self.seen.chunks_mut(64)) {
-            if block_map.len() == 64
-                && block_map.chunks_exact(8).fold(0, |a, w| a | u64::from_ne_bytes(w.try_into().unwrap())) == 0
-            {
-                continue;
+        for (block_map, block_seen) in map.chunks(BLOCK).zip(self.seen.chunks_mut(BLOCK)) {
+            if let (Ok(m), Ok(s)) = (<&[u8; BLOCK]>::try_from(block_map), <&[u8; BLOCK]>::try_from(&*block_seen)) {
+                if !new(m, s) {
+                    continue;
+                }
             }
             newness = newness.max(add_block(block_map, block_seen, &mut self.edges));
         }
         newness
     }
+
     /// The raw union of buckets, `MAP_SIZE` bytes (to save and load).
     pub fn as_bytes(&self) -> &[u8] {
         &self.seen[..]

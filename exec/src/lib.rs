@@ -6,6 +6,7 @@ pub mod coverage;
 mod error;
 pub mod forkserver;
 pub mod libtool;
+mod newbits;
 pub mod outcome;
 pub mod sanitizer;
 mod scratch;
