@@ -163,11 +163,7 @@ fn add_block(map: &[u8], seen: &mut [u8], edges: &mut usize) -> Newness {
     let mut newness = Newness::Nothing;
     for (chunk_map, chunk_seen) in map.chunks(8).zip(seen.chunks_mut(8)) {
         if let (Ok(word), Ok(was)) = (<[u8; 8]>::try_from(chunk_map), <[u8; 8]>::try_from(&*chunk_seen)) {
-            if u64::from_ne_bytes(word) == 0 {
-                continue;
-            }
-            let bucketed = u64::from_ne_bytes(word.map(|h| BUCKETS[h as usize]));
-            if bucketed & !u64::from_ne_bytes(was) == 0 {
+            if !newbits::word(word, was) {
                 continue;
             }
         } else if chunk_map.iter().all(|&b| b == 0) {

@@ -14,18 +14,18 @@ use super::coverage::BUCKETS;
 /// The size of a block.
 pub(crate) const BLOCK: usize = 64;
 
-/// The portable test: a block with a non-zero word whose buckets are not
-/// all among those seen.
+/// Whether a word of the map shows a bucket `was` (the same word of what
+/// was seen) lacks; a zero word never does.
+#[inline(always)]
+pub(crate) fn word(word: [u8; 8], was: [u8; 8]) -> bool {
+    u64::from_ne_bytes(word) != 0
+        && u64::from_ne_bytes(word.map(|h| BUCKETS[h as usize])) & !u64::from_ne_bytes(was) != 0
+}
+
+/// The portable test: a block with a word that shows a bucket not seen.
 #[inline(always)]
 pub(crate) fn portable(map: &[u8; BLOCK], seen: &[u8; BLOCK]) -> bool {
-    map.chunks_exact(8).zip(seen.chunks_exact(8)).any(|(m, s)| {
-        let word: [u8; 8] = m.try_into().unwrap();
-        if u64::from_ne_bytes(word) == 0 {
-            return false;
-        }
-        let bucketed = u64::from_ne_bytes(word.map(|h| BUCKETS[h as usize]));
-        bucketed & !u64::from_ne_bytes(s.try_into().unwrap()) != 0
-    })
+    map.chunks_exact(8).zip(seen.chunks_exact(8)).any(|(m, s)| word(m.try_into().unwrap(), s.try_into().unwrap()))
 }
 
 /// The same test with SSSE3.
