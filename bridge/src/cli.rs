@@ -24,7 +24,7 @@ pub enum Command {
     Exec(ExecArgs),
     /// Run a campaign: generate system tests, keep what covers new code,
     /// save crashes and hangs.
-    Run(RunArgs),
+    Run(Box<RunArgs>),
     /// Run the target once on an input and carve unit tests out of the run.
     Carve(CarveArgs),
     /// Replay unit tests (a file or a directory) and check their fidelity.
@@ -104,7 +104,8 @@ pub struct ProvenanceArgs {
     /// test whose labels were lost gets) and say how the two agree.
     #[arg(long, conflicts_with = "test")]
     pub rebuild: bool,
-    /// How many queue entries `--rebuild` measures.
+    /// How many queue entries `--rebuild` measures, and how many tests
+    /// kept without labels the summary rebuilds.
     #[arg(long, default_value_t = 1000, value_name = "N")]
     pub limit: usize,
 }
@@ -266,9 +267,10 @@ pub struct ExecArgs {
 #[derive(Args)]
 pub struct RunArgs {
     /// System-level generator: `radamsa-like` (mutation), `grammar`
-    /// (derivations of --grammar, edited in the corpus's parse trees) or
-    /// `afl++` (none of its own: the tests AFL++ instances queue in the
-    /// --sync directory).
+    /// (derivations of --grammar, edited in the corpus's parse trees),
+    /// `gnast` (a generative network trained on the most unusual
+    /// executions; see --gnast-*) or `afl++` (none of its own: the tests
+    /// AFL++ instances queue in the --sync directory).
     #[arg(long, default_value = "radamsa-like", value_name = "NAME")]
     pub system: String,
     /// The grammar of the system tests (the Fuzzing Book's JSON form), for
@@ -353,7 +355,52 @@ pub struct RunArgs {
     #[arg(long, default_value_t = 3, value_name = "N", value_parser = clap::value_parser!(u8).range(1..=32))]
     pub signature_depth: u8,
     #[command(flatten)]
+    pub gnast: GnastArgs,
+    #[command(flatten)]
     pub target: TargetArgs,
+}
+
+/// GNAST's sizes and cadence (`--system gnast`); each defaults to what
+/// fits one core beside the fork server.
+#[derive(Args, Default)]
+pub struct GnastArgs {
+    /// GNAST: dimensions of the latent space (the VAE's encodings, the
+    /// generator's input). Default 16.
+    #[arg(long, value_name = "N")]
+    pub gnast_latent: Option<usize>,
+    /// GNAST: the longest test the generator makes, in bytes (at most
+    /// 4096). Default 128.
+    #[arg(long, value_name = "BYTES")]
+    pub gnast_max_len: Option<usize>,
+    /// GNAST: tests run between two training passes. Default 512.
+    #[arg(long, value_name = "N")]
+    pub gnast_epoch: Option<usize>,
+    /// GNAST: training steps of each network per pass. Default 4.
+    #[arg(long, value_name = "N")]
+    pub gnast_steps: Option<usize>,
+    /// GNAST: executions kept to train on, the farthest-first prefix of
+    /// what ran. Default 512.
+    #[arg(long, value_name = "N")]
+    pub gnast_keep: Option<usize>,
+}
+
+impl GnastArgs {
+    /// The options given, over the defaults; `None` when none is.
+    pub fn options(&self) -> Option<systemgen::GnastOptions> {
+        let given = [self.gnast_latent, self.gnast_max_len, self.gnast_epoch, self.gnast_steps, self.gnast_keep];
+        if given.iter().all(Option::is_none) {
+            return None;
+        }
+        let d = systemgen::GnastOptions::default();
+        Some(systemgen::GnastOptions {
+            latent: self.gnast_latent.unwrap_or(d.latent),
+            max_len: self.gnast_max_len.unwrap_or(d.max_len),
+            epoch: self.gnast_epoch.unwrap_or(d.epoch),
+            steps: self.gnast_steps.unwrap_or(d.steps),
+            keep: self.gnast_keep.unwrap_or(d.keep),
+            ..d
+        })
+    }
 }
 
 #[derive(Args)]

@@ -17,7 +17,7 @@ fn main() {
     let result = match cli.command {
         cli::Command::Showmap(args) => cmd::showmap::run(args),
         cli::Command::Exec(args) => cmd::exec::run(args),
-        cli::Command::Run(args) => cmd::run::run(args),
+        cli::Command::Run(args) => cmd::run::run(*args),
         cli::Command::Carve(args) => cmd::carve::run(args),
         cli::Command::Replay(args) => cmd::replay::run(args),
         cli::Command::Units(args) => cmd::units::list(args),

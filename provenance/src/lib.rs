@@ -19,7 +19,7 @@ pub use graph::{Campaign, Kind, Step, Summary, Test};
 pub use labels::{Labels, Mismatch, Origin, Run, FRESH};
 pub use names::{parse, Name};
 pub use pseudo::{compare, measure, pseudo, token_spans, Agreement, Pseudo, Source, MIN_PSEUDO, UNKNOWN_OP};
-pub use rebuild::Rebuilt;
+pub use rebuild::{Rebuilt, Unrecorded};
 pub use record::{record_path, Lift, Maker, Record, RECORD_VERSION};
 pub use relabel::{relabel, Donor, MIN_COPY};
 pub use tokens::{shown, Change};

@@ -4,7 +4,7 @@
 //! with what was recorded.
 
 use crate::graph::{Campaign, Kind, Test};
-use crate::labels::Labels;
+use crate::labels::{Labels, Origin};
 use crate::pseudo::{measure, pseudo, Pseudo};
 use crate::Error;
 use serde::Serialize;
@@ -21,6 +21,17 @@ pub struct Rebuilt {
     /// Mean length of a run of one origin, rebuilt and recorded.
     pub mean_run_rebuilt: f64,
     pub mean_run_recorded: f64,
+}
+
+/// Pseudo-provenance of the tests kept without recorded labels (those of
+/// a generator whose tests have no trail, as a generative network's).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Unrecorded {
+    pub tests: usize,
+    pub tokens: usize,
+    /// Tokens whose every byte the rebuilt labels copy from a seed.
+    pub from_seeds: usize,
+    pub from_seeds_share: f64,
 }
 
 /// A source test's id, bytes and labels.
@@ -92,5 +103,29 @@ impl Campaign {
             r.mean_run_recorded = runs_recorded / r.tests as f64;
         }
         Ok(r)
+    }
+
+    /// The queue entries made by an operator but recorded without labels
+    /// (at most `limit`, the latest first), their labels rebuilt: how many
+    /// of their tokens come from the seeds.
+    pub fn unrecorded(&self, args_in_input: bool, limit: usize) -> Result<Unrecorded, Error> {
+        let seeds: std::collections::HashSet<u64> =
+            self.queue.values().filter(|q| q.seed.is_some()).map(|q| q.id).collect();
+        let mut u = Unrecorded::default();
+        let picked = (self.queue.values().rev())
+            .filter(|q| q.recorded && q.seed.is_none() && q.labels.is_none() && !q.ops.is_empty())
+            .take(limit);
+        for q in picked {
+            let p = self.pseudo_labels(q, args_in_input)?;
+            u.tests += 1;
+            for span in &p.tokens {
+                u.tokens += 1;
+                let seeded =
+                    |i: usize| matches!(p.labels.at(i), Some(Origin::Copied { test, .. }) if seeds.contains(&test));
+                u.from_seeds += usize::from(span.clone().all(seeded));
+            }
+        }
+        u.from_seeds_share = u.from_seeds as f64 / u.tokens.max(1) as f64;
+        Ok(u)
     }
 }

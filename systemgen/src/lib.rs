@@ -1,13 +1,16 @@
 //! System-level test generators behind one trait.
 
 pub mod external;
+pub mod gnast;
 pub mod grammar;
 pub mod parents;
 pub mod radamsa;
 
 use std::sync::Arc;
 
+pub use ::gnast::Options as GnastOptions;
 pub use external::{External, NAME as EXTERNAL};
+pub use gnast::GnastGen;
 pub use grammar::{GrammarGen, Mode};
 pub use parents::{Parents, Uniform};
 pub use provenance::Labels;
@@ -91,8 +94,9 @@ pub trait SystemGenerator {
     /// The next `n` tests, derived from `corpus` (never empty), each from
     /// the parent `parents` picks for it ([`Parents`]).
     fn generate(&mut self, corpus: &[Seed<'_>], parents: &mut dyn Parents, n: usize) -> Vec<TestCase>;
-    /// What running `case` showed: whether it reached new coverage.
-    fn feedback(&mut self, case: &TestCase, interesting: bool);
+    /// What running `case` showed: its edge map (hit counts, as the
+    /// target left them) and whether it reached new coverage.
+    fn feedback(&mut self, case: &TestCase, map: &[u8], interesting: bool);
     /// A value that, put in place of a derivation node of `nonterminal`,
     /// made a test that failed or reached new code: a generator that
     /// knows the grammar may put it in other tests. Others ignore it.
@@ -111,6 +115,18 @@ pub trait SystemGenerator {
     fn generates(&self) -> bool {
         true
     }
+    /// Whether its tests' labels are a record of where their bytes came
+    /// from. One whose tests have no trail (a model trained on many tests
+    /// made them) leaves them unrecorded: `bridge provenance` rebuilds
+    /// them, as pseudo-provenance.
+    fn records_labels(&self) -> bool {
+        true
+    }
+    /// Figures of its own for the campaign's statistics, by name. `last`:
+    /// the campaign ends, and costly ones may be measured now.
+    fn report(&mut self, _last: bool) -> Vec<(&'static str, f64)> {
+        Vec::new()
+    }
 }
 
 /// Which system generator a campaign runs, with what it needs.
@@ -122,6 +138,8 @@ pub enum Config {
     Grammar { grammar: ::grammar::Grammar, mode: Mode },
     /// Another fuzzer's tests ([`External`]).
     External,
+    /// A generative network's tests ([`GnastGen`]).
+    Gnast(GnastOptions),
 }
 
 impl Config {
@@ -132,7 +150,8 @@ impl Config {
         match (name, grammar) {
             (radamsa::NAME, None) => Ok(Config::RadamsaLike),
             (external::NAME, None) => Ok(Config::External),
-            (radamsa::NAME | external::NAME, Some(_)) => {
+            (gnast::NAME, None) => Ok(Config::Gnast(GnastOptions::default())),
+            (radamsa::NAME | external::NAME | gnast::NAME, Some(_)) => {
                 Err("a grammar is for the grammar generator (--system grammar)".into())
             }
             (grammar::NAME, Some((grammar, mode))) => Ok(Config::Grammar { grammar, mode }),
@@ -141,11 +160,24 @@ impl Config {
         }
     }
 
+    /// With GNAST's sizes and cadence `opts`, for `--system gnast` only.
+    pub fn with_gnast(self, opts: Option<GnastOptions>) -> Result<Config, String> {
+        match (self, opts) {
+            (c, None) => Ok(c),
+            (Config::Gnast(_), Some(o)) => {
+                ::gnast::Gnast::new(o.clone(), 0).map_err(|e| e.to_string())?;
+                Ok(Config::Gnast(o))
+            }
+            (_, Some(_)) => Err("the --gnast-* options are for --system gnast".into()),
+        }
+    }
+
     /// The generator, seeded with `seed`.
     pub fn build(self, seed: u64) -> Result<Box<dyn SystemGenerator>, String> {
         Ok(match self {
             Config::RadamsaLike => Box::new(RadamsaLike::new(seed)),
             Config::External => Box::new(External),
+            Config::Gnast(opts) => Box::new(GnastGen::new(opts, seed)?),
             Config::Grammar { grammar, mode } => {
                 Box::new(GrammarGen::new(grammar, mode, seed).map_err(|e| e.to_string())?)
             }
@@ -154,7 +186,7 @@ impl Config {
 }
 
 /// The names [`by_name`] knows.
-pub const GENERATORS: &[&str] = &[radamsa::NAME, grammar::NAME, external::NAME];
+pub const GENERATORS: &[&str] = &[radamsa::NAME, grammar::NAME, gnast::NAME, external::NAME];
 
 /// The generator called `name`, seeded with `seed` (see [`Config::new`]).
 pub fn by_name(

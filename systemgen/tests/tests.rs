@@ -45,12 +45,27 @@ fn check_case(case: &TestCase, corpus: &[Seed<'_>]) {
 
 #[test]
 fn registry() {
-    assert_eq!(GENERATORS, &["radamsa-like", "grammar", "afl++"]);
+    assert_eq!(GENERATORS, &["radamsa-like", "grammar", "gnast", "afl++"]);
     let g = || grammar::Grammar::from_json(r#"{"<start>": ["a", "b<start>"]}"#, "g").unwrap();
     assert_eq!(by_name("radamsa-like", 1, None).expect("known").name(), "radamsa-like");
     assert_eq!(by_name("grammar", 1, Some((g(), systemgen::Mode::Inverse))).expect("known").name(), "grammar");
     let err = |r: Result<Box<dyn SystemGenerator>, String>| r.err().expect("an error");
-    assert!(err(by_name("nope", 1, None)).contains("known: radamsa-like, grammar, afl++"));
+    assert!(err(by_name("nope", 1, None)).contains("known: radamsa-like, grammar, gnast, afl++"));
+    // GNAST first runs the corpus again (to see its edge maps), then makes
+    // tests of its own, recorded without labels.
+    let mut gnast = by_name("gnast", 1, None).expect("known");
+    let corpus = [Seed { id: 4, data: b"seed", labels: None, run_us: 0, favored: false }];
+    let batch = gnast.generate(&corpus, &mut Uniform::new(1, 1), 10);
+    assert_eq!(batch.len(), 10);
+    assert_eq!((batch[0].op.as_str(), batch[0].data.as_slice(), batch[0].parent), ("gnast-replay", &b"seed"[..], 4));
+    assert!(batch[1..].iter().all(|t| t.op == "gnast" && t.parent == 4), "{batch:?}");
+    assert!(!gnast.records_labels());
+    assert!(err(by_name("gnast", 1, Some((g(), systemgen::Mode::Uniform)))).contains("--system grammar"));
+    let small = systemgen::GnastOptions { latent: 0, ..Default::default() };
+    let refused = systemgen::Config::new("gnast", None).and_then(|c| c.with_gnast(Some(small)));
+    assert!(refused.err().expect("an error").contains("latent size"));
+    let other = systemgen::Config::new("radamsa-like", None).and_then(|c| c.with_gnast(Some(Default::default())));
+    assert!(other.err().expect("an error").contains("--system gnast"));
     let mut external = by_name("afl++", 1, None).expect("known");
     assert!(
         external
@@ -85,7 +100,7 @@ fn campaign(
     for _ in 0..rounds {
         let cases = gen.generate(corpus, &mut parents, 50);
         for c in &cases {
-            gen.feedback(c, interesting(c));
+            gen.feedback(c, &[], interesting(c));
         }
         all.extend(cases);
     }
@@ -248,7 +263,7 @@ fn throughput() {
     while total < 100_000 {
         let cases = gen.generate(&corpus, &mut Uniform::new(corpus.len(), 1), 1000);
         for c in &cases {
-            gen.feedback(c, false);
+            gen.feedback(c, &[], false);
             bytes += c.data.len();
             listed += op_mutators(&c.op).len();
         }

@@ -46,7 +46,12 @@ pub fn run(args: ProvenanceArgs) -> anyhow::Result<i32> {
             let mut steps = Vec::new();
             for step in &trail {
                 let changes = c.changes(c.find(&step.path)?)?;
-                steps.push(serde_json::json!({ "step": step, "wrote": changes }));
+                // Labels not recorded: rebuilt, and said to be.
+                let pseudo = match &changes {
+                    None if !step.ops.is_empty() => Some(c.pseudo_labels(c.find(&step.path)?, args_in_input)?),
+                    _ => None,
+                };
+                steps.push(serde_json::json!({ "step": step, "wrote": changes, "pseudo": pseudo }));
             }
             println!("{}", serde_json::to_string_pretty(&steps)?);
         } else {
@@ -92,6 +97,7 @@ pub fn run(args: ProvenanceArgs) -> anyhow::Result<i32> {
     let ops = c.by_operator();
     let mut tokens = c.by_token()?;
     let recorded = c.tests().filter(|t| t.recorded).count();
+    let unrecorded = c.unrecorded(args_in_input, args.limit)?;
     if args.json {
         let v = serde_json::json!({
             "seeds": seeds,
@@ -99,6 +105,7 @@ pub fn run(args: ProvenanceArgs) -> anyhow::Result<i32> {
             "operators": ops,
             "unresolved": unresolved,
             "recorded": recorded,
+            "unrecorded": unrecorded,
         });
         println!("{}", serde_json::to_string_pretty(&v)?);
         return Ok(0);
@@ -116,6 +123,15 @@ pub fn run(args: ProvenanceArgs) -> anyhow::Result<i32> {
         "bridge provenance: {} of {total} tests trace back to a seed; {recorded} have a trail record",
         total - unresolved
     );
+    if unrecorded.tests > 0 {
+        println!(
+            "bridge provenance: {} tests were kept without labels (made by a model, not by mutation); pseudo-provenance traces {} of their {} tokens ({:.1} %) to a seed",
+            unrecorded.tests,
+            unrecorded.from_seeds,
+            unrecorded.tokens,
+            100.0 * unrecorded.from_seeds_share
+        );
+    }
     Ok(0)
 }
 

@@ -13,6 +13,11 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
         other => anyhow::bail!("unknown unit generator '{other}' (known: none, fuzz, symbolic)"),
     }
     let target = super::target(&args.target)?;
+    if args.system == systemgen::gnast::NAME && std::env::var_os("RAYON_NUM_THREADS").is_none() {
+        // GNAST's networks train on the campaign's one core, not on a
+        // thread per core (set before any thread starts).
+        std::env::set_var("RAYON_NUM_THREADS", "1");
+    }
     if !args.no_bind {
         match crate::affinity::bind_to_free_core() {
             Ok(crate::affinity::Bound::Core(c)) => println!("bridge run: bound to core {c}"),
@@ -53,6 +58,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
             detect_leaks: args.target.detect_leaks,
             functions: args.functions.clone(),
             trim: !args.no_trim,
+            gnast: args.gnast.options(),
         };
         setup::start(&output, config, target)?
     };
@@ -108,8 +114,21 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
             100.0 * s.trim_runs as f64 / s.execs.max(1) as f64
         );
     }
+    if !s.generator.is_empty() {
+        let figures: Vec<String> = s.generator.iter().map(|(k, v)| format!("{k} {}", figure(*v))).collect();
+        println!("bridge run: {}: {}", args.system, figures.join(", "));
+    }
     println!("bridge run: {}", engine::campaign::status::time_spent(&s));
     Ok(0)
+}
+
+/// A figure as short as it can be said: whole numbers without decimals.
+fn figure(v: f64) -> String {
+    if v.fract() == 0.0 && v.abs() < 1e15 {
+        format!("{v:.0}")
+    } else {
+        format!("{v:.3}")
+    }
 }
 
 /// The campaign directory: `-o`, or the instance's directory in the sync

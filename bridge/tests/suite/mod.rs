@@ -8,6 +8,7 @@ mod campaign;
 mod carving;
 mod commands;
 mod encodings;
+mod gnast;
 mod grammar;
 mod harness;
 mod inlining;

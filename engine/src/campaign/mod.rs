@@ -334,6 +334,7 @@ impl Campaign {
                 }
                 self.run_case(case)?;
                 if last_save.elapsed() >= SAVE_EVERY {
+                    self.report_generator(false);
                     self.save()?;
                     last_save = Instant::now();
                 }
@@ -353,6 +354,7 @@ impl Campaign {
             }
         }
         self.file.stats.finished = self.elapsed() >= budget;
+        self.report_generator(true);
         self.save()?;
         status.show(&self.file.stats, budget - self.elapsed());
         status.finish();
@@ -377,9 +379,13 @@ impl Campaign {
             let id = self.next_id;
             self.next_id += 1;
             let name = layout::test_name(layout::QUEUE, id, &format!("src:{src},op:{}", sanitize(&case.op)));
-            let mut labels = case.labels.clone();
+            // A generator whose tests have no trail records no labels;
+            // the entry's bytes are its own to its descendants.
+            let recorded = self.generator.records_labels();
+            let mut labels = if recorded { case.labels.clone() } else { Labels::own(id, case.data.len()) };
             labels.adopt(id);
-            let record = provenance::Record { test: name.clone(), labels: Some(labels.clone()), ..record() };
+            let record =
+                provenance::Record { test: name.clone(), labels: recorded.then(|| labels.clone()), ..record() };
             outdir::write_kept(&self.out, tree.as_ref(), &name, &case.data, &record)?;
             let (hits, run_us, data) = (self.hits(), self.run_us(), case.data.clone());
             let trimmed = tree.is_some();
@@ -390,7 +396,7 @@ impl Campaign {
             }
         }
         if self.file.config.parents == Parents::All {
-            self.generator.feedback(&case, interesting);
+            self.generator.feedback(&case, self.fs.map(), interesting);
         }
         Ok(())
     }
@@ -529,6 +535,12 @@ impl Campaign {
     }
 
     /// A row of `coverage.csv` and a fresh `campaign.json`.
+    /// The system generator's figures into the statistics.
+    fn report_generator(&mut self, last: bool) {
+        let r = self.generator.report(last);
+        self.file.stats.generator = r.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+    }
+
     fn save(&mut self) -> crate::Result<()> {
         self.refresh_stats();
         self.out.append_line(layout::COVERAGE_CSV, outdir::CSV_HEADER, &self.csv_row())?;

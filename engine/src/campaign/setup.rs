@@ -24,7 +24,8 @@ pub struct Resume {
 /// as the program it runs.
 pub fn start(output: &Path, config: Config, target: Target) -> Result<Campaign> {
     let grammar = config.grammar.as_ref().map(|p| (p.clone(), config.grammar_mode.clone()));
-    let g = generator(&config.system, grammar.as_ref().map(|(p, m)| (p.as_path(), m.as_deref())), config.seed)?;
+    let grammar_at = grammar.as_ref().map(|(p, m)| (p.as_path(), m.as_deref()));
+    let g = generator(&config.system, grammar_at, config.gnast.clone(), config.seed)?;
     let seed_trees = match (g.grammar(), &config.grammar) {
         (Some(grammar), Some(path)) => seeds_parse(&grammar, path, &config.input_dir)?,
         _ => Vec::new(),
@@ -60,7 +61,7 @@ pub fn resume(output: &Path, mut target: Target, how: Resume) -> Result<Campaign
     // Another stream of randomness than the one already spent.
     let seed = file.config.seed ^ (u64::from(file.stats.resumes) + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15);
     let grammar = file.config.grammar.as_deref().map(|p| (p, file.config.grammar_mode.as_deref()));
-    let g = generator(&file.config.system, grammar, seed)?;
+    let g = generator(&file.config.system, grammar, file.config.gnast.clone(), seed)?;
     if target.args_in_input != file.config.args_in_input {
         eprintln!(
             "bridge run: the campaign's tests {} their command line: resuming {} --args-in-input",
@@ -100,10 +101,11 @@ fn finish(mut campaign: Campaign, output: &Path) -> Result<Campaign> {
 }
 
 /// The system generator `system`, driven by the grammar at `grammar` in
-/// its mode when it has one.
+/// its mode when it has one, or of GNAST's `gnast` options.
 fn generator(
     system: &str,
     grammar: Option<(&Path, Option<&str>)>,
+    gnast: Option<systemgen::GnastOptions>,
     seed: u64,
 ) -> Result<Box<dyn systemgen::SystemGenerator>> {
     let grammar = match grammar {
@@ -113,7 +115,9 @@ fn generator(
         }
         None => None,
     };
-    systemgen::Config::new(system, grammar).and_then(|c| c.build(seed)).map_err(Error::Refused)
+    (systemgen::Config::new(system, grammar).and_then(|c| c.with_gnast(gnast)))
+        .and_then(|c| c.build(seed))
+        .map_err(Error::Refused)
 }
 
 /// Says which seeds the grammar does not derive (and where parsing

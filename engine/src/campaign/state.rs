@@ -57,6 +57,9 @@ pub struct Config {
     /// before it was recorded).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cwd: Option<PathBuf>,
+    /// GNAST's sizes and cadence (`--system gnast`; `None`: its defaults).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gnast: Option<systemgen::GnastOptions>,
 }
 
 impl Config {
@@ -260,6 +263,10 @@ pub struct Stats {
     /// (for other instances, or for the solver thread's next solutions).
     #[serde(default)]
     pub idle_s: f64,
+    /// The system generator's own figures, by name (GNAST's epochs and
+    /// losses, say; see `SystemGenerator::report`).
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub generator: std::collections::BTreeMap<String, f64>,
     /// Edges system runs (generated or imported) and lifts added to the
     /// campaign's coverage, and the unit level's current share of the
     /// time (see `units/levels.rs`).
@@ -338,6 +345,7 @@ mod tests {
             sync: None,
             sync_name: None,
             cwd: None,
+            gnast: None,
             detect_leaks: false,
             functions: None,
             trim: true,

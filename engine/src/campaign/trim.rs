@@ -108,7 +108,9 @@ impl Campaign {
             let found = std::fs::metadata(&path).and_then(|m| m.modified()).ok();
             match provenance::Record::read(self.out.root(), &e.name).ok().flatten() {
                 Some(r) => {
-                    let record = provenance::Record { labels: Some(t.labels.clone()), ..r };
+                    // A record without labels (a test with no trail) stays so.
+                    let labels = r.labels.as_ref().map(|_| t.labels.clone());
+                    let record = provenance::Record { labels, ..r };
                     self.out.write_test(&e.name, &t.data, &record)?;
                 }
                 None => self.out.write(&e.name, &t.data)?,
