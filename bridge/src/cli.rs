@@ -341,8 +341,11 @@ pub struct RunArgs {
     pub batch: usize,
     /// Which tests the system generator mutates: `all` (the seeds and
     /// every test kept for new coverage, but those that ran past the
-    /// calibrated time limit) or `seeds` (the seeds only, no coverage
-    /// feedback, as radamsa alone is used).
+    /// calibrated time limit), `seeds` (the seeds only, no coverage
+    /// feedback, as radamsa alone is used), `diverse` (the seeds and the
+    /// farthest-first half of what `all` takes, by the branch outcomes
+    /// each reaches: GNAST's culling of the redundant tail) or `sample`
+    /// (the seeds and a random half, the control for `diverse`).
     #[arg(long, default_value = "all", value_parser = clap::builder::PossibleValuesParser::new(Parents::NAMES).map(|s| s.parse::<Parents>().expect("a known name")), value_name = "WHICH")]
     pub parents: Parents,
     /// Continue the campaign in --output (its configuration is kept; --time

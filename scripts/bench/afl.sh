@@ -103,47 +103,6 @@ secs=$(python3 -c "import sys; t=sys.argv[1]; m={'s':1,'m':60,'h':3600}; print(i
 
 export AFL_NO_UI=1 AFL_SKIP_CPUFREQ=1 AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 AFL_NO_AFFINITY=1 AFL_SYNC_TIME=1
 
-# The subject's fixed arguments (`@@` the test; DATA a file of the seeds' data).
-args_of() {
-  case "$1" in
-    cut) echo "-d , -f 1,3- @@" ;;
-    paste) echo "-s -d , @@" ;;
-    sed) echo "-f @@ $2" ;;
-    *) echo "@@" ;;
-  esac
-}
-
-# Seeds without their command lines: OUT/fixed-SUBJECT (and OUT/data-SUBJECT).
-# A harness subject's seeds are built with it (scripts/subjects.sh), as they are.
-fixed_seeds() { # subject -> directory
-  local s=$1 src d="$out/fixed-$1"
-  rm -rf "$d"; mkdir -p "$d"
-  if [ -d "$cache/bin-carve$san/$s.seeds" ]; then
-    cp "$cache/bin-carve$san/$s.seeds"/* "$d/"
-    : > "$out/data-$s"
-    echo "$d"
-    return
-  fi
-  src=$(seed_dir "$s" "$out")
-  python3 - "$s" "$src" "$d" "$out/data-$s" <<'PY'
-import os, shlex, sys
-s, src, dst, data = sys.argv[1:]
-lines = []
-for f in sorted(os.listdir(src)):
-    raw = open(os.path.join(src, f), "rb").read()
-    first, _, rest = raw.partition(b"\n")
-    if s == "sed":
-        words = shlex.split(first.decode("latin-1"))
-        script = [words[i + 1] for i, w in enumerate(words[:-1]) if w == "-e"]
-        open(os.path.join(dst, f), "w").write("\n".join(script) + "\n")
-        lines.append(rest)
-    else:
-        open(os.path.join(dst, f), "wb").write(rest)
-open(data, "wb").write(b"".join(lines))
-PY
-  echo "$d"
-}
-
 json() { python3 -c "import json,sys; d=json.load(open(sys.argv[1]))['stats']; print($2)" "$1"; }
 showmap_time() { # queue outdir program args... -> seconds afl-showmap takes to run every input, on core 1
   local q=$1 m=$2 t0; shift 2; rm -rf "$m"; t0=$(date +%s.%N)

@@ -63,9 +63,9 @@ fn registry() {
     assert!(err(by_name("gnast", 1, Some((g(), systemgen::Mode::Uniform)))).contains("--system grammar"));
     let small = systemgen::GnastOptions { latent: 0, ..Default::default() };
     let refused = systemgen::Config::new("gnast", None).and_then(|c| c.with_gnast(Some(small)));
-    assert!(refused.err().expect("an error").contains("latent size"));
+    assert!(refused.expect_err("an error").contains("latent size"));
     let other = systemgen::Config::new("radamsa-like", None).and_then(|c| c.with_gnast(Some(Default::default())));
-    assert!(other.err().expect("an error").contains("--system gnast"));
+    assert!(other.expect_err("an error").contains("--system gnast"));
     let mut external = by_name("afl++", 1, None).expect("known");
     assert!(
         external

@@ -185,7 +185,19 @@ fn workspace_layers_hold() {
         ("grammar", &["model"]),
         (
             "engine",
-            &["model", "exec", "driver", "carver", "unitgen", "lifter", "systemgen", "grammar", "provenance", "review"],
+            &[
+                "model",
+                "exec",
+                "driver",
+                "carver",
+                "unitgen",
+                "lifter",
+                "systemgen",
+                "gnast",
+                "grammar",
+                "provenance",
+                "review",
+            ],
         ),
         (
             "bridge",

@@ -4,6 +4,7 @@
 //! killed campaign resumes without losing anything.
 
 pub mod alarms;
+mod cull;
 mod failures;
 mod favored;
 mod imports;
@@ -83,6 +84,8 @@ pub struct Campaign {
     favored: favored::Favored,
     /// Who picks the parents of generated tests (`scheduler.rs`).
     scheduler: scheduler::Scheduler,
+    /// Which entries may be parents, when they are culled (`cull.rs`).
+    cull: Option<cull::Cull>,
     branch_slots: Vec<usize>,
     /// A flag per map slot: whether it counts a branch outcome.
     branch_mask: Vec<bool>,
@@ -246,6 +249,7 @@ impl Campaign {
         let not_repeated_before = s.crashes_not_repeated;
         // A resumed campaign picks from another stream than the one spent.
         let stream = file.config.seed ^ u64::from(s.resumes).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        let parents = file.config.parents;
         Campaign {
             out,
             file,
@@ -259,6 +263,11 @@ impl Campaign {
             unchecked: false,
             favored: favored::Favored::default(),
             scheduler: scheduler::Scheduler::new(stream),
+            cull: match parents {
+                Parents::Diverse => Some(cull::Cull::new(cull::How::Diverse, stream)),
+                Parents::Sample => Some(cull::Cull::new(cull::How::Sample, stream)),
+                Parents::All | Parents::Seeds => None,
+            },
             branch_slots,
             branch_mask,
             next_id: 0,
@@ -310,13 +319,22 @@ impl Campaign {
             // Only parents are favoured, so that an outcome a slow entry
             // reaches cheapest still has a parent favoured for it.
             let slow_us = self.fs.timeouts().calibrated.map(|l| l.as_micros().min(u32::MAX as u128) as u32);
-            let parent = |e: &Entry| e.seed || (!seeds_only && slow_us.is_none_or(|l| e.run_us <= l));
-            let entries =
-                (self.corpus.iter()).map(|e| (if parent(e) { e.hits.as_slice() } else { &[] }, e.run_us, e.data.len()));
+            let fast = |e: &Entry| slow_us.is_none_or(|l| e.run_us <= l);
+            if let Some(c) = &mut self.cull {
+                let all: Vec<(u64, &[u32])> =
+                    self.corpus.iter().filter(|e| !e.seed && fast(e)).map(|e| (e.id, e.hits.as_slice())).collect();
+                c.refresh(&all);
+            }
+            let cull = self.cull.as_ref();
+            let parent = |e: &Entry| e.seed || (!seeds_only && fast(e) && cull.is_none_or(|c| c.keeps(e.id)));
+            let is_parent: Vec<bool> = self.corpus.iter().map(parent).collect();
+            let entries = (self.corpus.iter().zip(&is_parent))
+                .map(|(e, &p)| (if p { e.hits.as_slice() } else { &[] }, e.run_us, e.data.len()));
             let favored = self.favored.update(entries).to_vec();
             self.trim_favored(&favored)?;
-            let seeds: Vec<Seed<'_>> = (self.corpus.iter().zip(favored.iter().copied()))
-                .filter(|(e, _)| parent(e))
+            let seeds: Vec<Seed<'_>> = (self.corpus.iter().zip(favored.iter().copied()).zip(&is_parent))
+                .filter(|(_, &p)| p)
+                .map(|(e, _)| e)
                 .map(|(e, favored)| Seed {
                     id: e.id,
                     data: &e.data,
@@ -395,7 +413,7 @@ impl Campaign {
                 self.out.append_line(layout::COVERAGE_CSV, outdir::CSV_HEADER, &self.csv_row())?;
             }
         }
-        if self.file.config.parents == Parents::All {
+        if self.file.config.parents != Parents::Seeds {
             self.generator.feedback(&case, self.fs.map(), interesting);
         }
         Ok(())

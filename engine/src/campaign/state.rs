@@ -99,11 +99,17 @@ pub enum Parents {
     /// The seeds only, as a mutator such as radamsa is used on its own: no
     /// coverage feedback reaches generation (the paper's protocol).
     Seeds,
+    /// The seeds and the farthest-first half of the other parents `All`
+    /// takes, ranked by the branch outcomes they reach (`cull.rs`).
+    Diverse,
+    /// The seeds and a random half of the others (the control for
+    /// `Diverse`).
+    Sample,
 }
 
 impl Parents {
     /// The names `bridge run --parents` takes.
-    pub const NAMES: [&'static str; 2] = ["all", "seeds"];
+    pub const NAMES: [&'static str; 4] = ["all", "seeds", "diverse", "sample"];
 }
 
 impl std::str::FromStr for Parents {
@@ -113,6 +119,8 @@ impl std::str::FromStr for Parents {
         match s {
             "all" => Ok(Parents::All),
             "seeds" => Ok(Parents::Seeds),
+            "diverse" => Ok(Parents::Diverse),
+            "sample" => Ok(Parents::Sample),
             _ => Err(format!("unknown parents '{s}' (known: {})", Parents::NAMES.join(", "))),
         }
     }
