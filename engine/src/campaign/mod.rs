@@ -552,13 +552,13 @@ impl Campaign {
         )
     }
 
-    /// A row of `coverage.csv` and a fresh `campaign.json`.
     /// The system generator's figures into the statistics.
     fn report_generator(&mut self, last: bool) {
         let r = self.generator.report(last);
         self.file.stats.generator = r.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
     }
 
+    /// A row of `coverage.csv` and a fresh `campaign.json`.
     fn save(&mut self) -> crate::Result<()> {
         self.refresh_stats();
         self.out.append_line(layout::COVERAGE_CSV, outdir::CSV_HEADER, &self.csv_row())?;
