@@ -7,18 +7,12 @@
 //! the largest bucket folded into it, scaled to 0..=1: the bucket of a
 //! count is AFL's (1, 2, 3, 4–7, 8–15, 16–31, 32–127, 128+), level 1 to 8.
 
-/// The bucket level (0 for an edge not taken, 1..=8) of a hit count.
+/// The bucket level (0 for an edge not taken, 1..=8) of a hit count:
+/// which of AFL's buckets ([`model::hit_bucket`]) it falls in.
 pub fn level(count: u8) -> u8 {
-    match count {
+    match model::hit_bucket(count) {
         0 => 0,
-        1 => 1,
-        2 => 2,
-        3 => 3,
-        4..=7 => 4,
-        8..=15 => 5,
-        16..=31 => 6,
-        32..=127 => 7,
-        _ => 8,
+        b => b.trailing_zeros() as u8 + 1,
     }
 }
 

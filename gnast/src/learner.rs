@@ -221,17 +221,21 @@ impl Gnast {
         for _ in 0..self.opts.steps {
             let pick = self.batch();
             let feats: Vec<&[f32]> = pick.iter().map(|&i| self.kept[i].features.as_slice()).collect();
-            match self.vae.train(&feats, &mut self.rng)? {
-                Some(l) if self.vae.net.finite()? => sum += l,
-                _ => {
-                    self.counters.diverged += 1;
-                    self.vae.net.restore()?;
-                    return Ok(None);
-                }
+            let loss = self.vae.train(&feats, &mut self.rng)?;
+            match self.vae.net.judge(loss)? {
+                Some(l) => sum += l,
+                None => return Ok(self.diverged()),
             }
         }
         self.vae.net.keep()?;
         Ok(Some(sum / self.opts.steps.max(1) as f32))
+    }
+
+    /// Counts a training pass that diverged (its network went back to its
+    /// last good weights).
+    fn diverged(&mut self) -> Option<f32> {
+        self.counters.diverged += 1;
+        None
     }
 
     /// The generator's steps on (encoding plus noise, test) pairs.
@@ -248,13 +252,10 @@ impl Gnast {
                 .collect();
             let zs: Vec<&[f32]> = zs.iter().map(Vec::as_slice).collect();
             let tests: Vec<&[u8]> = pick.iter().map(|&i| self.kept[i].data.as_slice()).collect();
-            match self.gnn.train(&zs, &tests)? {
-                Some(l) if self.gnn.net.finite()? => sum += l,
-                _ => {
-                    self.counters.diverged += 1;
-                    self.gnn.net.restore()?;
-                    return Ok(None);
-                }
+            let loss = self.gnn.train(&zs, &tests)?;
+            match self.gnn.net.judge(loss)? {
+                Some(l) => sum += l,
+                None => return Ok(self.diverged()),
             }
         }
         self.gnn.net.keep()?;

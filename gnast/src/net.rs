@@ -42,6 +42,19 @@ impl Net {
         Ok(Some(value))
     }
 
+    /// A step's loss judged: itself when it and every weight are finite;
+    /// else the weights go back to the last good ones ([`Net::restore`])
+    /// and `None`.
+    pub fn judge(&mut self, loss: Option<f32>) -> Result<Option<f32>> {
+        match loss {
+            Some(l) if self.finite()? => Ok(Some(l)),
+            _ => {
+                self.restore()?;
+                Ok(None)
+            }
+        }
+    }
+
     /// Whether every weight is finite.
     pub fn finite(&self) -> Result<bool> {
         for v in self.vars.all_vars() {

@@ -82,10 +82,35 @@ impl Vae {
         let z = (&mu + (eps * (&logvar * 0.5)?.exp()?)?)?;
         let h = leaky_relu(&self.layers.dec.forward(&z)?, SLOPE)?;
         let logits = self.layers.out.forward(&h)?;
-        let rec = (candle_nn::loss::binary_cross_entropy_with_logit(&logits, &x)? * self.dim as f64)?;
+        let rec = (bce_with_logits(&logits, &x)? * self.dim as f64)?;
         // KL(q(z|x) || N(0, I)) = -1/2 Σ (1 + logvar - mu² - e^logvar).
         let kl = ((logvar.exp()? + mu.sqr()? - &logvar)? - 1.0)?.sum(D::Minus1)?.mean_all()?;
         let loss = (rec + (kl * 0.5)?)?;
         self.net.step(&loss)
+    }
+}
+
+/// Binary cross-entropy of `logits` against `targets` in 0..=1, averaged,
+/// in the form that stays finite: max(x, 0) - x·t + ln(1 + e^-|x|).
+/// (candle's `binary_cross_entropy_with_logit` takes the log of a sigmoid,
+/// which is 0 or 1 in f32 past |x| ≈ 17: its loss turns NaN as soon as the
+/// decoder is sure of a feature, and every such pass diverged.)
+fn bce_with_logits(logits: &Tensor, targets: &Tensor) -> Result<Tensor> {
+    let softplus = (logits.abs()?.neg()?.exp()? + 1.0)?.log()?;
+    Ok(((logits.relu()? - (logits * targets)?)? + softplus)?.mean_all()?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_cross_entropy_stays_finite_where_a_sigmoid_saturates() {
+        let x = Tensor::new(&[[50f32, -50.0, 0.0, 30.0]], &Device::Cpu).unwrap();
+        let t = Tensor::new(&[[1f32, 1.0, 0.5, 0.0]], &Device::Cpu).unwrap();
+        let got = bce_with_logits(&x, &t).unwrap().to_scalar::<f32>().unwrap();
+        // Per element: 0, 50, ln 2, 30.
+        let want = (0.0 + 50.0 + std::f32::consts::LN_2 + 30.0) / 4.0;
+        assert!((got - want).abs() < 1e-3, "{got} against {want}");
     }
 }

@@ -177,7 +177,7 @@ fn workspace_layers_hold() {
         ("driver", &["model", "exec"]),
         ("carver", &["model", "grammar"]),
         ("systemgen", &["model", "grammar", "provenance", "gnast"]),
-        ("gnast", &[]),
+        ("gnast", &["model"]),
         ("unitgen", &["model", "exec"]),
         ("lifter", &["model", "exec", "provenance"]),
         ("review", &["model", "exec"]),
