@@ -32,6 +32,9 @@ pub struct Unrecorded {
     /// Tokens whose every byte the rebuilt labels copy from a seed.
     pub from_seeds: usize,
     pub from_seeds_share: f64,
+    /// Their bytes, and those the rebuilt labels copy from a seed.
+    pub bytes: usize,
+    pub bytes_from_seeds: usize,
 }
 
 /// A source test's id, bytes and labels.

@@ -125,11 +125,13 @@ pub fn run(args: ProvenanceArgs) -> anyhow::Result<i32> {
     );
     if unrecorded.tests > 0 {
         println!(
-            "bridge provenance: {} tests were kept without labels (made by a model, not by mutation); pseudo-provenance traces {} of their {} tokens ({:.1} %) to a seed",
+            "bridge provenance: {} tests were kept without labels (made by a model, not by mutation); pseudo-provenance traces {} of their {} tokens ({:.1} %) to a seed, and {} of their {} bytes",
             unrecorded.tests,
             unrecorded.from_seeds,
             unrecorded.tokens,
-            100.0 * unrecorded.from_seeds_share
+            100.0 * unrecorded.from_seeds_share,
+            unrecorded.bytes_from_seeds,
+            unrecorded.bytes
         );
     }
     Ok(0)

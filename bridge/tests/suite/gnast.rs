@@ -64,6 +64,7 @@ fn gnast_runs_with_the_unit_level_and_its_tests_get_pseudo_provenance() {
     assert_eq!(s["unresolved"], 0, "{s}");
     let u = &s["unrecorded"];
     assert!(u["tests"].as_u64().unwrap() >= 1 && u["tokens"].as_u64().unwrap() >= 1, "{u}");
+    assert!(u["bytes"].as_u64().unwrap() >= u["bytes_from_seeds"].as_u64().unwrap().max(1), "{u}");
 }
 
 #[test]
