@@ -121,12 +121,14 @@ impl Campaign {
         for q in picked {
             let p = self.pseudo_labels(q, args_in_input)?;
             u.tests += 1;
+            let seeded =
+                |i: usize| matches!(p.labels.at(i), Some(Origin::Copied { test, .. }) if seeds.contains(&test));
             for span in &p.tokens {
                 u.tokens += 1;
-                let seeded =
-                    |i: usize| matches!(p.labels.at(i), Some(Origin::Copied { test, .. }) if seeds.contains(&test));
                 u.from_seeds += usize::from(span.clone().all(seeded));
             }
+            u.bytes += p.labels.len();
+            u.bytes_from_seeds += (0..p.labels.len()).filter(|&i| seeded(i)).count();
         }
         u.from_seeds_share = u.from_seeds as f64 / u.tokens.max(1) as f64;
         Ok(u)

@@ -12,7 +12,7 @@
 # (scripts/bench/covreplay.py); for GNAST also its figures from
 # campaign.json (tests made per second, training time per pass, epochs,
 # diverged and collapsed passes, the correlation of latent distance with
-# edit distance) and the share of its kept tests' tokens that
+# edit distance) and the share of its kept tests' tokens (and bytes) that
 # pseudo-provenance traces to a seed (`bridge provenance --json`).
 # Needs scripts/subjects.sh --variant carve,afl,afl-cmplog,cov.
 #
@@ -87,8 +87,8 @@ PY
 done
 
 echo
-printf '| subject | GNAST execs | radamsa-like execs | AFL++ execs | tests made /s | training ms per pass | passes | diverged | collapsed | kept | latent–edit correlation | generator loss first → last | tokens traced to a seed |\n'
-printf '|---|---|---|---|---|---|---|---|---|---|---|---|---|\n'
+printf '| subject | GNAST execs | radamsa-like execs | AFL++ execs | tests made /s | training ms per pass | passes | diverged | collapsed | kept | latent–edit correlation | generator loss first → last | tokens traced to a seed | bytes traced to a seed |\n'
+printf '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n'
 for s in "${list[@]}"; do
   o="$out/$s"
   ea=$(awk -F: '$1 ~ "^execs_done *$" {gsub(/ /, "", $2); print $2}' "$o/afl/default/fuzzer_stats")
@@ -103,6 +103,7 @@ print(f"| {s} | {g['execs']} | {r['execs']} | {ea} | {f.get('proposed', 0) / max
       f"{f.get('train_ms_per_epoch', 0):.0f} | {f.get('epochs', 0):.0f} | {f.get('diverged', 0):.0f} | {f.get('collapsed', 0):.0f} | "
       f"{f.get('kept', 0):.0f} | {'n/a' if corr is None else f'{corr:.3f}'} | "
       f"{f.get('gnn_loss_first', float('nan')):.2f} → {f.get('gnn_loss_last', float('nan')):.2f} | "
-      f"{u.get('from_seeds', 0)} of {u.get('tokens', 0)} ({100 * u.get('from_seeds_share', 0):.1f} %) |")
+      f"{u.get('from_seeds', 0)} of {u.get('tokens', 0)} ({100 * u.get('from_seeds_share', 0):.1f} %) | "
+      f"{u.get('bytes_from_seeds', 0)} of {u.get('bytes', 0)} |")
 PY
 done
