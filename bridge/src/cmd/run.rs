@@ -13,9 +13,10 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
         other => anyhow::bail!("unknown unit generator '{other}' (known: none, fuzz, symbolic)"),
     }
     let target = super::target(&args.target)?;
-    if args.system == systemgen::gnast::NAME && std::env::var_os("RAYON_NUM_THREADS").is_none() {
-        // GNAST's networks train on the campaign's one core, not on a
-        // thread per core (set before any thread starts).
+    if std::env::var_os("RAYON_NUM_THREADS").is_none() {
+        // GNAST's networks (`--system gnast`, also when a campaign resumes)
+        // train on the campaign's one core, not on a thread per core (set
+        // before any thread starts).
         std::env::set_var("RAYON_NUM_THREADS", "1");
     }
     if !args.no_bind {
