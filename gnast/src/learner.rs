@@ -78,6 +78,9 @@ pub struct Gnast {
     gnn: Gnn,
     kept: Vec<Item>,
     new: Vec<Item>,
+    /// Executions that reached new coverage since the last pass: they
+    /// join the training set whatever the reservoir drops.
+    found: Vec<Item>,
     rng: ChaCha8Rng,
     pub counters: Counters,
     /// Executions observed since the last training pass.
@@ -92,8 +95,8 @@ impl Gnast {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let vae = Vae::new(opts.features, opts.hidden, opts.latent, opts.lr, &mut rng)?;
         let gnn = Gnn::new(opts.latent, opts.hidden, opts.max_len, opts.width, opts.lr, &mut rng)?;
-        let (kept, new, counters) = (Vec::new(), Vec::new(), Counters::default());
-        Ok(Gnast { opts, vae, gnn, kept, new, rng, counters, seen_since: 0, born: Instant::now() })
+        let (kept, new, found, counters) = (Vec::new(), Vec::new(), Vec::new(), Counters::default());
+        Ok(Gnast { opts, vae, gnn, kept, new, found, rng, counters, seen_since: 0, born: Instant::now() })
     }
 
     pub fn options(&self) -> &Options {
@@ -144,9 +147,17 @@ impl Gnast {
     /// The edge map `map` of test `data`, whose pseudo-parent is `anchor`.
     /// While training waits for its share of the time, at most
     /// [`WAITING`] × [`Options::keep`] executions wait with it, a uniform
-    /// sample of those observed (reservoir sampling).
-    pub fn observe(&mut self, data: &[u8], map: &[u8], anchor: u64) {
+    /// sample of those observed (reservoir sampling). An execution that
+    /// reached new coverage (`found`) waits outside the sample, up to
+    /// [`Options::keep`] of them: rare, and what the generator should
+    /// learn to make.
+    pub fn observe(&mut self, data: &[u8], map: &[u8], anchor: u64, found: bool) {
         let cap = WAITING * self.opts.keep;
+        if found && self.found.len() < self.opts.keep {
+            let item = Item { data: data.to_vec(), features: fold(map, self.opts.features), z: Vec::new(), anchor };
+            self.found.push(item);
+            return;
+        }
         self.seen_since += 1;
         let slot = if self.new.len() < cap {
             None
@@ -171,6 +182,7 @@ impl Gnast {
         let t = Instant::now();
         // The kept executions' encodings are the VAE's as it is: only
         // the new ones need encoding before they are ranked.
+        self.new.append(&mut self.found);
         Self::encode(&self.vae, &mut self.new)?;
         self.kept.append(&mut self.new);
         self.seen_since = 0;

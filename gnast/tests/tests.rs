@@ -46,7 +46,7 @@ const SEEDS: [&[u8]; 3] = [b"hello", b"help me", b"hero"];
 fn seeded(opts: Options) -> Gnast {
     let mut g = Gnast::new(opts, 7).unwrap();
     for (i, s) in SEEDS.iter().enumerate() {
-        g.observe(s, &run(s), i as u64 + 1);
+        g.observe(s, &run(s), i as u64 + 1, false);
     }
     g.train().unwrap();
     g
@@ -58,7 +58,7 @@ fn epochs(g: &mut Gnast, n: usize) {
         let batch = g.options().epoch;
         for p in g.propose(batch).unwrap() {
             assert!(p.data.len() <= g.options().max_len);
-            g.observe(&p.data, &run(&p.data), p.anchor);
+            g.observe(&p.data, &run(&p.data), p.anchor, false);
         }
         assert!(g.due());
         g.train().unwrap();
@@ -107,7 +107,7 @@ fn divergence_is_undone_counted_and_generation_goes_on() {
     let lr = g.generator_learning_rate();
     g.poison_generator().unwrap();
     for s in SEEDS {
-        g.observe(s, &run(s), 1);
+        g.observe(s, &run(s), 1, false);
     }
     g.train().unwrap();
     assert_eq!(g.counters.diverged, 1);
@@ -128,7 +128,7 @@ fn a_generator_that_makes_one_test_is_started_afresh() {
     let opts = Options { steps: 400, noise: 0.0, lr: 1e-2, ..small() };
     let mut g = Gnast::new(opts, 3).unwrap();
     for _ in 0..40 {
-        g.observe(b"x", &run(b"x"), 9);
+        g.observe(b"x", &run(b"x"), 9, false);
     }
     g.train().unwrap();
     let tests = g.propose(64).unwrap();
@@ -153,4 +153,23 @@ fn bad_options_are_refused_in_words() {
     assert!(e.to_string().contains("latent size"), "{e}");
     let e = Gnast::new(Options { max_len: 100_000, ..Options::default() }, 0).err().unwrap();
     assert!(e.to_string().contains("4096"), "{e}");
+}
+
+#[test]
+fn a_run_that_reached_new_coverage_is_never_dropped_while_training_waits() {
+    // Far more runs wait than the reservoir holds (4 × keep): a run
+    // observed among them as reaching new coverage joins the training
+    // set all the same, and the generator's tests descend from it.
+    let opts = Options { keep: 8, epoch: 8, ..small() };
+    let mut g = Gnast::new(opts, 5).unwrap();
+    for i in 0..2_000u64 {
+        let s: &[u8] = if i % 2 == 0 { b"1" } else { b"2" };
+        g.observe(s, &run(s), 1, false);
+        if i == 1_000 {
+            g.observe(b"zebra", &run(b"zebra"), 77, true);
+        }
+    }
+    g.train().unwrap();
+    let anchors: Vec<u64> = g.propose(400).unwrap().iter().map(|p| p.anchor).collect();
+    assert!(anchors.contains(&77), "{anchors:?}");
 }

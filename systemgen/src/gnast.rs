@@ -95,8 +95,8 @@ impl SystemGenerator for GnastGen {
         out
     }
 
-    fn feedback(&mut self, case: &TestCase, map: &[u8], _interesting: bool) {
-        self.model.observe(&case.data, map, case.parent);
+    fn feedback(&mut self, case: &TestCase, map: &[u8], interesting: bool) {
+        self.model.observe(&case.data, map, case.parent, interesting);
     }
 
     fn records_labels(&self) -> bool {

@@ -95,7 +95,8 @@ pub trait SystemGenerator {
     /// the parent `parents` picks for it ([`Parents`]).
     fn generate(&mut self, corpus: &[Seed<'_>], parents: &mut dyn Parents, n: usize) -> Vec<TestCase>;
     /// What running `case` showed: its edge map (hit counts, as the
-    /// target left them) and whether it reached new coverage.
+    /// target left them) and whether it reached new coverage. A run
+    /// stopped by the time limit is not fed back.
     fn feedback(&mut self, case: &TestCase, map: &[u8], interesting: bool);
     /// A value that, put in place of a derivation node of `nonterminal`,
     /// made a test that failed or reached new code: a generator that
