@@ -10,6 +10,7 @@
 
 pub mod align;
 mod binary;
+mod digits;
 mod encoded;
 mod fidelity;
 pub mod grow;

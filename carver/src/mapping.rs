@@ -2,8 +2,9 @@
 //! occur in the system input become parameters, with every offset where
 //! they occur. Integer arguments are looked for as decimal text (at number
 //! boundaries), or else as binary bytes (see `binary.rs` for when), strings reachable from the arguments as bytes (up to their
-//! NUL or the object's end), streams as the text left to read; for `main`,
-//! also the run's input file, which it has yet to open and read.
+//! NUL or the object's end), streams as the text left to read, numbers
+//! held as digit arrays (see `digits.rs`); for `main`, also the run's
+//! input file, which it has yet to open and read.
 
 use model::shell;
 use model::snapshot::*;
@@ -17,8 +18,6 @@ const MIN_STRING: usize = 2;
 const ARGV_ROOM: u32 = 8;
 /// Most parameters kept per unit.
 const MAX_PARAMS: usize = 32;
-/// Longest digit array mapped.
-const MAX_DIGITS: usize = 64;
 /// Largest input file taken as a parameter of `main`.
 const MAX_FILE: usize = 64 << 10;
 
@@ -82,7 +81,7 @@ pub fn map(unit: &Unit, input: &[u8]) -> Vec<Param> {
         }
         match h.kind {
             OBJ_HEAP if bytes.iter().all(|&d| d <= 9) => {
-                if let Some(p) = digits_param(o as u32, bytes, input) {
+                if let Some(p) = crate::digits::whole_heap_object(o as u32, bytes, input) {
                     out.push(p);
                 }
             }
@@ -127,6 +126,8 @@ pub fn map(unit: &Unit, input: &[u8]) -> Vec<Param> {
             _ => {}
         }
     }
+    let inside = crate::digits::inside(&s.objects, input, &out);
+    out.extend(inside);
     if let Some(p) = input_file_param(unit, input) {
         out.insert(0, p);
     }
@@ -300,38 +301,9 @@ pub(crate) fn find_all(hay: &[u8], needle: &[u8]) -> Vec<(u64, u64)> {
     out
 }
 
-/// A digit array (a heap object whose every byte is 0 to 9: dc's and
-/// bc's numbers hold their digits so) whose digits, past its leading
-/// zeros, stand as a whole number in the input, most significant first
-/// (or else last). A new value may
-/// only hold digits (`excluded`).
-fn digits_param(object: u32, bytes: &[u8], input: &[u8]) -> Option<Param> {
-    if bytes.is_empty() || bytes.len() > MAX_DIGITS {
-        return None;
-    }
-    // Leading zeros are room the number was allocated with (bc's
-    // `_bc_rm_leading_zeros` moves the digits' pointer past them).
-    let start = bytes.iter().take_while(|&&d| d == 0).count().min(bytes.len() - 1);
-    let bytes = &bytes[start..];
-    let text: Vec<u8> = bytes.iter().map(|&d| b'0' + d).collect();
-    let reversed: Vec<u8> = text.iter().rev().copied().collect();
-    let ways = [(false, text.clone()), (true, reversed)];
-    ways.into_iter().filter(|(r, t)| !*r || *t != text).find_map(|(reversed, t)| {
-        let occ = numbers(input, &t);
-        (!occ.is_empty()).then(|| Param {
-            site: Site::Bytes { object, offset: start as u64, len: bytes.len() as u64, nul: false },
-            encoding: Encoding::Digits { reversed },
-            occurrences: occ,
-            original: t,
-            excluded: Param::not_digits(),
-            room: 0,
-        })
-    })
-}
-
 /// Occurrences of the decimal `text` that are whole numbers (no digit, and
 /// for positive numbers no minus sign, right before; no digit right after).
-fn numbers(hay: &[u8], text: &[u8]) -> Vec<(u64, u64)> {
+pub(crate) fn numbers(hay: &[u8], text: &[u8]) -> Vec<(u64, u64)> {
     find_all(hay, text)
         .into_iter()
         .filter(|&(at, len)| {
@@ -473,12 +445,12 @@ mod tests {
         assert_eq!(
             found,
             [
-                (site(0, 3), Encoding::Digits { reversed: false }, vec![(2, 3)]),
-                (site(1, 2), Encoding::Digits { reversed: true }, vec![(8, 2)]),
-                (site(2, 2), Encoding::Digits { reversed: false }, vec![(20, 2)]),
+                (site(0, 3), Encoding::Digits { reversed: false, ascii: false }, vec![(2, 3)]),
+                (site(1, 2), Encoding::Digits { reversed: true, ascii: false }, vec![(8, 2)]),
+                (site(2, 2), Encoding::Digits { reversed: false, ascii: false }, vec![(20, 2)]),
                 (
                     Site::Bytes { object: 4, offset: 2, len: 2, nul: false },
-                    Encoding::Digits { reversed: false },
+                    Encoding::Digits { reversed: false, ascii: false },
                     vec![(23, 2)],
                 ),
             ]

@@ -68,7 +68,7 @@ mod tests {
                     encoding: [
                         Encoding::Raw,
                         Encoding::Decimal,
-                        Encoding::Digits { reversed: rng.below(2) == 0 },
+                        Encoding::Digits { reversed: rng.below(2) == 0, ascii: false },
                         Encoding::Length,
                         Encoding::Binary { width: [1, 2, 4, 8][rng.below(4)], big_endian: rng.below(2) == 0 },
                     ][rng.below(5)],

@@ -12,10 +12,15 @@ pub enum Encoding {
     /// The bytes themselves.
     Raw,
     /// A digit array: one byte per decimal digit, holding the digit's
-    /// value (`c - '0'`), as dc and bc keep their numbers; most
-    /// significant first, or least significant first when `reversed`.
-    /// Written into the input as the digits' text.
-    Digits { reversed: bool },
+    /// value (`c - '0'`), as dc and bc keep their numbers, or its
+    /// character when `ascii`; most significant first, or least
+    /// significant first when `reversed`. Written into the input as the
+    /// digits' text.
+    Digits {
+        reversed: bool,
+        #[serde(default, skip_serializing_if = "is_false")]
+        ascii: bool,
+    },
     /// The length of the text at its occurrence (a derivation node's:
     /// `strlen` of a token, the count passed beside a pointer; only with a
     /// grammar, see `carver::align`). Written by resizing that text: cut,
@@ -41,6 +46,10 @@ pub enum Encoding {
     /// back zero-extended when narrower than the argument (see
     /// `Param::original_int`).
     Binary { width: u8, big_endian: bool },
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 /// How the inside of an [`Encoding::Quoted`] literal is written in the
@@ -79,7 +88,8 @@ impl Encoding {
         match self {
             Encoding::Decimal => "decimal",
             Encoding::Raw => "raw",
-            Encoding::Digits { .. } => "digits",
+            Encoding::Digits { ascii: false, .. } => "digits",
+            Encoding::Digits { ascii: true, .. } => "ascii-digits",
             Encoding::Length => "length",
             Encoding::Percent => "percent",
             Encoding::Json => "json",
@@ -288,7 +298,9 @@ mod tests {
     fn encodings_read_as_unit_files_and_campaigns_wrote_them() {
         let read = |json: &str| serde_json::from_str::<Encoding>(json).unwrap();
         assert_eq!(read(r#""Decimal""#), Encoding::Decimal);
-        assert_eq!(read(r#"{"Digits":{"reversed":true}}"#), Encoding::Digits { reversed: true });
+        assert_eq!(read(r#"{"Digits":{"reversed":true}}"#), Encoding::Digits { reversed: true, ascii: false });
+        let ascii = Encoding::Digits { reversed: false, ascii: true };
+        assert_eq!(read(&serde_json::to_string(&ascii).unwrap()), ascii);
         assert_eq!(read(r#"{"Quoted":{"within":"Json"}}"#), Encoding::Quoted { within: Within::Json });
         let binary = Encoding::Binary { width: 2, big_endian: true };
         let json = serde_json::to_string(&binary).unwrap();

@@ -173,7 +173,8 @@ impl Param {
         match (self.encoding, value) {
             (Encoding::Binary { width, .. }, Value::Int(n)) => fits_binary(*n, width),
             (Encoding::Binary { .. }, Value::Bytes(_)) => false,
-            (Encoding::Digits { .. }, Value::Bytes(b)) => b.iter().all(|&d| d <= 9),
+            (Encoding::Digits { ascii: false, .. }, Value::Bytes(b)) => b.iter().all(|&d| d <= 9),
+            (Encoding::Digits { ascii: true, .. }, Value::Bytes(b)) => b.iter().all(u8::is_ascii_digit),
             (Encoding::Length, Value::Int(n)) => (0..=MAX_LENGTH).contains(n),
             (Encoding::Length, _) => false,
             (Encoding::Json, Value::Bytes(b)) => std::str::from_utf8(trimmed(b)).is_ok(),
@@ -233,9 +234,10 @@ impl Param {
         }
     }
 
-    /// A digit array's byte values no new value may take (10 to 255).
-    pub fn not_digits() -> Vec<u8> {
-        (10..=255).collect()
+    /// A digit array's byte values no new value may take: 10 to 255, or
+    /// anything but `0` to `9` for ASCII digits.
+    pub fn not_digits(ascii: bool) -> Vec<u8> {
+        (0..=255u8).filter(|&b| if ascii { !b.is_ascii_digit() } else { b > 9 }).collect()
     }
 }
 
@@ -251,8 +253,14 @@ pub fn resized(text: &[u8], len: usize) -> Vec<u8> {
 /// The text of digit array `b` (see [`Encoding::Digits`]; a byte that is
 /// no digit is written as `?`).
 fn digits_text(b: &[u8], encoding: Encoding) -> Vec<u8> {
-    let mut t: Vec<u8> = b.iter().map(|&d| if d <= 9 { b'0' + d } else { b'?' }).collect();
-    if encoding == (Encoding::Digits { reversed: true }) {
+    let Encoding::Digits { reversed, ascii } = encoding else { return b.to_vec() };
+    let digit = |d: u8| match ascii {
+        false if d <= 9 => b'0' + d,
+        true if d.is_ascii_digit() => d,
+        _ => b'?',
+    };
+    let mut t: Vec<u8> = b.iter().map(|&d| digit(d)).collect();
+    if reversed {
         t.reverse();
     }
     t

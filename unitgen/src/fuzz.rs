@@ -4,7 +4,9 @@
 //! flips, random bytes, random ASCII, runs of NUL, runs of 0xFF, repeats of
 //! the original; and, beyond the paper, a deletion of some of the
 //! original's bytes (a shorter needle, one word fewer: what the others
-//! reach only by chance). Deterministic for a seed.
+//! reach only by chance). A digit array (`Encoding::Digits`) gets digits
+//! only, as many as it holds: some of the original's changed, or all
+//! drawn anew. Deterministic for a seed.
 
 use crate::{Candidate, UnitGenerator};
 use model::unit::{Encoding, Param, Site, Value};
@@ -74,6 +76,34 @@ impl Fuzz {
     }
 }
 
+impl Fuzz {
+    /// A new value of digit array `p`: its original's digits (the input's
+    /// text) with one to all of them drawn anew, held as the array holds
+    /// them (raw or ASCII, in its order).
+    fn digits(&mut self, p: &Param) -> (Value, &'static str) {
+        let Encoding::Digits { reversed, ascii } = p.encoding else { unreachable!("a digit array") };
+        let mut text: Vec<u8> = p.original.iter().filter(|b| b.is_ascii_digit()).copied().collect();
+        if text.is_empty() {
+            text.push(b'0');
+        }
+        let op = if self.rng.random_range(0..4) == 0 {
+            text.iter_mut().for_each(|d| *d = self.rng.random_range(b'0'..=b'9'));
+            "random_digits"
+        } else {
+            for _ in 0..self.rng.random_range(1..=2) {
+                let i = self.rng.random_range(0..text.len());
+                text[i] = self.rng.random_range(b'0'..=b'9');
+            }
+            "digit"
+        };
+        if reversed {
+            text.reverse();
+        }
+        let held = text.into_iter().map(|d| if ascii { d } else { d - b'0' }).collect();
+        (Value::Bytes(held), op)
+    }
+}
+
 impl UnitGenerator for Fuzz {
     fn name(&self) -> &'static str {
         "fuzz"
@@ -89,6 +119,7 @@ impl UnitGenerator for Fuzz {
                 let p = &params[param];
                 let (value, op) = match p.site {
                     Site::Arg { size, .. } => self.int(p.original_int().unwrap_or(0), int_range(p, size)),
+                    _ if matches!(p.encoding, Encoding::Digits { .. }) => self.digits(p),
                     _ => self.bytes(&p.original),
                 };
                 Candidate { values: vec![(param, value)], op, tag: 0 }
@@ -171,6 +202,22 @@ mod tests {
             Param { encoding: Encoding::Binary { width: 4, big_endian: true }, original: vec![0, 0, 0, 9], ..p };
         let c = Fuzz::new(3).next(std::slice::from_ref(&whole), 300);
         assert!(c.iter().any(|c| c.values[0].1 == Value::Int(i32::MIN as i64)));
+    }
+
+    #[test]
+    fn a_digit_array_gets_digits_as_it_holds_them() {
+        for (reversed, ascii) in [(false, false), (true, false), (false, true), (true, true)] {
+            let p = Param { encoding: Encoding::Digits { reversed, ascii }, original: b"1234".to_vec(), ..str_param() };
+            let c = Fuzz::new(5).next(std::slice::from_ref(&p), 200);
+            assert!(c.iter().all(|c| p.liftable(&c.values[0].1)), "{c:?}");
+            assert!(c.iter().all(|c| matches!(&c.values[0].1, Value::Bytes(b) if b.len() == 4)));
+            // One digit changed keeps the others where the text has them.
+            let texts: Vec<Vec<u8>> = c.iter().map(|c| p.text(&c.values[0].1)).collect();
+            assert!(texts.iter().any(|t| t != b"1234" && t.starts_with(b"123")), "{texts:?}");
+            for op in ["digit", "random_digits"] {
+                assert!(c.iter().any(|x| x.op == op), "{op}");
+            }
+        }
     }
 
     #[test]

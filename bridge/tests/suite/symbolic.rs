@@ -470,6 +470,37 @@ fn a_digit_array_is_mapped_solved_and_lifted_as_its_digits() {
     assert_eq!(st.signal(), Some(6));
 }
 
+/// Digit arrays inside structs (raw digits least significant first in a
+/// record of a global array, ASCII digits in a struct on the stack) map to
+/// the numbers of the input they hold; the solver keeps each byte a digit
+/// of its kind, and the values lift as text into their lines.
+#[test]
+fn digit_arrays_inside_structs_are_mapped_solved_and_lifted() {
+    let dir = tempfile::tempdir().unwrap();
+    let prog = fixture("digit_structs", dir.path());
+    let p = prog.to_str().unwrap();
+    let units = dir.path().join("units");
+    let u = units.to_str().unwrap();
+    let carve = bridge(&["carve", "-o", u, "--functions", "^check_(rec|text)$", "--", p, "@@"], b"1234\n-5678\n");
+    assert!(carve.status.success(), "{}", stderr(&carve));
+    let o = dir.path().join("out");
+    let sum = bridge_json(&["explore", u, "--tries", "40", "--json", "-o", o.to_str().unwrap(), "--", p, "@@"], b"");
+    let alarms = sum["alarms"].as_array().unwrap();
+    for (function, value) in [("check_rec", "4242"), ("check_text", "7338")] {
+        let alarm = alarms.iter().find(|a| a["function"] == function);
+        let alarm = alarm.unwrap_or_else(|| panic!("no alarm in {function}: {sum}"));
+        assert_eq!(alarm["new_value"], value, "{alarm}");
+    }
+    let mut reproduced = 0;
+    for a in std::fs::read_dir(o.join("alarms")).unwrap() {
+        let a = a.unwrap().path();
+        let st = std::process::Command::new(&prog).arg(a.join("input")).output().unwrap().status;
+        assert_eq!(st.signal(), Some(6), "{} does not reproduce", a.display());
+        reproduced += 1;
+    }
+    assert!(reproduced >= 2, "{reproduced} alarms kept");
+}
+
 #[test]
 fn a_length_that_wraps_its_range_check_is_found_and_kept_apart_from_another_crash_of_main() {
     // `addr + len > 256` holds for a `len` of nearly 2^64 (a wrapped

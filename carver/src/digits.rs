@@ -1,0 +1,340 @@
+//! Numbers a program keeps as digit arrays, one byte per decimal digit,
+//! for the mapping: dc's and bc's numbers (a heap object of raw digits,
+//! `c - '0'`), and digits wherever else they live: inside structs and
+//! arrays of structs, in globals and on the stack, as raw values or as
+//! ASCII, most significant digit first or last.
+//!
+//! A whole heap object of raw digits is a number as it stands (its leading
+//! zeros are room). Inside an object, the input's whole numbers are looked
+//! for; the rules below keep chance matches rare:
+//! - a number of [`MIN_INSIDE`] digits or more, two of them not 0, with no
+//!   leading 0 (a digit array holds none past its room);
+//! - raw digits: the match is bounded by the object's ends, a 0 (room, or
+//!   padding between fields) or a byte that is no digit (10 or more), and
+//!   the run of raw digits it lies in is at most [`MAX_RUN`] bytes once
+//!   its zeros at either end are cut (longer ones are tables of small
+//!   values); the longest number wins where two would overlap;
+//! - ASCII digits: the match is a whole run of `0`–`9`, and the bytes on
+//!   either side are no text (a NUL, binary, the object's end): a number
+//!   inside a line of text is that line's string parameter, not one of
+//!   its own;
+//! - at most [`MAX_PER_OBJECT`] numbers an object.
+
+use std::collections::HashMap;
+
+use model::snapshot::*;
+use model::unit::{Encoding, Param, Site};
+
+/// Longest digit array mapped.
+pub const MAX_DIGITS: usize = 64;
+/// Shortest number looked for inside an object.
+pub const MIN_INSIDE: usize = 3;
+/// Longest run of raw digits (its zeros at the ends cut) looked in.
+pub const MAX_RUN: usize = 4 * MAX_DIGITS;
+/// Most numbers mapped inside one object.
+pub const MAX_PER_OBJECT: usize = 8;
+
+/// A digit array (a heap object whose every byte is 0 to 9) whose digits,
+/// past its leading zeros, stand as a whole number in the input, most
+/// significant first (or else last). A new value may only hold digits
+/// (`excluded`).
+pub fn whole_heap_object(object: u32, bytes: &[u8], input: &[u8]) -> Option<Param> {
+    if bytes.is_empty() || bytes.len() > MAX_DIGITS {
+        return None;
+    }
+    // Leading zeros are room the number was allocated with (bc's
+    // `_bc_rm_leading_zeros` moves the digits' pointer past them).
+    let start = bytes.iter().take_while(|&&d| d == 0).count().min(bytes.len() - 1);
+    let bytes = &bytes[start..];
+    let text: Vec<u8> = bytes.iter().map(|&d| b'0' + d).collect();
+    let reversed: Vec<u8> = text.iter().rev().copied().collect();
+    let ways = [(false, text.clone()), (true, reversed)];
+    ways.into_iter().filter(|(r, t)| !*r || *t != text).find_map(|(reversed, t)| {
+        let occ = crate::mapping::numbers(input, &t);
+        (!occ.is_empty()).then(|| Param {
+            site: Site::Bytes { object, offset: start as u64, len: bytes.len() as u64, nul: false },
+            encoding: Encoding::Digits { reversed, ascii: false },
+            occurrences: occ,
+            original: t,
+            excluded: Param::not_digits(false),
+            room: 0,
+        })
+    })
+}
+
+/// The input's whole numbers worth looking for inside objects (see the
+/// module's rules), each with its places: every run of ASCII digits, a
+/// minus sign before it left out (a digit array holds no sign).
+fn input_numbers(input: &[u8]) -> HashMap<Vec<u8>, Vec<(u64, u64)>> {
+    let mut out: HashMap<Vec<u8>, Vec<(u64, u64)>> = HashMap::new();
+    let mut i = 0;
+    while i < input.len() {
+        if !input[i].is_ascii_digit() {
+            i += 1;
+            continue;
+        }
+        let end = i + input[i..].iter().take_while(|b| b.is_ascii_digit()).count();
+        let t = &input[i..end];
+        let nonzero = t.iter().filter(|&&b| b != b'0').count();
+        if (MIN_INSIDE..=MAX_DIGITS).contains(&t.len()) && nonzero >= 2 && t[0] != b'0' {
+            out.entry(t.to_vec()).or_default().push((i as u64, t.len() as u64));
+        }
+        i = end;
+    }
+    out
+}
+
+/// Numbers of `input` held as digit arrays inside the objects of `objects`
+/// (heap, global, stack), under the module's rules. `taken` are the
+/// parameters mapped so far: an object mapped whole as digits, and a place
+/// an object's string starts at, are left alone.
+pub fn inside(objects: &[(ObjectHead, Vec<u8>)], input: &[u8], taken: &[Param]) -> Vec<Param> {
+    let numbers = input_numbers(input);
+    if numbers.is_empty() {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for (o, (h, bytes)) in objects.iter().enumerate() {
+        if ![OBJ_HEAP, OBJ_GLOBAL, OBJ_STACK].contains(&h.kind) {
+            continue;
+        }
+        let o = o as u32;
+        let whole = taken.iter().any(
+            |p| matches!((&p.site, p.encoding), (Site::Bytes { object, .. }, Encoding::Digits { .. }) if *object == o),
+        );
+        if whole {
+            continue;
+        }
+        let starts: Vec<u64> = (taken.iter())
+            .filter_map(|p| match p.site {
+                Site::Bytes { object, offset, .. } if object == o => Some(offset),
+                _ => None,
+            })
+            .collect();
+        let mut found: Vec<Param> =
+            raw_places(bytes, &numbers).into_iter().chain(ascii_places(bytes, &numbers)).collect();
+        found.retain(|p| !matches!(p.site, Site::Bytes { offset, .. } if starts.contains(&offset)));
+        found.truncate(MAX_PER_OBJECT);
+        for p in &mut found {
+            if let Site::Bytes { object, .. } = &mut p.site {
+                *object = o;
+            }
+        }
+        out.extend(found);
+    }
+    out
+}
+
+/// The parameter of digits at `at` of an object (its index is filled in by
+/// the caller), `len` of them, standing as `text` in the input.
+fn param(at: usize, text: &[u8], places: &[(u64, u64)], reversed: bool, ascii: bool) -> Param {
+    Param {
+        site: Site::Bytes { object: 0, offset: at as u64, len: text.len() as u64, nul: false },
+        encoding: Encoding::Digits { reversed, ascii },
+        occurrences: places.to_vec(),
+        original: text.to_vec(),
+        excluded: Param::not_digits(ascii),
+        room: 0,
+    }
+}
+
+/// Numbers held as raw digits (0 to 9 a byte) in `bytes`.
+fn raw_places(bytes: &[u8], numbers: &HashMap<Vec<u8>, Vec<(u64, u64)>>) -> Vec<Param> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] > 9 {
+            i += 1;
+            continue;
+        }
+        let end = i + bytes[i..].iter().take_while(|&&d| d <= 9).count();
+        // The run's zeros at either end are room or padding.
+        let (mut a, mut b) = (i, end);
+        while a < b && bytes[a] == 0 {
+            a += 1;
+        }
+        while b > a && bytes[b - 1] == 0 {
+            b -= 1;
+        }
+        if b - a >= MIN_INSIDE && b - a <= MAX_RUN {
+            out.extend(run_places(&bytes[a..b], a, numbers));
+        }
+        i = end;
+    }
+    out
+}
+
+/// Numbers in `run` (raw digits, starting at `base` of the object), the
+/// longest first from each place, bounded by the run's ends or a 0.
+fn run_places(run: &[u8], base: usize, numbers: &HashMap<Vec<u8>, Vec<(u64, u64)>>) -> Vec<Param> {
+    let mut out = Vec::new();
+    let mut s = 0;
+    'next: while s < run.len() {
+        if s > 0 && run[s - 1] != 0 {
+            s += 1;
+            continue;
+        }
+        let longest = (run.len() - s).min(MAX_DIGITS);
+        for len in (MIN_INSIDE..=longest).rev() {
+            let e = s + len;
+            if e < run.len() && run[e] != 0 {
+                continue;
+            }
+            let digits = &run[s..e];
+            let text: Vec<u8> = digits.iter().map(|&d| b'0' + d).collect();
+            let reversed: Vec<u8> = text.iter().rev().copied().collect();
+            let ways = [(false, text.clone()), (true, reversed)];
+            let hit = ways
+                .into_iter()
+                .filter(|(r, t)| !*r || *t != text)
+                .find_map(|(r, t)| numbers.get(&t).map(|places| param(base + s, &t, places, r, false)));
+            if let Some(p) = hit {
+                out.push(p);
+                s = e;
+                continue 'next;
+            }
+        }
+        s += 1;
+    }
+    out
+}
+
+/// A byte of text: printable ASCII or a blank.
+fn is_text(b: u8) -> bool {
+    (0x20..0x7f).contains(&b) || b"\t\n\x0b\x0c\r".contains(&b)
+}
+
+/// Numbers held as ASCII digits in `bytes`, in either order, between
+/// bytes that are no text.
+fn ascii_places(bytes: &[u8], numbers: &HashMap<Vec<u8>, Vec<(u64, u64)>>) -> Vec<Param> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        if !bytes[i].is_ascii_digit() {
+            i += 1;
+            continue;
+        }
+        let end = i + bytes[i..].iter().take_while(|b| b.is_ascii_digit()).count();
+        let fenced =
+            !(i.checked_sub(1).map(|k| bytes[k]).is_some_and(is_text) || bytes.get(end).copied().is_some_and(is_text));
+        if fenced {
+            let text = &bytes[i..end];
+            let reversed: Vec<u8> = text.iter().rev().copied().collect();
+            let ways = [(false, text.to_vec()), (true, reversed)];
+            let hit = ways
+                .into_iter()
+                .filter(|(r, t)| !*r || t[..] != *text)
+                .find_map(|(r, t)| numbers.get(&t).map(|places| param(i, &t, places, r, true)));
+            out.extend(hit);
+        }
+        i = end;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use model::unit::Value;
+
+    fn object(kind: u8, bytes: Vec<u8>) -> (ObjectHead, Vec<u8>) {
+        let size = bytes.len() as u64;
+        (ObjectHead { kind, global: NO_GLOBAL, addr: 0x1000, size, len: size }, bytes)
+    }
+
+    fn found(ps: &[Param]) -> Vec<(u32, u64, u64, Encoding, Vec<u8>)> {
+        (ps.iter())
+            .map(|p| match p.site {
+                Site::Bytes { object, offset, len, .. } => (object, offset, len, p.encoding, p.original.clone()),
+                _ => panic!("{p:?}"),
+            })
+            .collect()
+    }
+
+    const fn digits(reversed: bool, ascii: bool) -> Encoding {
+        Encoding::Digits { reversed, ascii }
+    }
+
+    #[test]
+    fn numbers_inside_structs_are_found_in_either_order_raw_or_ascii() {
+        // An array of two structs { int sign; char digits[6]; short len }
+        // in a global, least significant digit first; a stack struct
+        // { int n; char text[8] } with ASCII digits; a heap struct whose
+        // ASCII digits run backwards.
+        let mut recs = Vec::new();
+        for d in [[4u8, 3, 2, 1, 0, 0], [8, 7, 0, 5, 0, 0]] {
+            recs.extend([1, 0, 0, 0]);
+            recs.extend(d);
+            recs.extend([4, 0]);
+        }
+        let mut stack = vec![0xff, 0xee, 0, 0];
+        stack.extend(b"90125\0\0\0");
+        let heap = b"\x02\x00\x00\x0042424\x00".to_vec();
+        let objects = vec![object(OBJ_GLOBAL, recs), object(OBJ_STACK, stack), object(OBJ_HEAP, heap)];
+        let input = b"1234 -5078\n90125 x 42424\n";
+        let ps = inside(&objects, input, &[]);
+        assert_eq!(
+            found(&ps),
+            [
+                (0, 4, 4, digits(true, false), b"1234".to_vec()),
+                (0, 16, 4, digits(true, false), b"5078".to_vec()),
+                (1, 4, 5, digits(false, true), b"90125".to_vec()),
+                (2, 4, 5, digits(false, true), b"42424".to_vec()),
+            ]
+        );
+        assert_eq!(ps[1].occurrences, [(6, 4)], "the sign is not the array's");
+        assert_eq!(ps[0].text(&Value::Bytes(vec![2, 4, 2, 4])), b"4242");
+        assert!(ps[0].liftable(&Value::Bytes(vec![9, 0])) && !ps[0].liftable(&Value::Bytes(vec![b'9'])));
+        assert!(ps[2].liftable(&Value::Bytes(b"77".to_vec())) && !ps[2].liftable(&Value::Bytes(vec![7])));
+        assert!(ps[2].excluded.contains(&7) && !ps[2].excluded.contains(&b'7'));
+        assert_eq!(ps[2].text(&Value::Bytes(b"321".to_vec())), b"321");
+    }
+
+    #[test]
+    fn reversed_ascii_digits_write_back_in_the_input_s_order() {
+        let objects = vec![object(OBJ_STACK, b"\x0165432\0".to_vec())];
+        let ps = inside(&objects, b"23456", &[]);
+        assert_eq!(found(&ps), [(0, 1, 5, digits(true, true), b"23456".to_vec())]);
+        assert_eq!(ps[0].text(&Value::Bytes(b"12399".to_vec())), b"99321");
+    }
+
+    #[test]
+    fn chance_matches_are_left_out() {
+        let objects = vec![
+            // A number in a line of text is the line's.
+            object(OBJ_HEAP, b"x = 123;\0".to_vec()),
+            // Small fields: 01 00 02 00 holds no "12"; "100" has one digit
+            // that is not 0; a run inside a longer run of digits is part
+            // of another number.
+            object(OBJ_GLOBAL, vec![1, 0, 2, 0, 0, 0, 0xff, 1, 0, 0, 0xff, 9, 1, 2, 3, 9]),
+            // A table of small values.
+            object(OBJ_GLOBAL, (0..600).map(|i| (i % 7) as u8 + 1).collect()),
+            // A stream is what was left to read, not a number's digits.
+            object(OBJ_STREAM, vec![1, 2, 3]),
+        ];
+        let ps = inside(&objects, b"12 100 123 1234567 0123", &[]);
+        assert!(ps.is_empty(), "{:?}", found(&ps));
+    }
+
+    #[test]
+    fn the_longest_number_wins_and_mapped_places_are_left_alone() {
+        let objects = vec![
+            object(OBJ_GLOBAL, vec![0xff, 1, 2, 3, 4, 0xff, 0x7f, 5, 6, 7, 0, 0]),
+            object(OBJ_HEAP, vec![1, 2, 3]),
+        ];
+        let whole = whole_heap_object(1, &objects[1].1, b"123 1234 567").unwrap();
+        let ps = inside(&objects, b"123 1234 567", std::slice::from_ref(&whole));
+        assert_eq!(
+            found(&ps),
+            [(0, 1, 4, digits(false, false), b"1234".to_vec()), (0, 7, 3, digits(false, false), b"567".to_vec())]
+        );
+        // A string parameter starts at 7.
+        let at_7 = Param {
+            site: Site::Bytes { object: 0, offset: 7, len: 3, nul: false },
+            encoding: Encoding::Raw,
+            ..whole.clone()
+        };
+        let ps = inside(&objects, b"123 1234 567", &[whole, at_7]);
+        assert_eq!(found(&ps), [(0, 1, 4, digits(false, false), b"1234".to_vec())]);
+    }
+}
