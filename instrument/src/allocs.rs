@@ -1,6 +1,8 @@
 //! Allocation probes: calls of the malloc family, `free`, `strdup`-like and
-//! `getline`-like functions tell the runtime which heap objects exist and
-//! how large they are (the runtime ignores them unless it tracks).
+//! `getline`-like functions, and libc's functions that return a record in
+//! a buffer of their own (`getutxent`, `getpwent`...), tell the runtime
+//! which heap objects exist and how large they are (the runtime ignores
+//! them unless it tracks).
 
 use crate::{abi, ir, Error};
 use inkwell::context::Context;
@@ -24,6 +26,9 @@ enum Kind {
     Getline,
     /// Result is a fresh stdio stream.
     Stream,
+    /// Result is a record in libc's buffer: the function's place in the
+    /// probe's list.
+    Record(u32),
 }
 
 /// The probe for a call of `name` (which probe: `model::abi`).
@@ -40,6 +45,7 @@ fn kind(name: &str) -> Option<Kind> {
         abi::Id::OnString => Kind::Strdup,
         abi::Id::OnGetline => Kind::Getline,
         abi::Id::OnStream => Kind::Stream,
+        abi::Id::OnRecord => Kind::Record(abi::Id::OnRecord.entry().libc.iter().position(|&n| n == name)? as u32),
         _ => return None,
     })
 }
@@ -58,6 +64,7 @@ pub fn instrument<'ctx>(
     let on_string = decl(abi::Id::OnString);
     let on_getline = decl(abi::Id::OnGetline);
     let on_stream = decl(abi::Id::OnStream);
+    let on_record = decl(abi::Id::OnRecord);
     let b = ctx.create_builder();
     let mut n = 0;
     for f in funcs {
@@ -112,6 +119,15 @@ pub fn instrument<'ctx>(
                         b.position_before(&next);
                         let hook = if matches!(k, Kind::Strdup) { on_string } else { on_stream };
                         b.build_call(hook, &[res.into()], "")?;
+                    }
+                    Kind::Record(k) => {
+                        let Some(res) = result() else { continue };
+                        b.position_before(&next);
+                        b.build_call(
+                            on_record,
+                            &[res.into(), ctx.i32_type().const_int(u64::from(k), false).into()],
+                            "",
+                        )?;
                     }
                     Kind::Getline => {
                         let (Some(lp), Some(np)) = (ptr_arg(0), ptr_arg(1)) else { continue };

@@ -70,6 +70,10 @@ entries! {
         "fopen", "fopen64", "fdopen", "freopen", "freopen64", "tmpfile", "tmpfile64", "popen", "fmemopen",
         "open_memstream",
     ];
+    OnRecord = "__carve_on_record" (Ptr, I32) -> Void [
+        "getutxent", "getutxid", "getutxline", "getutent", "getutid", "getutline", "getpwent", "getpwnam", "getpwuid",
+        "fgetpwent", "getgrent", "getgrnam", "getgrgid", "fgetgrent",
+    ];
     // Called by a host built without carve-clang (`CARVE_DEFER=1`).
     Start = "__carve_start" () -> Void;
     // Called by the harness driver after each run (`runtime/fuzzer/driver.c`).

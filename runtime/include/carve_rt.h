@@ -98,6 +98,13 @@ void __carve_on_getline(char *old, char **line, size_t *n);
 /* After fopen-like calls: `f` is a fresh stream. */
 void __carve_on_stream(FILE *f);
 
+/* After a libc call that returns a record in a buffer of its own (it
+   overwrites it on the next call): getutxent and kin (a struct utmpx),
+   getpwent and kin (a struct passwd and its strings), getgrent and kin (a
+   struct group, its strings and member list). `kind` is the function's
+   place in the probe's list of libc functions. */
+void __carve_on_record(void *p, int kind);
+
 /* ---- Called by hosts and by the link ---- */
 
 /* Starts the runtime in a host built without carve-clang, once (fork

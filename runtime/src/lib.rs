@@ -28,6 +28,7 @@ mod input_args;
 mod malloc;
 mod objects;
 mod persistent;
+mod records;
 mod replay;
 mod restore;
 mod stack;
@@ -83,7 +84,6 @@ mod model_trace;
 use model_op as op;
 use model_snapshot as snapshot;
 mod model {
-    #[cfg(test)]
     pub(crate) use crate::model_abi as abi;
     pub(crate) use crate::model_chars as chars;
     pub(crate) use crate::model_consts::*;

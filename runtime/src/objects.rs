@@ -25,6 +25,17 @@ impl Objects {
         self.map.insert(base, Object { base, size, kind, global });
     }
 
+    /// Object `base` of `size` bytes in place of any that start inside
+    /// it: a buffer libc fills anew on each call, whose parts were other
+    /// objects the call before.
+    pub fn insert_replacing(&mut self, base: usize, size: usize, kind: u8) {
+        let inside: alloc::vec::Vec<usize> = self.map.range(base..base.saturating_add(size)).map(|(&b, _)| b).collect();
+        for b in inside {
+            self.map.remove(&b);
+        }
+        self.insert(base, size, kind, crate::model::snapshot::NO_GLOBAL);
+    }
+
     pub fn remove(&mut self, base: usize) {
         self.map.remove(&base);
     }

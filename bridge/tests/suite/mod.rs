@@ -14,6 +14,7 @@ mod harness;
 mod inlining;
 mod input_file;
 mod libc_models;
+mod libc_records;
 mod modules;
 mod node_lifts;
 mod replay_status;

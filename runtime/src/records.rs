@@ -1,0 +1,59 @@
+//! Records libc returns in buffers of its own: the utmp API's `struct
+//! utmpx` (read whole from the utmp file a program names with
+//! `utmpxname`), `struct passwd` and `struct group` (parsed from
+//! `/etc/passwd`, `/etc/group`, or a file `fgetpwent` reads), with their
+//! strings. The program holds pointers into them, and libc is not
+//! instrumented: without this probe they are no object, and a carved call
+//! on one has nothing of it to replay or map.
+
+use crate::model::abi::Id;
+use crate::model::snapshot::OBJ_HEAP;
+use crate::objects::Objects;
+use crate::state;
+use core::ffi::c_char;
+use core::mem::size_of;
+
+/// After a call of the `kind`-th libc function of the probe's list
+/// (`model/src/abi.rs`) returned `p`.
+///
+/// # Safety
+/// `p` is what that function returned.
+#[no_mangle]
+pub unsafe extern "C" fn __carve_on_record(p: *mut u8, kind: i32) {
+    if !state::registers() || p.is_null() {
+        return;
+    }
+    let Some(name) = Id::OnRecord.entry().libc.get(kind as usize) else { return };
+    state::with(|st| {
+        let o = &mut st.objects;
+        if name.starts_with("getut") {
+            o.insert_replacing(p as usize, size_of::<libc::utmpx>(), OBJ_HEAP);
+        } else if name.contains("pw") {
+            let pw = &*(p as *const libc::passwd);
+            o.insert_replacing(p as usize, size_of::<libc::passwd>(), OBJ_HEAP);
+            for s in [pw.pw_name, pw.pw_passwd, pw.pw_gecos, pw.pw_dir, pw.pw_shell] {
+                string(o, s);
+            }
+        } else {
+            let gr = &*(p as *const libc::group);
+            o.insert_replacing(p as usize, size_of::<libc::group>(), OBJ_HEAP);
+            string(o, gr.gr_name);
+            string(o, gr.gr_passwd);
+            if !gr.gr_mem.is_null() {
+                let mut n = 0;
+                while !(*gr.gr_mem.add(n)).is_null() {
+                    string(o, *gr.gr_mem.add(n));
+                    n += 1;
+                }
+                o.insert_replacing(gr.gr_mem as usize, (n + 1) * size_of::<*mut c_char>(), OBJ_HEAP);
+            }
+        }
+    });
+}
+
+/// String `s` of a record (NUL included) as an object.
+unsafe fn string(o: &mut Objects, s: *mut c_char) {
+    if !s.is_null() {
+        o.insert_replacing(s as usize, libc::strlen(s) + 1, OBJ_HEAP);
+    }
+}
