@@ -13,14 +13,18 @@
 //!   padding between fields) or a byte that is no digit (10 or more), and
 //!   the run of raw digits it lies in is at most [`MAX_RUN`] bytes once
 //!   its zeros at either end are cut (longer ones are tables of small
-//!   values); the longest number wins where two would overlap;
+//!   values); from each place a number may start at, left to right, the
+//!   longest one found there is taken, and the search goes on past it;
 //! - ASCII digits: the match is a whole run of `0`–`9`, and the bytes on
-//!   either side are no text (a NUL, binary, the object's end): a number
-//!   inside a line of text is that line's string parameter, not one of
-//!   its own;
+//!   either side are no text (a NUL, binary, the object's end; text being
+//!   what the mapping takes for a string's: printable ASCII, blanks, bytes
+//!   of UTF-8 past ASCII): a number inside a line of text is that line's
+//!   string parameter, not one of its own;
+//! - a place some parameter of the object already starts at (its string)
+//!   is left to it;
 //! - at most [`MAX_PER_OBJECT`] numbers an object.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use model::snapshot::*;
 use model::unit::{Encoding, Param, Site};
@@ -62,6 +66,14 @@ pub fn whole_heap_object(object: u32, bytes: &[u8], input: &[u8]) -> Option<Para
     })
 }
 
+/// A number of the input as an object may hold it.
+struct Form<'a> {
+    /// Its text in the input, and where it stands there.
+    text: &'a [u8],
+    places: &'a [(u64, u64)],
+    reversed: bool,
+}
+
 /// The input's whole numbers worth looking for inside objects (see the
 /// module's rules), each with its places: every run of ASCII digits, a
 /// minus sign before it left out (a digit array holds no sign).
@@ -84,6 +96,37 @@ fn input_numbers(input: &[u8]) -> HashMap<Vec<u8>, Vec<(u64, u64)>> {
     out
 }
 
+/// The numbers by the bytes an object holds them as: raw digits (`c -
+/// '0'`) or ASCII, in the input's order or reversed; and their lengths,
+/// longest first.
+struct Index<'a> {
+    raw: HashMap<Vec<u8>, Form<'a>>,
+    ascii: HashMap<Vec<u8>, Form<'a>>,
+    lengths: Vec<usize>,
+}
+
+impl<'a> Index<'a> {
+    fn new(numbers: &'a HashMap<Vec<u8>, Vec<(u64, u64)>>) -> Index<'a> {
+        let (mut raw, mut ascii) = (HashMap::new(), HashMap::new());
+        let mut sorted: Vec<_> = numbers.iter().collect();
+        sorted.sort();
+        // Bytes that are one number reversed and another in order (or
+        // the same read both ways) are taken in order.
+        for reversed in [true, false] {
+            for &(text, places) in &sorted {
+                let held: Vec<u8> = if reversed { text.iter().rev().copied().collect() } else { text.clone() };
+                let form = || Form { text, places, reversed };
+                raw.insert(held.iter().map(|c| c - b'0').collect(), form());
+                ascii.insert(held, form());
+            }
+        }
+        let mut lengths: Vec<usize> = numbers.keys().map(Vec::len).collect();
+        lengths.sort_unstable_by(|a, b| b.cmp(a));
+        lengths.dedup();
+        Index { raw, ascii, lengths }
+    }
+}
+
 /// Numbers of `input` held as digit arrays inside the objects of `objects`
 /// (heap, global, stack), under the module's rules. `taken` are the
 /// parameters mapped so far: an object mapped whole as digits, and a place
@@ -93,53 +136,45 @@ pub fn inside(objects: &[(ObjectHead, Vec<u8>)], input: &[u8], taken: &[Param]) 
     if numbers.is_empty() {
         return Vec::new();
     }
+    let index = Index::new(&numbers);
+    let mut whole = HashSet::new();
+    let mut starts = HashSet::new();
+    for p in taken {
+        if let Site::Bytes { object, offset, .. } = p.site {
+            if matches!(p.encoding, Encoding::Digits { .. }) {
+                whole.insert(object);
+            }
+            starts.insert((object, offset));
+        }
+    }
     let mut out = Vec::new();
     for (o, (h, bytes)) in objects.iter().enumerate() {
-        if ![OBJ_HEAP, OBJ_GLOBAL, OBJ_STACK].contains(&h.kind) {
-            continue;
-        }
         let o = o as u32;
-        let whole = taken.iter().any(
-            |p| matches!((&p.site, p.encoding), (Site::Bytes { object, .. }, Encoding::Digits { .. }) if *object == o),
-        );
-        if whole {
+        if ![OBJ_HEAP, OBJ_GLOBAL, OBJ_STACK].contains(&h.kind) || whole.contains(&o) {
             continue;
         }
-        let starts: Vec<u64> = (taken.iter())
-            .filter_map(|p| match p.site {
-                Site::Bytes { object, offset, .. } if object == o => Some(offset),
-                _ => None,
-            })
-            .collect();
-        let mut found: Vec<Param> =
-            raw_places(bytes, &numbers).into_iter().chain(ascii_places(bytes, &numbers)).collect();
-        found.retain(|p| !matches!(p.site, Site::Bytes { offset, .. } if starts.contains(&offset)));
+        let mut found = raw_places(bytes, &index);
+        found.extend(ascii_places(bytes, &index));
+        found.retain(|(at, _, _)| !starts.contains(&(o, *at as u64)));
         found.truncate(MAX_PER_OBJECT);
-        for p in &mut found {
-            if let Site::Bytes { object, .. } = &mut p.site {
-                *object = o;
-            }
-        }
-        out.extend(found);
+        out.extend(found.into_iter().map(|(at, form, ascii)| Param {
+            site: Site::Bytes { object: o, offset: at as u64, len: form.text.len() as u64, nul: false },
+            encoding: Encoding::Digits { reversed: form.reversed, ascii },
+            occurrences: form.places.to_vec(),
+            original: form.text.to_vec(),
+            excluded: Param::not_digits(ascii),
+            room: 0,
+        }));
     }
     out
 }
 
-/// The parameter of digits at `at` of an object (its index is filled in by
-/// the caller), `len` of them, standing as `text` in the input.
-fn param(at: usize, text: &[u8], places: &[(u64, u64)], reversed: bool, ascii: bool) -> Param {
-    Param {
-        site: Site::Bytes { object: 0, offset: at as u64, len: text.len() as u64, nul: false },
-        encoding: Encoding::Digits { reversed, ascii },
-        occurrences: places.to_vec(),
-        original: text.to_vec(),
-        excluded: Param::not_digits(ascii),
-        room: 0,
-    }
-}
+/// A number found: where it starts in the object, which, and whether as
+/// ASCII.
+type Found<'a> = (usize, &'a Form<'a>, bool);
 
 /// Numbers held as raw digits (0 to 9 a byte) in `bytes`.
-fn raw_places(bytes: &[u8], numbers: &HashMap<Vec<u8>, Vec<(u64, u64)>>) -> Vec<Param> {
+fn raw_places<'a>(bytes: &[u8], index: &'a Index<'a>) -> Vec<Found<'a>> {
     let mut out = Vec::new();
     let mut i = 0;
     while i < bytes.len() {
@@ -148,7 +183,9 @@ fn raw_places(bytes: &[u8], numbers: &HashMap<Vec<u8>, Vec<(u64, u64)>>) -> Vec<
             continue;
         }
         let end = i + bytes[i..].iter().take_while(|&&d| d <= 9).count();
-        // The run's zeros at either end are room or padding.
+        // The run's zeros at either end are room or padding: its size is
+        // taken without them, and a number's 0s at its ends are looked
+        // for up to a number's length into them.
         let (mut a, mut b) = (i, end);
         while a < b && bytes[a] == 0 {
             a += 1;
@@ -156,17 +193,20 @@ fn raw_places(bytes: &[u8], numbers: &HashMap<Vec<u8>, Vec<(u64, u64)>>) -> Vec<
         while b > a && bytes[b - 1] == 0 {
             b -= 1;
         }
-        if b - a >= MIN_INSIDE && b - a <= MAX_RUN {
-            out.extend(run_places(&bytes[a..b], a, numbers));
+        if b - a >= 2 && b - a <= MAX_RUN {
+            let (a, b) = (a.saturating_sub(MAX_DIGITS).max(i), (b + MAX_DIGITS).min(end));
+            out.extend(run_places(&bytes[a..b], a, index));
         }
         i = end;
     }
     out
 }
 
-/// Numbers in `run` (raw digits, starting at `base` of the object), the
-/// longest first from each place, bounded by the run's ends or a 0.
-fn run_places(run: &[u8], base: usize, numbers: &HashMap<Vec<u8>, Vec<(u64, u64)>>) -> Vec<Param> {
+/// Numbers in `run` (raw digits, starting at `base` of the object): from
+/// each place the run starts at or a 0 precedes, left to right, the
+/// longest number there that a 0 or the run's end follows; the search goes
+/// on past it.
+fn run_places<'a>(run: &[u8], base: usize, index: &'a Index<'a>) -> Vec<Found<'a>> {
     let mut out = Vec::new();
     let mut s = 0;
     'next: while s < run.len() {
@@ -174,22 +214,13 @@ fn run_places(run: &[u8], base: usize, numbers: &HashMap<Vec<u8>, Vec<(u64, u64)
             s += 1;
             continue;
         }
-        let longest = (run.len() - s).min(MAX_DIGITS);
-        for len in (MIN_INSIDE..=longest).rev() {
+        for &len in &index.lengths {
             let e = s + len;
-            if e < run.len() && run[e] != 0 {
+            if e > run.len() || (e < run.len() && run[e] != 0) {
                 continue;
             }
-            let digits = &run[s..e];
-            let text: Vec<u8> = digits.iter().map(|&d| b'0' + d).collect();
-            let reversed: Vec<u8> = text.iter().rev().copied().collect();
-            let ways = [(false, text.clone()), (true, reversed)];
-            let hit = ways
-                .into_iter()
-                .filter(|(r, t)| !*r || *t != text)
-                .find_map(|(r, t)| numbers.get(&t).map(|places| param(base + s, &t, places, r, false)));
-            if let Some(p) = hit {
-                out.push(p);
+            if let Some(form) = index.raw.get(&run[s..e]) {
+                out.push((base + s, form, false));
                 s = e;
                 continue 'next;
             }
@@ -199,14 +230,15 @@ fn run_places(run: &[u8], base: usize, numbers: &HashMap<Vec<u8>, Vec<(u64, u64)
     out
 }
 
-/// A byte of text: printable ASCII or a blank.
+/// A byte of text, as the mapping takes a string's: printable ASCII, a
+/// blank, or a byte of UTF-8 beyond ASCII.
 fn is_text(b: u8) -> bool {
-    (0x20..0x7f).contains(&b) || b"\t\n\x0b\x0c\r".contains(&b)
+    (0x20..0x7f).contains(&b) || b"\t\n\x0b\x0c\r".contains(&b) || b >= 0x80
 }
 
-/// Numbers held as ASCII digits in `bytes`, in either order, between
-/// bytes that are no text.
-fn ascii_places(bytes: &[u8], numbers: &HashMap<Vec<u8>, Vec<(u64, u64)>>) -> Vec<Param> {
+/// Numbers held as ASCII digits in `bytes`, in either order, each a whole
+/// run of digits between bytes that are no text.
+fn ascii_places<'a>(bytes: &[u8], index: &'a Index<'a>) -> Vec<Found<'a>> {
     let mut out = Vec::new();
     let mut i = 0;
     while i < bytes.len() {
@@ -217,15 +249,8 @@ fn ascii_places(bytes: &[u8], numbers: &HashMap<Vec<u8>, Vec<(u64, u64)>>) -> Ve
         let end = i + bytes[i..].iter().take_while(|b| b.is_ascii_digit()).count();
         let fenced =
             !(i.checked_sub(1).map(|k| bytes[k]).is_some_and(is_text) || bytes.get(end).copied().is_some_and(is_text));
-        if fenced {
-            let text = &bytes[i..end];
-            let reversed: Vec<u8> = text.iter().rev().copied().collect();
-            let ways = [(false, text.to_vec()), (true, reversed)];
-            let hit = ways
-                .into_iter()
-                .filter(|(r, t)| !*r || t[..] != *text)
-                .find_map(|(r, t)| numbers.get(&t).map(|places| param(i, &t, places, r, true)));
-            out.extend(hit);
+        if let Some(form) = index.ascii.get(&bytes[i..end]).filter(|_| fenced) {
+            out.push((i, form, true));
         }
         i = end;
     }
@@ -314,6 +339,27 @@ mod tests {
         ];
         let ps = inside(&objects, b"12 100 123 1234567 0123", &[]);
         assert!(ps.is_empty(), "{:?}", found(&ps));
+    }
+
+    #[test]
+    fn zeros_at_a_number_s_ends_are_its_digits_where_the_input_has_them() {
+        // 1250 most significant first with room after it, 3400 least
+        // significant first after a field of 0xff; 123 and 321 are both
+        // in the input: bytes 1 2 3 are 123 in order.
+        let objects = vec![
+            object(OBJ_GLOBAL, vec![0xff, 1, 2, 5, 0, 0, 0, 0xff, 0, 0, 4, 3, 0xff, 1, 2, 3, 0xff]),
+            // Digits after UTF-8 text are that text's.
+            object(OBJ_HEAP, "é1250\0".as_bytes().to_vec()),
+        ];
+        let ps = inside(&objects, b"1250 3400 321 123", &[]);
+        assert_eq!(
+            found(&ps),
+            [
+                (0, 1, 4, digits(false, false), b"1250".to_vec()),
+                (0, 8, 4, digits(true, false), b"3400".to_vec()),
+                (0, 13, 3, digits(false, false), b"123".to_vec()),
+            ]
+        );
     }
 
     #[test]

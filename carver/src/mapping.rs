@@ -126,8 +126,10 @@ pub fn map(unit: &Unit, input: &[u8]) -> Vec<Param> {
             _ => {}
         }
     }
-    let inside = crate::digits::inside(&s.objects, input, &out);
-    out.extend(inside);
+    if out.len() < MAX_PARAMS {
+        let inside = crate::digits::inside(&s.objects, input, &out);
+        out.extend(inside);
+    }
     if let Some(p) = input_file_param(unit, input) {
         out.insert(0, p);
     }

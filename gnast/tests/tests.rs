@@ -156,7 +156,7 @@ fn bad_options_are_refused_in_words() {
 }
 
 #[test]
-fn a_run_that_reached_new_coverage_is_never_dropped_while_training_waits() {
+fn a_run_that_reached_new_coverage_is_not_dropped_by_the_reservoir() {
     // Far more runs wait than the reservoir holds (4 × keep): a run
     // observed among them as reaching new coverage joins the training
     // set all the same, and the generator's tests descend from it.

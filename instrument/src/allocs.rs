@@ -120,7 +120,8 @@ pub fn instrument<'ctx>(
                         let hook = if matches!(k, Kind::Strdup) { on_string } else { on_stream };
                         b.build_call(hook, &[res.into()], "")?;
                     }
-                    Kind::Record(k) => {
+                    // libc's, not a function of the program's own so named.
+                    Kind::Record(k) if callee.count_basic_blocks() == 0 => {
                         let Some(res) = result() else { continue };
                         b.position_before(&next);
                         b.build_call(
@@ -129,6 +130,7 @@ pub fn instrument<'ctx>(
                             "",
                         )?;
                     }
+                    Kind::Record(_) => continue,
                     Kind::Getline => {
                         let (Some(lp), Some(np)) = (ptr_arg(0), ptr_arg(1)) else { continue };
                         // The old buffer (freed or kept by libc) before, the new after.

@@ -4,7 +4,6 @@
 //! (compiled regexes, stream buffers, `getline` lines) have bounds too. A
 //! program that defines its own allocator keeps it (these are weak).
 
-use crate::model::snapshot::{NO_GLOBAL, OBJ_HEAP};
 use crate::state;
 use core::ffi::c_void;
 
@@ -25,7 +24,7 @@ fn added(p: *mut c_void, size: usize) -> *mut c_void {
         }
     }
     if !p.is_null() && state::registers() {
-        state::with(|st| st.objects.insert(p as usize, size, OBJ_HEAP, NO_GLOBAL));
+        state::with(|st| st.objects.insert_heap(p as usize, size));
     }
     p
 }

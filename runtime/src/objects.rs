@@ -25,15 +25,28 @@ impl Objects {
         self.map.insert(base, Object { base, size, kind, global });
     }
 
-    /// Object `base` of `size` bytes in place of any that start inside
-    /// it: a buffer libc fills anew on each call, whose parts were other
-    /// objects the call before.
-    pub fn insert_replacing(&mut self, base: usize, size: usize, kind: u8) {
-        let inside: alloc::vec::Vec<usize> = self.map.range(base..base.saturating_add(size)).map(|(&b, _)| b).collect();
+    /// Heap object `base` of `size` bytes in place of the heap objects it
+    /// overlaps, which are stale: a fresh block where freed ones were
+    /// (parts of one, a record libc kept there, outlive it in the map), a
+    /// buffer libc fills anew on each call whose parts were other objects
+    /// the call before. Nothing is done where `base` lies in an object of
+    /// another kind (a global, a stack object, argv).
+    pub fn insert_heap(&mut self, base: usize, size: usize) {
+        use crate::model::snapshot::{NO_GLOBAL, OBJ_HEAP};
+        let before = self.map.range(..=base).next_back().map(|(_, o)| *o);
+        if let Some(o) = before.filter(|o| base < o.base + o.size.max(1)) {
+            if o.kind != OBJ_HEAP {
+                return;
+            }
+            self.map.remove(&o.base);
+        }
+        let end = base.saturating_add(size);
+        let inside: alloc::vec::Vec<usize> =
+            self.map.range(base..end).filter(|(_, o)| o.kind == OBJ_HEAP).map(|(&b, _)| b).collect();
         for b in inside {
             self.map.remove(&b);
         }
-        self.insert(base, size, kind, crate::model::snapshot::NO_GLOBAL);
+        self.insert(base, size, OBJ_HEAP, NO_GLOBAL);
     }
 
     pub fn remove(&mut self, base: usize) {

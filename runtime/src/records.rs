@@ -7,14 +7,15 @@
 //! on one has nothing of it to replay or map.
 
 use crate::model::abi::Id;
-use crate::model::snapshot::OBJ_HEAP;
 use crate::objects::Objects;
 use crate::state;
 use core::ffi::c_char;
 use core::mem::size_of;
 
 /// After a call of the `kind`-th libc function of the probe's list
-/// (`model/src/abi.rs`) returned `p`.
+/// (`model/src/abi.rs`) returned `p`. The record and its parts become
+/// heap objects in place of those they overlap (the last call's, or the
+/// whole buffer libc parses into: see `Objects::insert_heap`).
 ///
 /// # Safety
 /// `p` is what that function returned.
@@ -27,16 +28,16 @@ pub unsafe extern "C" fn __carve_on_record(p: *mut u8, kind: i32) {
     state::with(|st| {
         let o = &mut st.objects;
         if name.starts_with("getut") {
-            o.insert_replacing(p as usize, size_of::<libc::utmpx>(), OBJ_HEAP);
+            o.insert_heap(p as usize, size_of::<libc::utmpx>());
         } else if name.contains("pw") {
             let pw = &*(p as *const libc::passwd);
-            o.insert_replacing(p as usize, size_of::<libc::passwd>(), OBJ_HEAP);
+            o.insert_heap(p as usize, size_of::<libc::passwd>());
             for s in [pw.pw_name, pw.pw_passwd, pw.pw_gecos, pw.pw_dir, pw.pw_shell] {
                 string(o, s);
             }
         } else {
             let gr = &*(p as *const libc::group);
-            o.insert_replacing(p as usize, size_of::<libc::group>(), OBJ_HEAP);
+            o.insert_heap(p as usize, size_of::<libc::group>());
             string(o, gr.gr_name);
             string(o, gr.gr_passwd);
             if !gr.gr_mem.is_null() {
@@ -45,7 +46,7 @@ pub unsafe extern "C" fn __carve_on_record(p: *mut u8, kind: i32) {
                     string(o, *gr.gr_mem.add(n));
                     n += 1;
                 }
-                o.insert_replacing(gr.gr_mem as usize, (n + 1) * size_of::<*mut c_char>(), OBJ_HEAP);
+                o.insert_heap(gr.gr_mem as usize, (n + 1) * size_of::<*mut c_char>());
             }
         }
     });
@@ -54,6 +55,6 @@ pub unsafe extern "C" fn __carve_on_record(p: *mut u8, kind: i32) {
 /// String `s` of a record (NUL included) as an object.
 unsafe fn string(o: &mut Objects, s: *mut c_char) {
     if !s.is_null() {
-        o.insert_replacing(s as usize, libc::strlen(s) + 1, OBJ_HEAP);
+        o.insert_heap(s as usize, libc::strlen(s) + 1);
     }
 }

@@ -23,5 +23,5 @@ impl SystemGenerator for External {
         Vec::new()
     }
 
-    fn feedback(&mut self, _case: &TestCase, _map: &[u8], _interesting: bool) {}
+    fn feedback(&mut self, _case: &TestCase, _map: Option<&[u8]>, _interesting: bool) {}
 }

@@ -95,8 +95,12 @@ impl SystemGenerator for GnastGen {
         out
     }
 
-    fn feedback(&mut self, case: &TestCase, map: &[u8], interesting: bool) {
-        self.model.observe(&case.data, map, case.parent, interesting);
+    /// A run the time limit stopped is not learned from: its map is cut,
+    /// and learning from such runs taught the network to make slow tests.
+    fn feedback(&mut self, case: &TestCase, map: Option<&[u8]>, interesting: bool) {
+        if let Some(map) = map {
+            self.model.observe(&case.data, map, case.parent, interesting);
+        }
     }
 
     fn records_labels(&self) -> bool {

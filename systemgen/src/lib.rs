@@ -95,9 +95,9 @@ pub trait SystemGenerator {
     /// the parent `parents` picks for it ([`Parents`]).
     fn generate(&mut self, corpus: &[Seed<'_>], parents: &mut dyn Parents, n: usize) -> Vec<TestCase>;
     /// What running `case` showed: its edge map (hit counts, as the
-    /// target left them) and whether it reached new coverage. A run
-    /// stopped by the time limit is not fed back.
-    fn feedback(&mut self, case: &TestCase, map: &[u8], interesting: bool);
+    /// target left them; `None` when the time limit stopped it, which cut
+    /// the map where it struck) and whether it reached new coverage.
+    fn feedback(&mut self, case: &TestCase, map: Option<&[u8]>, interesting: bool);
     /// A value that, put in place of a derivation node of `nonterminal`,
     /// made a test that failed or reached new code: a generator that
     /// knows the grammar may put it in other tests. Others ignore it.

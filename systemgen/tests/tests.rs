@@ -100,7 +100,7 @@ fn campaign(
     for _ in 0..rounds {
         let cases = gen.generate(corpus, &mut parents, 50);
         for c in &cases {
-            gen.feedback(c, &[], interesting(c));
+            gen.feedback(c, Some(&[]), interesting(c));
         }
         all.extend(cases);
     }
@@ -263,7 +263,7 @@ fn throughput() {
     while total < 100_000 {
         let cases = gen.generate(&corpus, &mut Uniform::new(corpus.len(), 1), 1000);
         for c in &cases {
-            gen.feedback(c, &[], false);
+            gen.feedback(c, Some(&[]), false);
             bytes += c.data.len();
             listed += op_mutators(&c.op).len();
         }

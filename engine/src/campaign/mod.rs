@@ -413,10 +413,9 @@ impl Campaign {
                 self.out.append_line(layout::COVERAGE_CSV, outdir::CSV_HEADER, &self.csv_row())?;
             }
         }
-        // A run the limit stopped left the map where it was cut: no
-        // generator learns from it.
-        if self.file.config.parents != Parents::Seeds && outcome != Outcome::Timeout {
-            self.generator.feedback(&case, self.fs.map(), interesting);
+        if self.file.config.parents != Parents::Seeds {
+            let map = (outcome != Outcome::Timeout).then(|| self.fs.map());
+            self.generator.feedback(&case, map, interesting);
         }
         Ok(())
     }

@@ -295,7 +295,7 @@ impl SystemGenerator for GrammarGen {
         (0..n).map(|_| self.one(corpus, &parsed, parents)).collect()
     }
 
-    fn feedback(&mut self, _case: &TestCase, _map: &[u8], _interesting: bool) {}
+    fn feedback(&mut self, _case: &TestCase, _map: Option<&[u8]>, _interesting: bool) {}
 
     /// Keeps `text` for nodes of `nonterminal` when it parses as one.
     fn offer(&mut self, nonterminal: &str, text: &[u8]) {

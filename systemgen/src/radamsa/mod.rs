@@ -221,7 +221,7 @@ impl SystemGenerator for RadamsaLike {
         (0..n).map(|_| self.one(corpus, parents)).collect()
     }
 
-    fn feedback(&mut self, case: &TestCase, _map: &[u8], interesting: bool) {
+    fn feedback(&mut self, case: &TestCase, _map: Option<&[u8]>, interesting: bool) {
         let (pattern, names) = case.op.split_once(':').unwrap_or(("", &case.op));
         if let Some(i) = self.patterns.index(pattern) {
             self.patterns.judged(&[i], interesting);

@@ -114,7 +114,7 @@ fn chain(c: u64, tally: &mut Tally) {
             for case in gen.generate(&view, &mut Uniform::new(view.len(), c + depth as u64), PER_GENERATION) {
                 let ops: Vec<&str> = case.op.split_once(':').map(|(_, m)| m.split('+').collect()).unwrap_or_default();
                 tally.check(&case.labels, &case.data, &corpus, &ops);
-                gen.feedback(&case, &[], rng.random_ratio(1, 4));
+                gen.feedback(&case, Some(&[]), rng.random_ratio(1, 4));
                 made.push((case.data, case.labels));
             }
             // A named mutator, every one in turn, on a random entry.
