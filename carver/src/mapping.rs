@@ -197,19 +197,38 @@ impl<'a> Views<'a> {
 /// Shortest block of binary bytes worth mapping: fewer match by chance.
 const MIN_BINARY: usize = 4;
 
+/// Shortest leading part of a binary object mapped when the whole object
+/// is not in the input, and the fewest bytes other than 0 it must hold.
+const MIN_PREFIX: usize = 32;
+const MIN_PREFIX_NONZERO: usize = 8;
+
 /// A block of bytes that is no text (a binary format's record, a libFuzzer
 /// harness's input) as a parameter, where the whole object occurs in the
-/// input: a buffer the program read its input into.
+/// input: a buffer the program read its input into. Else its longest
+/// leading part that does, of [`MIN_PREFIX`] bytes or more
+/// ([`MIN_PREFIX_NONZERO`] of them not 0): an array the program filled
+/// with records it read, with room left after them (coreutils' `who`
+/// copies each utmp record it keeps into an array grown as it goes).
 fn binary_param(object: u32, bytes: &[u8], input: &[u8]) -> Option<Param> {
     if bytes.len() < MIN_BINARY || bytes.iter().all(|&b| b == 0) {
         return None;
     }
-    let occ = find_all(input, bytes);
+    let mut occ = find_all(input, bytes);
+    let mut len = bytes.len();
+    if occ.is_empty() && bytes.len() > MIN_PREFIX {
+        let same = |at: u64| input[at as usize..].iter().zip(bytes).take_while(|(a, b)| a == b).count();
+        let starts = find_all(input, &bytes[..MIN_PREFIX]);
+        len = starts.iter().map(|&(at, _)| same(at)).max()?;
+        if bytes[..len].iter().filter(|&&b| b != 0).count() < MIN_PREFIX_NONZERO {
+            return None;
+        }
+        occ = starts.into_iter().filter(|&(at, _)| same(at) >= len).map(|(at, _)| (at, len as u64)).collect();
+    }
     (!occ.is_empty()).then(|| Param {
-        site: Site::Bytes { object, offset: 0, len: bytes.len() as u64, nul: false },
+        site: Site::Bytes { object, offset: 0, len: len as u64, nul: false },
         encoding: Encoding::Raw,
         occurrences: occ,
-        original: bytes.to_vec(),
+        original: bytes[..len].to_vec(),
         excluded: Vec::new(),
         room: 0,
     })
@@ -426,6 +445,25 @@ mod tests {
                 (Encoding::Quoted { within: Within::Raw }, vec![(at(b"lamp"), 4)], b"'lamp'".to_vec()),
             ]
         );
+    }
+
+    #[test]
+    fn a_binary_array_maps_by_the_records_it_holds_when_room_follows_them() {
+        let heap = |size| ObjectHead { kind: OBJ_HEAP, global: NO_GLOBAL, addr: 0x1000, size, len: size };
+        let record = |k: u8| -> Vec<u8> { (0..48u8).map(|i| if i % 3 == 0 { 0 } else { i ^ k }).collect() };
+        let input: Vec<u8> = [record(1), record(2), record(3)].concat();
+        // Records 2 and 3 copied, then room (zeros, or what the allocator
+        // left); a block whose first 32 bytes are mostly 0 is no record.
+        let mut array = [record(2), record(3)].concat();
+        array.extend([0u8; 40]);
+        let mut zeros = vec![0u8; 40];
+        zeros[33] = 7;
+        let u = unit(vec![], vec![(heap(array.len() as u64), array), (heap(40), zeros)]);
+        let ps = map(&u, &input);
+        assert_eq!(ps.len(), 1, "{ps:?}");
+        assert_eq!(ps[0].site, Site::Bytes { object: 0, offset: 0, len: 96, nul: false });
+        assert_eq!(ps[0].occurrences, [(48, 96)]);
+        assert_eq!(ps[0].original, input[48..].to_vec());
     }
 
     #[test]
