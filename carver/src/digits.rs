@@ -8,7 +8,10 @@
 //! zeros are room). Inside an object, the input's whole numbers are looked
 //! for; the rules below keep chance matches rare:
 //! - a number of [`MIN_INSIDE`] digits or more, two of them not 0, with no
-//!   leading 0 (a digit array holds none past its room);
+//!   leading 0 (a digit array holds none past its room); as raw digits,
+//!   three of them not 0 and fewer 0s than other digits: bytes 0 and 1
+//!   fill structs (`2001`, the year in every XML schema's namespace, is
+//!   `01 00 00 02` by chance in libxml2's structs);
 //! - raw digits: the match is bounded by the object's ends, a 0 (room, or
 //!   padding between fields) or a byte that is no digit (10 or more), and
 //!   the run of raw digits it lies in is at most [`MAX_RUN`] bytes once
@@ -43,7 +46,8 @@ pub const MAX_PER_OBJECT: usize = 8;
 /// significant first (or else last). A new value may only hold digits
 /// (`excluded`).
 pub fn whole_heap_object(object: u32, bytes: &[u8], input: &[u8]) -> Option<Param> {
-    if bytes.is_empty() || bytes.len() > MAX_DIGITS {
+    // A zeroed buffer is no number (a lone 0 may be one: dc's zero).
+    if bytes.is_empty() || bytes.len() > MAX_DIGITS || (bytes.len() > 1 && bytes.iter().all(|&d| d == 0)) {
         return None;
     }
     // Leading zeros are room the number was allocated with (bc's
@@ -219,7 +223,7 @@ fn run_places<'a>(run: &[u8], base: usize, index: &'a Index<'a>) -> Vec<Found<'a
             if e > run.len() || (e < run.len() && run[e] != 0) {
                 continue;
             }
-            if let Some(form) = index.raw.get(&run[s..e]) {
+            if let Some(form) = index.raw.get(&run[s..e]).filter(|_| dense(&run[s..e])) {
                 out.push((base + s, form, false));
                 s = e;
                 continue 'next;
@@ -228,6 +232,13 @@ fn run_places<'a>(run: &[u8], base: usize, index: &'a Index<'a>) -> Vec<Found<'a
         s += 1;
     }
     out
+}
+
+/// Raw digits dense enough to be a number's: three or more not 0, and
+/// fewer 0s than those.
+fn dense(digits: &[u8]) -> bool {
+    let nonzero = digits.iter().filter(|&&d| d != 0).count();
+    nonzero >= 3 && digits.len() - nonzero < nonzero
 }
 
 /// A byte of text, as the mapping takes a string's: printable ASCII, a
@@ -343,20 +354,21 @@ mod tests {
 
     #[test]
     fn zeros_at_a_number_s_ends_are_its_digits_where_the_input_has_them() {
-        // 1250 most significant first with room after it, 3400 least
+        // 1250 most significant first with room after it, 3450 least
         // significant first after a field of 0xff; 123 and 321 are both
-        // in the input: bytes 1 2 3 are 123 in order.
+        // in the input: bytes 1 2 3 are 123 in order; 2001 is too sparse
+        // to be one as raw digits.
         let objects = vec![
-            object(OBJ_GLOBAL, vec![0xff, 1, 2, 5, 0, 0, 0, 0xff, 0, 0, 4, 3, 0xff, 1, 2, 3, 0xff]),
+            object(OBJ_GLOBAL, vec![0xff, 1, 2, 5, 0, 0, 0, 0xff, 0, 5, 4, 3, 0xff, 1, 2, 3, 0xff, 1, 0, 0, 2, 0xff]),
             // Digits after UTF-8 text are that text's.
             object(OBJ_HEAP, "é1250\0".as_bytes().to_vec()),
         ];
-        let ps = inside(&objects, b"1250 3400 321 123", &[]);
+        let ps = inside(&objects, b"1250 3450 321 123 2001", &[]);
         assert_eq!(
             found(&ps),
             [
                 (0, 1, 4, digits(false, false), b"1250".to_vec()),
-                (0, 8, 4, digits(true, false), b"3400".to_vec()),
+                (0, 8, 4, digits(true, false), b"3450".to_vec()),
                 (0, 13, 3, digits(false, false), b"123".to_vec()),
             ]
         );
