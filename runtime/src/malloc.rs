@@ -24,7 +24,7 @@ fn added(p: *mut c_void, size: usize) -> *mut c_void {
         }
     }
     if !p.is_null() && state::registers() {
-        state::with(|st| st.objects.insert_heap(p as usize, size));
+        state::with(|st| st.objects.insert_heap(p as usize, size, true));
     }
     p
 }

@@ -25,24 +25,25 @@ impl Objects {
         self.map.insert(base, Object { base, size, kind, global });
     }
 
-    /// Heap object `base` of `size` bytes in place of the heap objects it
-    /// overlaps, which are stale: a fresh block where freed ones were
-    /// (parts of one, a record libc kept there, outlive it in the map), a
-    /// buffer libc fills anew on each call whose parts were other objects
-    /// the call before. Nothing is done where `base` lies in an object of
-    /// another kind (a global, a stack object, argv).
-    pub fn insert_heap(&mut self, base: usize, size: usize) {
+    /// Heap object `base` of `size` bytes in place of the objects it
+    /// overlaps, which are stale. A `fresh` block (just allocated) replaces
+    /// whatever overlaps it: freed blocks' parts (a record libc kept there)
+    /// outlive them in the map. A record libc filled anew replaces the heap
+    /// objects it overlaps (the parts of the last call's record, the
+    /// buffer libc parses into), and is no object where it lies inside an
+    /// object of another kind (a global, a stack object, argv).
+    pub fn insert_heap(&mut self, base: usize, size: usize, fresh: bool) {
         use crate::model::snapshot::{NO_GLOBAL, OBJ_HEAP};
         let before = self.map.range(..=base).next_back().map(|(_, o)| *o);
         if let Some(o) = before.filter(|o| base < o.base + o.size.max(1)) {
-            if o.kind != OBJ_HEAP {
+            if o.kind != OBJ_HEAP && !fresh {
                 return;
             }
             self.map.remove(&o.base);
         }
         let end = base.saturating_add(size);
         let inside: alloc::vec::Vec<usize> =
-            self.map.range(base..end).filter(|(_, o)| o.kind == OBJ_HEAP).map(|(&b, _)| b).collect();
+            self.map.range(base..end).filter(|(_, o)| fresh || o.kind == OBJ_HEAP).map(|(&b, _)| b).collect();
         for b in inside {
             self.map.remove(&b);
         }
@@ -72,5 +73,35 @@ impl Objects {
     /// The registered stdio streams.
     pub fn streams(&self) -> impl Iterator<Item = Object> + '_ {
         self.map.values().filter(|o| o.kind == crate::model::snapshot::OBJ_STREAM).copied()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::snapshot::{NO_GLOBAL, OBJ_GLOBAL, OBJ_HEAP, OBJ_STREAM};
+
+    #[test]
+    fn a_fresh_block_replaces_what_it_overlaps_and_a_record_only_heap_objects() {
+        let mut o = Objects::default();
+        // libc's line buffer, split by a passwd record's strings.
+        o.insert(0x1000, 0x100, OBJ_HEAP, NO_GLOBAL);
+        o.insert_heap(0x1000, 5, false);
+        o.insert_heap(0x1010, 8, false);
+        assert_eq!(o.find(0x1012).map(|x| (x.base, x.size)), Some((0x1010, 8)));
+        assert!(o.find(0x1050).is_none(), "the buffer gave way to its parts");
+        // The buffer freed (only its base goes), a fresh block there: the
+        // stale string inside it goes too.
+        o.remove(0x1000);
+        o.insert_heap(0x1000, 0x40, true);
+        assert_eq!(o.find(0x1012).map(|x| (x.base, x.size)), Some((0x1000, 0x40)));
+        // A record is no object inside a global; a fresh block replaces a
+        // stale stream.
+        o.insert(0x2000, 0x100, OBJ_GLOBAL, 3);
+        o.insert_heap(0x2010, 8, false);
+        assert_eq!(o.find(0x2010).map(|x| (x.base, x.kind)), Some((0x2000, OBJ_GLOBAL)));
+        o.insert(0x3000, 216, OBJ_STREAM, NO_GLOBAL);
+        o.insert_heap(0x3000, 32, true);
+        assert_eq!(o.find(0x3000).map(|x| (x.size, x.kind)), Some((32, OBJ_HEAP)));
     }
 }

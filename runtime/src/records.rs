@@ -28,16 +28,16 @@ pub unsafe extern "C" fn __carve_on_record(p: *mut u8, kind: i32) {
     state::with(|st| {
         let o = &mut st.objects;
         if name.starts_with("getut") {
-            o.insert_heap(p as usize, size_of::<libc::utmpx>());
+            o.insert_heap(p as usize, size_of::<libc::utmpx>(), false);
         } else if name.contains("pw") {
             let pw = &*(p as *const libc::passwd);
-            o.insert_heap(p as usize, size_of::<libc::passwd>());
+            o.insert_heap(p as usize, size_of::<libc::passwd>(), false);
             for s in [pw.pw_name, pw.pw_passwd, pw.pw_gecos, pw.pw_dir, pw.pw_shell] {
                 string(o, s);
             }
         } else {
             let gr = &*(p as *const libc::group);
-            o.insert_heap(p as usize, size_of::<libc::group>());
+            o.insert_heap(p as usize, size_of::<libc::group>(), false);
             string(o, gr.gr_name);
             string(o, gr.gr_passwd);
             if !gr.gr_mem.is_null() {
@@ -46,7 +46,7 @@ pub unsafe extern "C" fn __carve_on_record(p: *mut u8, kind: i32) {
                     string(o, *gr.gr_mem.add(n));
                     n += 1;
                 }
-                o.insert_heap(gr.gr_mem as usize, (n + 1) * size_of::<*mut c_char>());
+                o.insert_heap(gr.gr_mem as usize, (n + 1) * size_of::<*mut c_char>(), false);
             }
         }
     });
@@ -55,6 +55,6 @@ pub unsafe extern "C" fn __carve_on_record(p: *mut u8, kind: i32) {
 /// String `s` of a record (NUL included) as an object.
 unsafe fn string(o: &mut Objects, s: *mut c_char) {
     if !s.is_null() {
-        o.insert_heap(s as usize, libc::strlen(s) + 1);
+        o.insert_heap(s as usize, libc::strlen(s) + 1, false);
     }
 }
