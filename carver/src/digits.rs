@@ -20,8 +20,7 @@
 //!   longest one found there is taken, and the search goes on past it;
 //! - ASCII digits: the match is a whole run of `0`–`9`, and the bytes on
 //!   either side are no text (a NUL, binary, the object's end; text being
-//!   what the mapping takes for a string's: printable ASCII, blanks, bytes
-//!   of UTF-8 past ASCII): a number inside a line of text is that line's
+//!   what the mapping takes for a string's, `mapping::string_byte`): a number inside a line of text is that line's
 //!   string parameter, not one of its own;
 //! - a place some parameter of the object already starts at (its string)
 //!   is left to it;
@@ -241,12 +240,6 @@ fn dense(digits: &[u8]) -> bool {
     nonzero >= 3 && digits.len() - nonzero < nonzero
 }
 
-/// A byte of text, as the mapping takes a string's: printable ASCII, a
-/// blank, or a byte of UTF-8 beyond ASCII.
-fn is_text(b: u8) -> bool {
-    (0x20..0x7f).contains(&b) || b"\t\n\x0b\x0c\r".contains(&b) || b >= 0x80
-}
-
 /// Numbers held as ASCII digits in `bytes`, in either order, each a whole
 /// run of digits between bytes that are no text.
 fn ascii_places<'a>(bytes: &[u8], index: &'a Index<'a>) -> Vec<Found<'a>> {
@@ -258,8 +251,8 @@ fn ascii_places<'a>(bytes: &[u8], index: &'a Index<'a>) -> Vec<Found<'a>> {
             continue;
         }
         let end = i + bytes[i..].iter().take_while(|b| b.is_ascii_digit()).count();
-        let fenced =
-            !(i.checked_sub(1).map(|k| bytes[k]).is_some_and(is_text) || bytes.get(end).copied().is_some_and(is_text));
+        let fenced = !(i.checked_sub(1).map(|k| bytes[k]).is_some_and(crate::mapping::string_byte)
+            || bytes.get(end).copied().is_some_and(crate::mapping::string_byte));
         if let Some(form) = index.ascii.get(&bytes[i..end]).filter(|_| fenced) {
             out.push((i, form, true));
         }

@@ -104,9 +104,7 @@ pub fn map(unit: &Unit, input: &[u8]) -> Vec<Param> {
                     None => (bytes.len(), false),
                 };
                 let text = &bytes[..len];
-                if len < MIN_STRING
-                    || !text.iter().all(|&b| b == b'\t' || b == b'\n' || (0x20..0x7f).contains(&b) || b >= 0x80)
-                {
+                if len < MIN_STRING || !text.iter().all(|&b| string_byte(b)) {
                     if let Some(p) = binary_param(o as u32, bytes, input) {
                         out.push(p);
                     }
@@ -194,6 +192,12 @@ impl<'a> Views<'a> {
     }
 }
 
+/// A byte a string the mapping looks for may hold: printable ASCII, a tab
+/// or a newline, or a byte of UTF-8 beyond ASCII.
+pub(crate) fn string_byte(b: u8) -> bool {
+    b == b'\t' || b == b'\n' || (0x20..0x7f).contains(&b) || b >= 0x80
+}
+
 /// Shortest block of binary bytes worth mapping: fewer match by chance.
 const MIN_BINARY: usize = 4;
 
@@ -260,7 +264,7 @@ fn string_param(object: u32, start: usize, bytes: &[u8], input: &[u8], views: &V
         None => (rest.len(), false),
     };
     let text = &rest[..len];
-    if len < MIN_STRING || !text.iter().all(|&b| b == b'\t' || b == b'\n' || (0x20..0x7f).contains(&b) || b >= 0x80) {
+    if len < MIN_STRING || !text.iter().all(|&b| string_byte(b)) {
         return None;
     }
     let _ = input;

@@ -41,11 +41,12 @@ impl Objects {
             }
             self.map.remove(&o.base);
         }
+        // (Usually nothing: no allocation on the allocator's path.)
         let end = base.saturating_add(size);
-        let inside: alloc::vec::Vec<usize> =
-            self.map.range(base..end).filter(|(_, o)| fresh || o.kind == OBJ_HEAP).map(|(&b, _)| b).collect();
-        for b in inside {
+        let mut from = base;
+        while let Some(b) = self.map.range(from..end).find(|(_, o)| fresh || o.kind == OBJ_HEAP).map(|(&b, _)| b) {
             self.map.remove(&b);
+            from = b + 1;
         }
         self.insert(base, size, OBJ_HEAP, NO_GLOBAL);
     }
