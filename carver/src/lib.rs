@@ -6,10 +6,12 @@
 //! room to grow (`grow`); with a grammar, parameters map to derivation
 //! nodes of the input (`align`); a string the input holds encoded (a
 //! query string, a JSON body) maps through the encoding (`encoded`); an
-//! integer a binary input holds as bytes maps to them (`binary`).
+//! integer a binary input holds as bytes maps to them (`binary`); a count
+//! beside a pointer maps as the length of what it points at (`counts`).
 
 pub mod align;
 mod binary;
+mod counts;
 mod digits;
 mod encoded;
 mod fidelity;

@@ -3,8 +3,9 @@
 //! they occur. Integer arguments are looked for as decimal text (at number
 //! boundaries), or else as binary bytes (see `binary.rs` for when), strings reachable from the arguments as bytes (up to their
 //! NUL or the object's end), streams as the text left to read, numbers
-//! held as digit arrays (see `digits.rs`); for `main`, also the run's
-//! input file, which it has yet to open and read.
+//! held as digit arrays (see `digits.rs`), counts beside pointers as
+//! lengths (see `counts.rs`); for `main`, also the run's input file,
+//! which it has yet to open and read.
 
 use model::shell;
 use model::snapshot::*;
@@ -131,6 +132,7 @@ pub fn map(unit: &Unit, input: &[u8]) -> Vec<Param> {
     if let Some(p) = input_file_param(unit, input) {
         out.insert(0, p);
     }
+    crate::counts::beside_pointers(unit, &mut out);
     out.truncate(MAX_PARAMS);
     out
 }

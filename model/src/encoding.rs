@@ -21,10 +21,12 @@ pub enum Encoding {
         #[serde(default, skip_serializing_if = "is_false")]
         ascii: bool,
     },
-    /// The length of the text at its occurrence (a derivation node's:
-    /// `strlen` of a token, the count passed beside a pointer; only with a
-    /// grammar, see `carver::align`). Written by resizing that text: cut,
-    /// or repeated from its start (`ab` of length 5 is `ababa`).
+    /// The length of the text at its occurrence: with a grammar, a
+    /// derivation node's (`strlen` of a token, the count passed beside a
+    /// pointer; see `carver::align`); without one, the count passed beside
+    /// a pointer to bytes of the input (a harness's `size`; see
+    /// `carver::counts`). Written by resizing that text: cut, or repeated
+    /// from its start (`ab` of length 5 is `ababa`).
     Length,
     /// The bytes, percent-encoded where they occur (a query string or a
     /// form body, which the program decodes): written with `+` for a

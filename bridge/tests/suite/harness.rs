@@ -58,6 +58,32 @@ fn a_harness_is_carved_and_its_off_by_one_solved_for() {
     assert_eq!(std::fs::read(out.join("alarms/000000/input")).unwrap(), b"FUZZ\x10\0\0\0");
 }
 
+#[test]
+fn a_harness_size_is_solved_for_and_lifted_as_the_input_length() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let h = carve_compile_with(&repo().join("bridge/tests/fixtures/harness_size.c"), d, &["-g", "-fsanitize=fuzzer"]);
+    let p = h.to_str().unwrap();
+    let units = d.join("units");
+    let seed = b"SIZE and more";
+    let o = bridge(&["carve", "--functions", "^check$", "-o", units.to_str().unwrap(), "--", p, "@@"], seed);
+    assert!(o.status.success(), "{}", stderr(&o));
+    // The input block (binary) and its size, as its length.
+    let listed = stdout(&bridge(&["units", units.to_str().unwrap()], b""));
+    assert!(listed.contains("1 length"), "{listed}");
+    let unit = units.join("check.0.unit");
+    let out = d.join("out");
+    let sum = bridge_json(
+        &["explore", unit.to_str().unwrap(), "--tries", "20", "--json", "-o", out.to_str().unwrap(), "--", p, "@@"],
+        b"",
+    );
+    assert!(sum["true_alarms"].as_u64().unwrap() >= 1, "{sum}");
+    // 333 bytes, the seed repeated from its start.
+    let lifted = std::fs::read(out.join("alarms/000000/input")).unwrap();
+    assert_eq!(lifted.len(), 333);
+    assert!(lifted.starts_with(b"SIZE and moreSIZE"), "{:?}", String::from_utf8_lossy(&lifted[..40]));
+}
+
 /// A campaign on a harness whose process keeps state: one campaign in
 /// persistent mode (the default), one with a fork per run. Returns the
 /// campaign's stats, its kept crashes' sizes, the runs and the processes
