@@ -187,8 +187,9 @@ pub struct Stats {
     pub params_on_nodes: u64,
     #[serde(default)]
     pub occurrences_off_nodes: u64,
-    /// Integer arguments mapped as the length of a node another parameter
-    /// maps to (`carver::align`).
+    /// Integer arguments mapped as a length: of a node another parameter
+    /// maps to (`carver::align`), or of the bytes a pointer beside them
+    /// points at (`carver::counts`).
     #[serde(default)]
     pub params_as_lengths: u64,
     #[serde(default)]

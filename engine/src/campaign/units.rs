@@ -393,11 +393,12 @@ impl Campaign {
                     let s = &mut self.file.stats;
                     s.params_on_nodes += a.nonterminals.iter().filter(|n| n.is_some()).count() as u64;
                     s.occurrences_off_nodes += a.dropped as u64;
-                    s.params_as_lengths += a.lengths as u64;
                     a.nonterminals
                 }
                 None => Vec::new(),
             };
+            self.file.stats.params_as_lengths +=
+                params.iter().filter(|p| p.encoding == model::unit::Encoding::Length).count() as u64;
             self.file.stats.units_with_params += u64::from(!params.is_empty());
             self.file.stats.units_with_digit_arrays +=
                 u64::from(params.iter().any(|p| matches!(p.encoding, model::unit::Encoding::Digits { .. })));
