@@ -96,14 +96,7 @@ fn lengths(unit: &Unit, params: &mut Vec<Param>, out: &mut Alignment) {
         }
         let n = crate::mapping::signed(a.value, a.size);
         let Some(&(occ, nt)) = nodes.iter().find(|((_, len), _)| n > 0 && *len == n as u64) else { continue };
-        let p = Param {
-            site,
-            encoding: Encoding::Length,
-            occurrences: vec![occ],
-            original: n.to_string().into_bytes(),
-            excluded: Vec::new(),
-            room: 0,
-        };
+        let p = crate::counts::length(site, occ, n);
         match k {
             Some(k) => {
                 out.dropped += params[k].occurrences.len();

@@ -41,18 +41,23 @@ pub fn beside_pointers(unit: &Unit, params: &mut Vec<Param>) -> usize {
             .filter(|r| r.object == RELOC_IN_ARG && r.target_kind == RELOC_OBJECT && r.offset.abs_diff(i as u64) == 1);
         let occurrence = pointers.flat_map(|r| counted(params, r.target, r.addend, n as u64)).next();
         if let Some(occ) = occurrence {
-            params.push(Param {
-                site,
-                encoding: Encoding::Length,
-                occurrences: vec![occ],
-                original: n.to_string().into_bytes(),
-                excluded: Vec::new(),
-                room: 0,
-            });
+            params.push(length(site, occ, n));
             added += 1;
         }
     }
     added
+}
+
+/// Argument `site`, of value `n`, as the length of occurrence `occ`.
+pub(crate) fn length(site: Site, occ: (u64, u64), n: i64) -> Param {
+    Param {
+        site,
+        encoding: Encoding::Length,
+        occurrences: vec![occ],
+        original: n.to_string().into_bytes(),
+        excluded: Vec::new(),
+        room: 0,
+    }
 }
 
 /// An occurrence of `n` bytes of a parameter of the bytes at `offset` of
