@@ -9,7 +9,7 @@
 //! drawn anew. Deterministic for a seed.
 
 use crate::{Candidate, UnitGenerator};
-use model::unit::{Encoding, Param, Site, Value};
+use model::unit::{Encoding, Param, Site, Value, MAX_LENGTH};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -131,10 +131,12 @@ impl UnitGenerator for Fuzz {
 /// The values an integer parameter of a `size`-byte argument can take:
 /// the argument's signed type's; for a binary field narrower than the
 /// argument, the field's unsigned values (the mapping takes such a field
-/// only unsigned: see `Param::original_int`).
+/// only unsigned: see `Param::original_int`); for a length, 0 to
+/// [`MAX_LENGTH`] (the others cannot be lifted).
 fn int_range(p: &Param, size: u8) -> (i64, i64) {
     match p.encoding {
         Encoding::Binary { width, .. } if width < size.min(8) => (0, (1i64 << (8 * u32::from(width))) - 1),
+        Encoding::Length => (0, MAX_LENGTH),
         _ => {
             let bits = (8 * u32::from(size)).clamp(8, 64);
             if bits >= 64 {
@@ -202,6 +204,14 @@ mod tests {
             Param { encoding: Encoding::Binary { width: 4, big_endian: true }, original: vec![0, 0, 0, 9], ..p };
         let c = Fuzz::new(3).next(std::slice::from_ref(&whole), 300);
         assert!(c.iter().any(|c| c.values[0].1 == Value::Int(i32::MIN as i64)));
+    }
+
+    #[test]
+    fn a_length_gets_lengths_that_can_be_lifted() {
+        let p = Param { site: Site::Arg { index: 1, size: 8 }, encoding: Encoding::Length, ..int_param() };
+        let c = Fuzz::new(4).next(std::slice::from_ref(&p), 300);
+        assert!(c.iter().all(|c| p.liftable(&c.values[0].1)), "{c:?}");
+        assert!(c.iter().any(|c| c.values[0].1 == Value::Int(MAX_LENGTH)));
     }
 
     #[test]

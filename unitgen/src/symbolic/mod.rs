@@ -263,9 +263,16 @@ impl UnitGenerator for Symbolic {
             // reads zero-extended (the mapping takes such a field only
             // unsigned): the argument's bytes past it stay 0, so that every
             // value solved for is one the field can carry.
-            if let (true, model::unit::Encoding::Binary { width, .. }) = (arg, p.encoding) {
-                if u32::from(width) < len {
-                    guards.push((first + u32::from(width), first + len, (1..=0xff).collect()));
+            // A length likewise keeps to two bytes (it is lifted up to
+            // `MAX_LENGTH`, 4,096).
+            let width = match p.encoding {
+                model::unit::Encoding::Binary { width, .. } => Some(u32::from(width)),
+                model::unit::Encoding::Length => Some(2),
+                _ => None,
+            };
+            if let (true, Some(width)) = (arg, width) {
+                if width < len {
+                    guards.push((first + width, first + len, (1..=0xff).collect()));
                 }
             }
             self.base.extend_from_slice(&bytes);
@@ -910,7 +917,7 @@ mod tests {
     #[test]
     fn a_binary_field_starts_as_its_bytes_read_and_its_argument_stays_within_it() {
         // A 4-byte argument, 9 in the input as `00 09` (a 16-bit big-endian
-        // field); its trace branches on `len == 48` and on `len >= 0x10000`.
+        // field).
         let p = Param {
             site: Site::Arg { index: 1, size: 4 },
             encoding: Encoding::Binary { width: 2, big_endian: true },
@@ -919,6 +926,15 @@ mod tests {
             excluded: Vec::new(),
             room: 0,
         };
+        assert_eq!(solved_for_48_and_past_two_bytes(&p), [Value::Int(48)], "no value past the field's two bytes");
+        // A length (of 9 bytes) likewise.
+        let length = Param { encoding: Encoding::Length, occurrences: vec![(5, 9)], original: b"9".to_vec(), ..p };
+        assert_eq!(solved_for_48_and_past_two_bytes(&length), [Value::Int(48)], "no length past two bytes");
+    }
+
+    /// What a 4-byte argument of 9 is solved to when its trace branches on
+    /// `len == 48` and on `len >= 0x10000`.
+    fn solved_for_48_and_past_two_bytes(p: &Param) -> Vec<Value> {
         let mut nodes = vec![node(Op::Const, 8, 0, 0, 0)];
         nodes.extend((0..4).map(|k| node(Op::Input, 8, 0, 0, k)));
         nodes.push(node(Op::Concat, 16, 2, 1, 0));
@@ -933,15 +949,15 @@ mod tests {
         let path = vec![branch(5, 9), branch(6, 11)];
         let t = Trace { flags: 0, nodes, path, tables: Vec::new(), pin_names: Vec::new() };
         let mut g = Symbolic::new(2000, None);
-        g.start("f", std::slice::from_ref(&p));
-        let seed = g.next(std::slice::from_ref(&p), 1);
+        g.start("f", std::slice::from_ref(p));
+        let seed = g.next(std::slice::from_ref(p), 1);
         assert_eq!(g.base, [9, 0, 0, 0], "the argument as carved");
         g.observe(&seed[0], Some(t));
         let mut found = Vec::new();
         while g.pending() != Pending::Nothing {
             g.wait(std::time::Duration::from_millis(50));
-            found.extend(g.next(std::slice::from_ref(&p), 4).into_iter().flat_map(|c| c.values).map(|(_, v)| v));
+            found.extend(g.next(std::slice::from_ref(p), 4).into_iter().flat_map(|c| c.values).map(|(_, v)| v));
         }
-        assert_eq!(found, [Value::Int(48)], "no value past the field's two bytes");
+        found
     }
 }
