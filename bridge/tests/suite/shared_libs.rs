@@ -261,10 +261,11 @@ fn a_python_host_starts_the_runtime_after_its_setup() {
     // record ("setup=1") only when the runtime starts at load.
     assert_eq!(carve(true, "deferred"), 3);
     assert_eq!(carve(false, "at-load"), 4);
-    // The records the host parsed from the input map to it as they are.
+    // The records the host parsed from the input map to it as they are,
+    // and `rec_parse(line, n)`'s count as their length.
     let listing = stdout(&bridge_in(d, true, &["units", "deferred"], b""));
     let line = listing.lines().find(|l| l.starts_with("rec_parse.0.unit")).unwrap_or_default();
-    assert!(line.ends_with("1 (raw)"), "{listing}");
+    assert!(line.ends_with("2 (raw, length)"), "{listing}");
     let o = bridge_in(d, true, &["replay", "deferred"], b"");
     let n = names(&d.join("deferred")).len();
     assert!(stdout(&o).contains(&format!("{n} of {n} replays faithful")), "{}{}", stdout(&o), stderr(&o));
