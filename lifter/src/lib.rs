@@ -7,6 +7,7 @@ use exec::{Coverage, ForkServer, Newness, Outcome};
 use model::shell::{self, Quote};
 use model::unit::{Encoding, Param, Site, Value, MAX_LENGTH};
 
+mod fields;
 mod http;
 mod labels;
 pub use labels::lift_labelled;
@@ -32,7 +33,8 @@ pub fn lift(input: &[u8], param: &Param, value: &Value, command_line: bool) -> V
 
 /// `input` with several parameters replaced at once (their occurrences,
 /// from the last to the first; one that overlaps a later one is left);
-/// an HTTP request's `Content-Length` follows its body's new length. A
+/// the length fields of a binary input's records, and an HTTP request's
+/// `Content-Length`, follow what they measure (`fields`, `http`). A
 /// length ([`Encoding::Length`]) resizes the text at its occurrence: the
 /// new value of another parameter there when it has one too.
 ///
@@ -117,6 +119,7 @@ pub(crate) fn lift_spliced(input: &[u8], values: &[(&Param, &Value)], command_li
         }
     }
     done.reverse();
+    fields::fix_lengths(input, &mut out, &done);
     http::fix_content_length(input, &mut out, &mut done);
     (out, done)
 }

@@ -117,3 +117,35 @@ fn tlv_s_title_of_48_bytes_is_solved_in_set_title_and_lifted() {
     let report = report_on(&prog, &input, d);
     assert!(report.contains("AddressSanitizer: heap-buffer-overflow"), "{report}");
 }
+
+/// A string solved shorter than the seed's, in a chunk whose length is a
+/// 4-byte big-endian field before it (PNG's layout): the lift writes the
+/// shorter name and the chunk's length follows it, so the program reads
+/// the name and nothing of the checksum after it, and aborts. With the
+/// length left as it was, the name read is "root" and 4 bytes of the
+/// checksum: a false alarm.
+#[test]
+fn a_chunk_s_length_follows_a_name_solved_shorter() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let prog = fixture("chunks", d);
+    let chunk =
+        |kind: &[u8], data: &[u8]| [&(data.len() as u32).to_be_bytes()[..], kind, data, b"\xde\xad\xbe\xef"].concat();
+    let file = |name: &[u8]| {
+        [&b"CHUNKS\r\n"[..], &chunk(b"DATA", b"12345"), &chunk(b"NAME", name), &chunk(b"END ", b"")].concat()
+    };
+    let (p, u) = (prog.to_str().unwrap(), d.join("units"));
+    let o = bridge(&["carve", "-o", u.to_str().unwrap(), "--functions", "^greet$", "--", p, "@@"], &file(b"operator"));
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = d.join("out");
+    let sum = bridge_json(
+        &["explore", u.to_str().unwrap(), "--tries", "20", "--json", "-o", out.to_str().unwrap(), "--", p, "@@"],
+        b"",
+    );
+    assert!(sum["true_alarms"].as_u64().unwrap() >= 1, "{sum}");
+    let alarms = out.join("alarms");
+    let input = std::fs::read(alarms.join(&names(&alarms)[0]).join("input")).unwrap();
+    assert_eq!(input, file(b"root"));
+    let st = std::process::Command::new(&prog).arg(alarms.join(&names(&alarms)[0]).join("input")).status().unwrap();
+    assert_eq!(st.signal(), Some(6));
+}

@@ -1,0 +1,130 @@
+use super::*;
+
+/// `input` with `at..end` replaced by `text`, its length fields fixed.
+fn spliced(input: &[u8], at: usize, end: usize, text: &[u8]) -> Vec<u8> {
+    let mut out = input.to_vec();
+    out.splice(at..end, text.iter().copied());
+    fix_lengths(input, &mut out, &[Splice { at, end, len: text.len(), value: 0 }]);
+    out
+}
+
+fn find(hay: &[u8], needle: &[u8]) -> usize {
+    hay.windows(needle.len()).position(|w| w == needle).unwrap()
+}
+
+/// PNG-like: a signature, then chunks of a 4-byte big-endian length, a
+/// 4-byte type, the data and a 4-byte checksum; the last chunk is empty.
+fn png(text: &[u8]) -> Vec<u8> {
+    let mut v = b"\x89PNG\r\n\x1a\n".to_vec();
+    for (kind, data) in [(&b"IHDR"[..], &b"0123456789abc"[..]), (b"tEXt", text), (b"IEND", b"")] {
+        v.extend((data.len() as u32).to_be_bytes());
+        v.extend(kind);
+        v.extend(data);
+        v.extend(b"\xde\xad\xbe\xef");
+    }
+    v
+}
+
+#[test]
+fn a_chunk_s_length_follows_its_data() {
+    let input = png(b"Title\0a picture");
+    let at = find(&input, b"a picture");
+    let out = spliced(&input, at, at + 9, b"a much longer caption");
+    assert_eq!(out, png(b"Title\0a much longer caption"));
+    let out = spliced(&input, at, at + 9, b"a");
+    assert_eq!(out, png(b"Title\0a"));
+}
+
+/// examples/tlv's format: "TLV\1", then records of a type byte, a 16-bit
+/// big-endian length and the value; nested here: an entry holds a key
+/// length byte, the key and records of its own.
+#[test]
+fn type_length_value_records_and_records_inside_them_follow() {
+    let inner = |v: &[u8]| [&b"\x07\x00"[..], &[v.len() as u8], v, b"\x08\x00\x02zz"].concat();
+    let record = |t: u8, v: &[u8]| [&[t, 0, v.len() as u8][..], v].concat();
+    let file =
+        |title: &[u8], v: &[u8]| [&b"TLV\x01"[..], &record(1, title), &record(2, &inner(v)), &record(5, b"")].concat();
+    let input = file(b"inventory", b"apples");
+    let at = find(&input, b"inventory");
+    assert_eq!(spliced(&input, at, at + 9, b"inv"), file(b"inv", b"apples"));
+    let at = find(&input, b"apples");
+    assert_eq!(spliced(&input, at, at + 6, b"pears and plums"), file(b"inventory", b"pears and plums"));
+}
+
+/// RIFF-like: a header whose little-endian size counts the rest, and
+/// boxes whose size counts their own 8-byte header (MP4's way).
+#[test]
+fn a_header_s_total_and_boxes_that_count_their_header_follow() {
+    let boxed = |kind: &[u8], data: &[u8]| [&((data.len() + 8) as u32).to_be_bytes()[..], kind, data].concat();
+    let file = |name: &[u8]| {
+        let body = [&b"WAVE"[..], &boxed(b"fmt ", b"\x01\x00\x02\x00"), &boxed(b"name", name)].concat();
+        [&b"RIFF"[..], &(body.len() as u32).to_le_bytes(), &body].concat()
+    };
+    let input = file(b"a short one");
+    let at = find(&input, b"a short one");
+    assert_eq!(spliced(&input, at, at + 11, b"longer than it was"), file(b"longer than it was"));
+}
+
+/// Text has no chain of records, and a binary input whose numbers do not
+/// tile it to its end is left as it is; so is a field a value is written
+/// over, and a length the field cannot hold.
+#[test]
+fn what_is_no_chain_of_records_is_left_alone() {
+    let text = b"<?xml version=\"1.0\"?>\n<doc a=\"1\">\n  <item>one</item>\n  <item>two</item>\n</doc>\n";
+    let at = find(text, b"one");
+    assert_eq!(spliced(text, at, at + 3, b"three"), [&text[..at], b"three", &text[at + 3..]].concat());
+    let tail = b"\x00\x05hello\x00\x03abc!";
+    let at = find(tail, b"hello");
+    assert_eq!(spliced(tail, at, at + 5, b"hi"), b"\x00\x05hi\x00\x03abc!", "one byte past the chain's end");
+    let input = png(b"caption");
+    let field = find(&input, b"tEXt") - 4;
+    let out = spliced(&input, field, field + 11, b"\x00\x00\x00\x02tEXtca");
+    assert_eq!(&out[field..field + 4], b"\x00\x00\x00\x02", "the value written over the field stays");
+    let small = [&b"\x00\x00\x00\x00\x00\x00\x00\x00\x00\x04"[..], b"abcd", b"\x00\x04wxyz"].concat();
+    let at = find(&small, b"abcd");
+    let long = vec![b'x'; 70_000];
+    assert_eq!(&spliced(&small, at, at + 4, &long)[8..10], b"\x00\x04", "70,000 does not fit in two bytes");
+}
+
+/// Several values lifted at once: each record's field moves by what was
+/// spliced before it, and changes by what was spliced inside it.
+#[test]
+fn several_splices_move_and_resize_their_fields() {
+    let input = png(b"Title\0a picture");
+    let (a, b) = (find(&input, b"0123"), find(&input, b"picture"));
+    let mut out = input.clone();
+    out.splice(b..b + 7, b"pic".iter().copied());
+    out.splice(a..a + 4, b"012345".iter().copied());
+    let splices = [Splice { at: a, end: a + 4, len: 6, value: 0 }, Splice { at: b, end: b + 7, len: 3, value: 1 }];
+    fix_lengths(&input, &mut out, &splices);
+    let mut expected = b"\x89PNG\r\n\x1a\n".to_vec();
+    for (kind, data) in [(&b"IHDR"[..], &b"012345456789abc"[..]), (b"tEXt", b"Title\0a pic"), (b"IEND", b"")] {
+        expected.extend((data.len() as u32).to_be_bytes());
+        expected.extend(kind);
+        expected.extend(data);
+        expected.extend(b"\xde\xad\xbe\xef");
+    }
+    assert_eq!(out, expected);
+}
+
+/// Of the examples' seeds, tlv's are chains of records and no other is
+/// (text, CSV, scripts, hexdump's binary samples).
+#[test]
+fn the_examples_seeds_are_chains_where_they_hold_records() {
+    let examples = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples");
+    let mut seen = 0;
+    for example in std::fs::read_dir(&examples).unwrap().map(|e| e.unwrap().path()) {
+        let Ok(seeds) = std::fs::read_dir(example.join("seeds")) else { continue };
+        for seed in seeds.map(|e| e.unwrap().path()) {
+            let input = std::fs::read(&seed).unwrap();
+            let chains = first_chains(&input, 0, input.len());
+            let tlv = example.ends_with("tlv");
+            assert_eq!(!chains.is_empty(), tlv, "{}: {chains:?}", seed.display());
+            if tlv {
+                assert_eq!((chains.len(), chains[0][0].at, chains[0][0].width), (1, 5, 2), "{}", seed.display());
+            }
+            seen += 1;
+        }
+    }
+    assert!(seen > 30, "{seen} seeds");
+}
