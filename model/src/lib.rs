@@ -14,6 +14,7 @@ pub mod chars;
 mod consts;
 mod encoding;
 pub mod env;
+pub mod fields;
 #[cfg(test)]
 mod fuzz_decoders;
 pub mod fuzzing;

@@ -29,9 +29,9 @@
 //! way, [`DEPTH`] levels deep. A field some lifted value is written over
 //! is that value's, and is left alone.
 
-use crate::Splice;
 use std::cell::RefCell;
 use std::hash::{Hash, Hasher};
+use std::ops::Range;
 use std::rc::Rc;
 
 /// Inputs longer than this are not searched: the search passes over the
@@ -143,49 +143,96 @@ impl Field {
     }
 }
 
-/// Rewrites, in `out` (lifted from `input` by `splices`), every length
-/// field of `input` whose record a splice resized, by what the splices
-/// inside the record added or took away.
-pub(crate) fn fix_lengths(input: &[u8], out: &mut [u8], splices: &[Splice]) {
+/// Bytes `at..end` of an input replaced by `len` bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Splice {
+    pub at: usize,
+    pub end: usize,
+    pub len: usize,
+}
+
+/// The chains of records an input holds at its top level: found once for
+/// an input that many changes are made to ([`fix_top_lengths`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Records {
+    chains: Vec<Vec<Field>>,
+}
+
+impl Records {
+    /// `input`'s; none when it is longer than [`SEARCH_LIMIT`].
+    pub fn of(input: &[u8]) -> Records {
+        if input.len() > SEARCH_LIMIT {
+            return Records::default();
+        }
+        Records { chains: first_chains(input, 0, input.len()) }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.chains.is_empty()
+    }
+}
+
+/// Rewrites, in `out` (made from `input` by `splices`, which do not
+/// overlap), every length field of `input` whose record a splice resized,
+/// by what the splices inside the record added or took away; records
+/// inside records too. Says where in `out` it wrote.
+pub fn fix_lengths(input: &[u8], out: &mut [u8], splices: &[Splice]) -> Vec<Range<usize>> {
     if input.len() > SEARCH_LIMIT || splices.iter().all(|s| delta(s) == 0) {
-        return;
+        return Vec::new();
     }
     let mut changes = Vec::new();
     fields_in(input, 0, input.len(), splices, 0, &mut changes);
+    write(out, splices, changes)
+}
+
+/// [`fix_lengths`] with `records`, found beforehand in the input, at the
+/// top level only: no search.
+pub fn fix_top_lengths(records: &Records, out: &mut [u8], splices: &[Splice]) -> Vec<Range<usize>> {
+    match changes(&records.chains, splices) {
+        Some(changes) => write(out, splices, changes),
+        None => Vec::new(),
+    }
+}
+
+/// Writes each field's new value where the field is in `out`.
+fn write(out: &mut [u8], splices: &[Splice], changes: Vec<(Field, u64)>) -> Vec<Range<usize>> {
+    let mut written = Vec::with_capacity(changes.len());
     for (field, value) in changes {
         // Only splices before the field move it (it is before what it
         // measures, and no splice is written over it).
         let shift: isize = splices.iter().filter(|s| s.end <= field.at).map(delta).sum();
         let at = field.at.checked_add_signed(shift).expect("a field moves by what was spliced before it");
         out[at..at + field.width].copy_from_slice(&field.bytes(value));
+        written.push(at..at + field.width);
     }
+    written
 }
 
 fn delta(s: &Splice) -> isize {
     s.len as isize - (s.end - s.at) as isize
 }
 
+/// The fields of the first of `chains` that `splices` resize, with their
+/// new values; `None` when the chains disagree on them.
+fn changes(chains: &[Vec<Field>], splices: &[Splice]) -> Option<Vec<(Field, u64)>> {
+    let first = chains.first()?;
+    let of = |chain: &Vec<Field>| -> Vec<(Field, u64)> {
+        chain.iter().filter_map(|f| Some((*f, f.new_value(splices)?))).collect()
+    };
+    let found = of(first);
+    let key = |c: &[(Field, u64)]| -> Vec<_> { c.iter().map(|(f, v)| (f.at, f.width, f.big_endian, *v)).collect() };
+    chains[1..].iter().all(|c| key(&of(c)) == key(&found)).then_some(found)
+}
+
 /// The fields of `input[lo..hi]`'s chain of records that `splices` resize,
 /// with their new values, into `changes`; and those of records inside
-/// them. Nothing at this level when the chains found disagree on it.
-fn fields_in(input: &[u8], lo: usize, hi: usize, splices: &[Splice], depth: usize, changes: &mut Vec<(Field, u64)>) {
-    let chains = cached_chains(input, lo, hi);
-    let mut found = chains.iter().map(|chain| {
-        chain
-            .iter()
-            .filter_map(|f| Some((f.at, f.width, f.big_endian, f.bytes(f.new_value(splices)?))))
-            .collect::<Vec<_>>()
-    });
-    let Some(first) = found.next() else { return };
-    if found.any(|other| other != first) {
-        return;
-    }
-    for field in &chains[0] {
-        if let Some(v) = field.new_value(splices) {
-            changes.push((*field, v));
-            if depth + 1 < DEPTH {
-                fields_in(input, field.start, field.end, splices, depth + 1, changes);
-            }
+/// them. Nothing at a level where the chains found disagree.
+fn fields_in(input: &[u8], lo: usize, hi: usize, splices: &[Splice], depth: usize, out: &mut Vec<(Field, u64)>) {
+    let Some(found) = changes(&cached_chains(input, lo, hi), splices) else { return };
+    for (field, value) in found {
+        out.push((field, value));
+        if depth + 1 < DEPTH {
+            fields_in(input, field.start, field.end, splices, depth + 1, out);
         }
     }
 }

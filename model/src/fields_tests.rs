@@ -4,7 +4,7 @@ use super::*;
 fn spliced(input: &[u8], at: usize, end: usize, text: &[u8]) -> Vec<u8> {
     let mut out = input.to_vec();
     out.splice(at..end, text.iter().copied());
-    fix_lengths(input, &mut out, &[Splice { at, end, len: text.len(), value: 0 }]);
+    fix_lengths(input, &mut out, &[Splice { at, end, len: text.len() }]);
     out
 }
 
@@ -95,7 +95,7 @@ fn several_splices_move_and_resize_their_fields() {
     let mut out = input.clone();
     out.splice(b..b + 7, b"pic".iter().copied());
     out.splice(a..a + 4, b"012345".iter().copied());
-    let splices = [Splice { at: a, end: a + 4, len: 6, value: 0 }, Splice { at: b, end: b + 7, len: 3, value: 1 }];
+    let splices = [Splice { at: a, end: a + 4, len: 6 }, Splice { at: b, end: b + 7, len: 3 }];
     fix_lengths(&input, &mut out, &splices);
     let mut expected = b"\x89PNG\r\n\x1a\n".to_vec();
     for (kind, data) in [(&b"IHDR"[..], &b"012345456789abc"[..]), (b"tEXt", b"Title\0a pic"), (b"IEND", b"")] {
@@ -127,4 +127,20 @@ fn the_examples_seeds_are_chains_where_they_hold_records() {
         }
     }
     assert!(seen > 30, "{seen} seeds");
+}
+
+/// Records found once and used at the top level make the changes the
+/// whole search makes there.
+#[test]
+fn records_found_beforehand_make_the_same_changes() {
+    let input = png(b"Title\0a picture");
+    let records = Records::of(&input);
+    assert!(!records.is_empty());
+    let at = find(&input, b"a picture");
+    let splice = Splice { at, end: at + 9, len: 21 };
+    let mut out = input.clone();
+    out.splice(at..at + 9, b"a much longer caption".iter().copied());
+    assert_eq!(fix_top_lengths(&records, &mut out, &[splice]), vec![33..37]);
+    assert_eq!(out, png(b"Title\0a much longer caption"));
+    assert!(Records::of(b"plain text, no records").is_empty());
 }
