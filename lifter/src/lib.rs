@@ -32,8 +32,8 @@ pub fn lift(input: &[u8], param: &Param, value: &Value, command_line: bool) -> V
 
 /// `input` with several parameters replaced at once (their occurrences,
 /// from the last to the first; one that overlaps a later one is left);
-/// the length fields of a binary input's records, and an HTTP request's
-/// `Content-Length`, follow what they measure (`model::fields`, `http`). A
+/// the length fields and checksums of a binary input's records, and an
+/// HTTP request's `Content-Length`, follow what they cover (`model::fields`, `http`). A
 /// length ([`Encoding::Length`]) resizes the text at its occurrence: the
 /// new value of another parameter there when it has one too.
 ///
@@ -118,8 +118,8 @@ pub(crate) fn lift_spliced(input: &[u8], values: &[(&Param, &Value)], command_li
         }
     }
     done.reverse();
-    let resized: Vec<_> = done.iter().map(|s| model::fields::Splice { at: s.at, end: s.end, len: s.len }).collect();
-    model::fields::fix_lengths(input, &mut out, &resized);
+    let spliced: Vec<_> = done.iter().map(|s| model::fields::Splice { at: s.at, end: s.end, len: s.len }).collect();
+    model::fields::fix(input, &mut out, &spliced);
     http::fix_content_length(input, &mut out, &mut done);
     (out, done)
 }

@@ -119,18 +119,20 @@ fn tlv_s_title_of_48_bytes_is_solved_in_set_title_and_lifted() {
 }
 
 /// A string solved shorter than the seed's, in a chunk whose length is a
-/// 4-byte big-endian field before it (PNG's layout): the lift writes the
-/// shorter name and the chunk's length follows it, so the program reads
-/// the name and nothing of the checksum after it, and aborts. With the
-/// length left as it was, the name read is "root" and 4 bytes of the
-/// checksum: a false alarm.
+/// 4-byte big-endian field before it and whose CRC follows it (PNG's
+/// layout): the lift writes the shorter name, and the chunk's length and
+/// CRC follow it, so the program reads the name and nothing of the CRC
+/// after it, and aborts. With the length left as it was, the name read is
+/// "root" and 4 bytes of the CRC; with the CRC left, the chunk is skipped:
+/// a false alarm either way.
 #[test]
-fn a_chunk_s_length_follows_a_name_solved_shorter() {
+fn a_chunk_s_length_and_crc_follow_a_name_solved_shorter() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let prog = fixture("chunks", d);
+    let crc = |kind: &[u8], data: &[u8]| crc32fast::hash(&[kind, data].concat()).to_be_bytes();
     let chunk =
-        |kind: &[u8], data: &[u8]| [&(data.len() as u32).to_be_bytes()[..], kind, data, b"\xde\xad\xbe\xef"].concat();
+        |kind: &[u8], data: &[u8]| [&(data.len() as u32).to_be_bytes()[..], kind, data, &crc(kind, data)].concat();
     let file = |name: &[u8]| {
         [&b"CHUNKS\r\n"[..], &chunk(b"DATA", b"12345"), &chunk(b"NAME", name), &chunk(b"END ", b"")].concat()
     };

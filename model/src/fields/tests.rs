@@ -4,7 +4,7 @@ use super::*;
 fn spliced(input: &[u8], at: usize, end: usize, text: &[u8]) -> Vec<u8> {
     let mut out = input.to_vec();
     out.splice(at..end, text.iter().copied());
-    fix_lengths(input, &mut out, &[Splice { at, end, len: text.len() }]);
+    fix(input, &mut out, &[Splice { at, end, len: text.len() }]);
     out
 }
 
@@ -96,7 +96,7 @@ fn several_splices_move_and_resize_their_fields() {
     out.splice(b..b + 7, b"pic".iter().copied());
     out.splice(a..a + 4, b"012345".iter().copied());
     let splices = [Splice { at: a, end: a + 4, len: 6 }, Splice { at: b, end: b + 7, len: 3 }];
-    fix_lengths(&input, &mut out, &splices);
+    fix(&input, &mut out, &splices);
     let mut expected = b"\x89PNG\r\n\x1a\n".to_vec();
     for (kind, data) in [(&b"IHDR"[..], &b"012345456789abc"[..]), (b"tEXt", b"Title\0a pic"), (b"IEND", b"")] {
         expected.extend((data.len() as u32).to_be_bytes());
@@ -121,7 +121,12 @@ fn the_examples_seeds_are_chains_where_they_hold_records() {
             let tlv = example.ends_with("tlv");
             assert_eq!(!chains.is_empty(), tlv, "{}: {chains:?}", seed.display());
             if tlv {
-                assert_eq!((chains.len(), chains[0][0].at, chains[0][0].width), (1, 5, 2), "{}", seed.display());
+                assert_eq!(
+                    (chains.len(), chains[0].fields[0].at, chains[0].fields[0].width),
+                    (1, 5, 2),
+                    "{}",
+                    seed.display()
+                );
             }
             seen += 1;
         }
@@ -140,7 +145,34 @@ fn records_found_beforehand_make_the_same_changes() {
     let splice = Splice { at, end: at + 9, len: 21 };
     let mut out = input.clone();
     out.splice(at..at + 9, b"a much longer caption".iter().copied());
-    assert_eq!(fix_top_lengths(&records, &mut out, &[splice]), vec![33..37]);
+    assert_eq!(fix_top(&records, &mut out, &[splice]), vec![33..37]);
     assert_eq!(out, png(b"Title\0a much longer caption"));
     assert!(Records::of(b"plain text, no records").is_empty());
+}
+
+/// A real PNG's chunks (CRC-32 of type and data, big-endian): a change of
+/// a chunk's data, of its length or not, gets the chunk's CRC rewritten;
+/// the other chunks' stay. A CRC the change is written over stays the
+/// change's.
+#[test]
+fn a_chunk_s_crc_follows_its_data() {
+    let real = |text: &[u8]| {
+        let mut v = b"\x89PNG\r\n\x1a\n".to_vec();
+        for (kind, data) in [(&b"IHDR"[..], &b"0123456789abc"[..]), (b"tEXt", text), (b"IEND", b"")] {
+            v.extend((data.len() as u32).to_be_bytes());
+            v.extend(kind);
+            v.extend(data);
+            v.extend(crc32fast::hash(&[kind, data].concat()).to_be_bytes());
+        }
+        v
+    };
+    let input = real(b"Title\0a picture");
+    assert!(Records::of(&input).checked());
+    assert!(!Records::of(&png(b"Title\0a picture")).checked(), "a constant trailer is no checksum");
+    let at = find(&input, b"picture");
+    assert_eq!(spliced(&input, at, at + 7, b"puzzle!"), real(b"Title\0a puzzle!"), "the same length");
+    assert_eq!(spliced(&input, at, at + 7, b"photograph"), real(b"Title\0a photograph"));
+    let crc = find(&input, b"IEND") - 8;
+    let out = spliced(&input, at, crc + 4, b"pic\x01\x02\x03\x04");
+    assert_eq!(&out[out.len() - 16..out.len() - 12], b"\x01\x02\x03\x04", "{out:?}");
 }

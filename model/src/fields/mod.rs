@@ -1,0 +1,234 @@
+//! Binary length fields, and the checksums of records, kept true when a
+//! change resizes or rewrites what they cover.
+//!
+//! Binary formats hold their records as a length and that many bytes: a
+//! PNG chunk (`00 00 00 0d "IHDR"` then 13 bytes and a CRC), a
+//! type-length-value record, a RIFF or MP4 box. A lifted value that is
+//! shorter or longer than the bytes it replaces (a string solved shorter,
+//! a length parameter's block cut or repeated) leaves the record's length
+//! stale, and the program then reads the record with bytes of the next
+//! one, or the next one from the middle of this one: the lift fails where
+//! the unit did not. A record whose checksum no longer matches its bytes
+//! is refused by a program that checks it (libpng does, for the chunks it
+//! needs), whatever its length.
+//!
+//! No format is known here. A length field is found as part of a **chain
+//! of records** that tiles the input to its very end: a field of 2 or 4
+//! bytes (either byte order), perhaps a few bytes (a type) before what it
+//! measures, counting from its own first byte or from what it measures,
+//! and perhaps a few bytes (a checksum, the next record's type) before
+//! the next field; the last record's bytes (or its trailer) end exactly
+//! where the input does. Rules against chance:
+//! - a chain starts within [`FIRST_WITHIN`] bytes of the input's start
+//!   (after a magic or a header);
+//! - it has two records or more; one record alone counts only as a 4-byte
+//!   field within the first 16 bytes (a header giving the length of the
+//!   rest);
+//! - only the last record may be empty (a run of zeros chains by itself);
+//! - the chain that starts first is taken, and the longest of those; where
+//!   several layouts make it they must agree on what to change, or nothing
+//!   is.
+//!
+//! Records inside a record's bytes (nested boxes) are looked for the same
+//! way, [`DEPTH`] levels deep. A 4-byte trailer that is the CRC-32 of
+//! every record of its chain (of the record's type and bytes, or of its
+//! bytes, in either byte order) is that record's checksum (`crc.rs`). A
+//! field or checksum some change is written over is that change's, and is
+//! left alone.
+
+use std::cell::RefCell;
+use std::hash::{Hash, Hasher};
+use std::ops::Range;
+use std::rc::Rc;
+
+mod chain;
+mod crc;
+
+use chain::{first_chains, Chain, Field};
+
+/// Inputs longer than this are not searched: the search passes over the
+/// input once for each of its 128 layouts (27 ms at this size; a search
+/// is kept for the next lifts into the same input, see [`cached_chains`]).
+const SEARCH_LIMIT: usize = 1 << 16;
+/// A chain's first field is within this many bytes of its range's start.
+const FIRST_WITHIN: usize = 64;
+/// A chain of one record: a 4-byte field within this many bytes of its
+/// range's start.
+const HEADER_WITHIN: usize = 16;
+/// Levels of records inside records.
+const DEPTH: usize = 3;
+
+/// Bytes `at..end` of an input replaced by `len` bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Splice {
+    pub at: usize,
+    pub end: usize,
+    pub len: usize,
+}
+
+impl Splice {
+    fn delta(&self) -> isize {
+        self.len as isize - (self.end - self.at) as isize
+    }
+
+    /// Whether it changes something of `range` (an insertion inside it,
+    /// not at its ends, counts).
+    fn touches(&self, range: Range<usize>) -> bool {
+        self.at < range.end && self.end > range.start || self.at == self.end && range.contains(&self.at)
+    }
+}
+
+/// The chains of records an input holds at its top level: found once for
+/// an input that many changes are made to ([`fix_top`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Records {
+    chains: Vec<Chain>,
+}
+
+impl Records {
+    /// `input`'s; none when it is longer than [`SEARCH_LIMIT`].
+    pub fn of(input: &[u8]) -> Records {
+        if input.len() > SEARCH_LIMIT {
+            return Records::default();
+        }
+        Records { chains: first_chains(input, 0, input.len()) }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.chains.is_empty()
+    }
+
+    /// Whether its records carry checksums (a change that keeps the
+    /// input's length needs them rewritten too).
+    pub fn checked(&self) -> bool {
+        self.chains.first().is_some_and(|c| c.check.is_some())
+    }
+}
+
+/// What to rewrite of one record: its length field's new value, its
+/// checksum; and how deep it lies.
+struct Rewrite {
+    field: Field,
+    value: Option<u64>,
+    check: Option<crc::Check>,
+    depth: usize,
+}
+
+/// Rewrites, in `out` (made from `input` by `splices`, which do not
+/// overlap), every length field of `input` whose record a splice resized,
+/// by what the splices inside the record added or took away, and every
+/// checksum of a record a splice changed; records inside records too.
+/// Says where in `out` it wrote.
+pub fn fix(input: &[u8], out: &mut [u8], splices: &[Splice]) -> Vec<Range<usize>> {
+    if input.len() > SEARCH_LIMIT || splices.is_empty() {
+        return Vec::new();
+    }
+    let mut rewrites = Vec::new();
+    rewrites_in(input, 0, input.len(), splices, 0, &mut rewrites);
+    write(out, splices, rewrites)
+}
+
+/// [`fix`] with `records`, found beforehand in the input, at the top level
+/// only: no search.
+pub fn fix_top(records: &Records, out: &mut [u8], splices: &[Splice]) -> Vec<Range<usize>> {
+    match rewrites(&records.chains, splices, 0) {
+        Some(rewrites) => write(out, splices, rewrites),
+        None => Vec::new(),
+    }
+}
+
+/// Writes each length where its field is in `out`, then each checksum,
+/// inner records' first (an outer record's checksum covers them).
+fn write(out: &mut [u8], splices: &[Splice], mut rewrites: Vec<Rewrite>) -> Vec<Range<usize>> {
+    // Where byte `p` of the input is in `out`; `end`: `p` ends a record
+    // (what is spliced at `p` comes after it).
+    let moved = |p: usize, end: bool| -> usize {
+        let shift: isize = splices.iter().filter(|s| s.end <= p && (s.at < p || !end)).map(Splice::delta).sum();
+        p.checked_add_signed(shift).expect("a place moves by what was spliced before it")
+    };
+    let mut written = Vec::with_capacity(rewrites.len());
+    for r in &rewrites {
+        if let Some(value) = r.value {
+            let at = moved(r.field.at, false);
+            out[at..at + r.field.width].copy_from_slice(&r.field.bytes(value));
+            written.push(at..at + r.field.width);
+        }
+    }
+    rewrites.sort_by_key(|r| std::cmp::Reverse(r.depth));
+    for r in &rewrites {
+        let Some(check) = r.check else { continue };
+        let (from, end) = (moved(check.from(&r.field), false), moved(r.field.end, true));
+        if end + 4 <= out.len() && from <= end {
+            let sum = check.sum(&out[from..end]);
+            out[end..end + 4].copy_from_slice(&sum);
+            written.push(end..end + 4);
+        }
+    }
+    written
+}
+
+/// What to rewrite of the records of the first of `chains`; `None` when
+/// the chains disagree on their lengths.
+fn rewrites(chains: &[Chain], splices: &[Splice], depth: usize) -> Option<Vec<Rewrite>> {
+    let first = chains.first()?;
+    let lengths = |chain: &Chain| -> Vec<_> {
+        chain.fields.iter().filter_map(|f| Some((f.at, f.width, f.big_endian, f.new_value(splices)?))).collect()
+    };
+    let found = lengths(first);
+    if chains[1..].iter().any(|c| lengths(c) != found) {
+        return None;
+    }
+    let rewrites = first.fields.iter().filter_map(|&field| {
+        let value = field.new_value(splices);
+        let check = first.check.filter(|c| c.stale(&field, splices));
+        (value.is_some() || check.is_some()).then_some(Rewrite { field, value, check, depth })
+    });
+    Some(rewrites.collect())
+}
+
+/// What to rewrite of `input[lo..hi]`'s chain of records, and of records
+/// inside its records that `splices` change, into `out`.
+fn rewrites_in(input: &[u8], lo: usize, hi: usize, splices: &[Splice], depth: usize, out: &mut Vec<Rewrite>) {
+    let chains = cached_chains(input, lo, hi);
+    let Some(found) = rewrites(&chains, splices, depth) else { return };
+    let inner: Vec<Field> = chains[0]
+        .fields
+        .iter()
+        .filter(|f| depth + 1 < DEPTH && splices.iter().any(|s| s.touches(f.start..f.end)))
+        .copied()
+        .collect();
+    out.extend(found);
+    for f in inner {
+        rewrites_in(input, f.start, f.end, splices, depth + 1, out);
+    }
+}
+
+/// The chains of the last inputs searched, by a hash of the input and the
+/// range: a unit's tries are lifted into the same input one after another.
+type Cache = Vec<(u64, usize, usize, Rc<Vec<Chain>>)>;
+const CACHED: usize = 16;
+thread_local! {
+    static CACHE: RefCell<Cache> = const { RefCell::new(Vec::new()) };
+}
+
+/// [`first_chains`], looked up first among the last searches.
+fn cached_chains(input: &[u8], lo: usize, hi: usize) -> Rc<Vec<Chain>> {
+    let mut h = std::hash::DefaultHasher::new();
+    input.hash(&mut h);
+    let key = h.finish();
+    CACHE.with_borrow_mut(|cache| {
+        if let Some(k) = cache.iter().position(|c| (c.0, c.1, c.2) == (key, lo, hi)) {
+            let hit = cache.remove(k);
+            cache.push(hit);
+        } else {
+            if cache.len() == CACHED {
+                cache.remove(0);
+            }
+            cache.push((key, lo, hi, Rc::new(first_chains(input, lo, hi))));
+        }
+        Rc::clone(&cache.last().expect("just pushed").3)
+    })
+}
+
+#[cfg(test)]
+mod tests;
