@@ -97,10 +97,10 @@ impl Field {
     /// value, a splice is written over it or across one of its record's
     /// ends, or the new length does not fit.
     pub fn new_value(&self, splices: &[Splice]) -> Option<u64> {
-        let inside: Vec<&Splice> = splices.iter().filter(|s| s.at < self.end && s.end > self.start).collect();
-        let moved: isize = inside.iter().map(|s| s.delta()).sum();
+        let inside = || splices.iter().filter(|s| s.at < self.end && s.end > self.start);
+        let moved: isize = inside().map(Splice::delta).sum();
         let over_field = splices.iter().any(|s| s.at < self.at + self.width && s.end > self.at);
-        let straddles = inside.iter().any(|s| s.at < self.start || s.end > self.end);
+        let straddles = inside().any(|s| s.at < self.start || s.end > self.end);
         if moved == 0 || over_field || straddles {
             return None;
         }
