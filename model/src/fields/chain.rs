@@ -97,9 +97,9 @@ impl Field {
     /// value, a splice is written over it or across one of its record's
     /// ends, or the new length does not fit.
     pub fn new_value(&self, splices: &[Splice]) -> Option<u64> {
-        let inside = || splices.iter().filter(|s| s.at < self.end && s.end > self.start);
+        let inside = || splices.iter().filter(|s| s.within(self.start..self.end));
         let moved: isize = inside().map(Splice::delta).sum();
-        let over_field = splices.iter().any(|s| s.at < self.at + self.width && s.end > self.at);
+        let over_field = splices.iter().any(|s| s.over(self.at..self.at + self.width));
         let straddles = inside().any(|s| s.at < self.start || s.end > self.end);
         if moved == 0 || over_field || straddles {
             return None;

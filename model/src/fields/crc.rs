@@ -52,9 +52,9 @@ impl Check {
     pub fn stale(&self, f: &Field, splices: &[Splice]) -> bool {
         let covered = self.from(f)..f.end;
         let inside = |s: &Splice| s.at >= covered.start && s.end <= covered.end;
-        let changed = splices.iter().any(|s| s.touches(covered.clone()));
+        let changed = splices.iter().any(|s| s.within(covered.clone()));
         let untouchable = |s: &Splice| {
-            s.touches(f.end..f.end + 4) || s.touches(f.at..f.at + f.width) || s.touches(covered.clone()) && !inside(s)
+            s.over(f.end..f.end + 4) || s.over(f.at..f.at + f.width) || s.within(covered.clone()) && !inside(s)
         };
         changed && !splices.iter().any(untouchable)
     }

@@ -71,10 +71,22 @@ impl Splice {
         self.len as isize - (self.end - self.at) as isize
     }
 
-    /// Whether it changes something of `range` (an insertion inside it,
-    /// not at its ends, counts).
-    fn touches(&self, range: Range<usize>) -> bool {
-        self.at < range.end && self.end > range.start || self.at == self.end && range.contains(&self.at)
+    /// Whether it changes something of a record's bytes `range`: what it
+    /// replaces overlaps them, or it inserts at their start, inside them
+    /// or at their end (bytes inserted where a record's bytes meet its
+    /// header or its trailer are the record's).
+    fn within(&self, range: Range<usize>) -> bool {
+        if self.at == self.end {
+            range.start <= self.at && self.at <= range.end
+        } else {
+            self.at < range.end && self.end > range.start
+        }
+    }
+
+    /// Whether it is written over something of `range` (a field, a
+    /// checksum): an insertion at its ends is not.
+    fn over(&self, range: Range<usize>) -> bool {
+        self.at < range.end && self.end > range.start && (self.at != self.end || self.at > range.start)
     }
 }
 
@@ -140,10 +152,10 @@ pub fn fix_top(records: &Records, out: &mut [u8], splices: &[Splice]) -> Vec<Ran
 /// Writes each length where its field is in `out`, then each checksum,
 /// inner records' first (an outer record's checksum covers them).
 fn write(out: &mut [u8], splices: &[Splice], mut rewrites: Vec<Rewrite>) -> Vec<Range<usize>> {
-    // Where byte `p` of the input is in `out`; `end`: `p` ends a record
-    // (what is spliced at `p` comes after it).
-    let moved = |p: usize, end: bool| -> usize {
-        let shift: isize = splices.iter().filter(|s| s.end <= p && (s.at < p || !end)).map(Splice::delta).sum();
+    // Where byte `p` of the input is in `out`; `starts`: `p` starts a
+    // record's bytes (what is inserted at `p` is the record's, after it).
+    let moved = |p: usize, starts: bool| -> usize {
+        let shift: isize = splices.iter().filter(|s| s.end <= p && !(starts && s.at == p)).map(Splice::delta).sum();
         p.checked_add_signed(shift).expect("a place moves by what was spliced before it")
     };
     let mut written = Vec::with_capacity(rewrites.len());
@@ -157,7 +169,7 @@ fn write(out: &mut [u8], splices: &[Splice], mut rewrites: Vec<Rewrite>) -> Vec<
     rewrites.sort_by_key(|r| std::cmp::Reverse(r.depth));
     for r in &rewrites {
         let Some(check) = r.check else { continue };
-        let (from, end) = (moved(check.from(&r.field), false), moved(r.field.end, true));
+        let (from, end) = (moved(check.from(&r.field), true), moved(r.field.end, false));
         if end + 4 <= out.len() && from <= end {
             let sum = check.sum(&out[from..end]);
             out[end..end + 4].copy_from_slice(&sum);
@@ -194,7 +206,7 @@ fn rewrites_in(input: &[u8], lo: usize, hi: usize, splices: &[Splice], depth: us
     let inner: Vec<Field> = chains[0]
         .fields
         .iter()
-        .filter(|f| depth + 1 < DEPTH && splices.iter().any(|s| s.touches(f.start..f.end)))
+        .filter(|f| depth + 1 < DEPTH && splices.iter().any(|s| s.within(f.start..f.end)))
         .copied()
         .collect();
     out.extend(found);

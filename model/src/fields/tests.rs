@@ -176,3 +176,24 @@ fn a_chunk_s_crc_follows_its_data() {
     let out = spliced(&input, at, crc + 4, b"pic\x01\x02\x03\x04");
     assert_eq!(&out[out.len() - 16..out.len() - 12], b"\x01\x02\x03\x04", "{out:?}");
 }
+
+/// Bytes inserted where a chunk's data meets its type or its CRC are the
+/// data's: its length counts them and its CRC covers them.
+#[test]
+fn bytes_inserted_at_a_record_s_ends_are_its_own() {
+    let real = |text: &[u8]| {
+        let mut v = b"\x89PNG\r\n\x1a\n".to_vec();
+        for (kind, data) in [(&b"IHDR"[..], &b"0123456789abc"[..]), (b"tEXt", text), (b"IEND", b"")] {
+            v.extend((data.len() as u32).to_be_bytes());
+            v.extend(kind);
+            v.extend(data);
+            v.extend(crc32fast::hash(&[kind, data].concat()).to_be_bytes());
+        }
+        v
+    };
+    let input = real(b"Title\0pic");
+    let start = find(&input, b"Title");
+    assert_eq!(spliced(&input, start, start, b">>"), real(b">>Title\0pic"));
+    let end = start + 9;
+    assert_eq!(spliced(&input, end, end, b"ture"), real(b"Title\0picture"));
+}
