@@ -90,33 +90,6 @@ impl Splice {
     }
 }
 
-/// The chains of records an input holds at its top level: found once for
-/// an input that many changes are made to ([`fix_top`]).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Records {
-    chains: Vec<Chain>,
-}
-
-impl Records {
-    /// `input`'s; none when it is longer than [`SEARCH_LIMIT`].
-    pub fn of(input: &[u8]) -> Records {
-        if input.len() > SEARCH_LIMIT {
-            return Records::default();
-        }
-        Records { chains: first_chains(input, 0, input.len()) }
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.chains.is_empty()
-    }
-
-    /// Whether its records carry checksums (a change that keeps the
-    /// input's length needs them rewritten too).
-    pub fn checked(&self) -> bool {
-        self.chains.first().is_some_and(|c| c.check.is_some())
-    }
-}
-
 /// What to rewrite of one record: its length field's new value, its
 /// checksum; and how deep it lies.
 struct Rewrite {
@@ -138,15 +111,6 @@ pub fn fix(input: &[u8], out: &mut [u8], splices: &[Splice]) -> Vec<Range<usize>
     let mut rewrites = Vec::new();
     rewrites_in(input, 0, input.len(), splices, 0, &mut rewrites);
     write(out, splices, rewrites)
-}
-
-/// [`fix`] with `records`, found beforehand in the input, at the top level
-/// only: no search.
-pub fn fix_top(records: &Records, out: &mut [u8], splices: &[Splice]) -> Vec<Range<usize>> {
-    match rewrites(&records.chains, splices, 0) {
-        Some(rewrites) => write(out, splices, rewrites),
-        None => Vec::new(),
-    }
 }
 
 /// Writes each length where its field is in `out`, then each checksum,

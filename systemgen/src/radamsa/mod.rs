@@ -8,7 +8,6 @@ mod ascii;
 mod bytes;
 mod ctx;
 mod fuse;
-mod lengths;
 mod lines;
 mod num;
 mod patterns;
@@ -68,7 +67,6 @@ pub struct RadamsaLike {
     recent: Vec<Vec<u8>>,
     next_recent: usize,
     scratch: Vec<u8>,
-    lengths: lengths::Lengths,
 }
 
 impl RadamsaLike {
@@ -80,7 +78,6 @@ impl RadamsaLike {
             recent: Vec::new(),
             next_recent: 0,
             scratch: Vec::new(),
-            lengths: lengths::Lengths::default(),
         }
     }
 
@@ -167,17 +164,11 @@ impl RadamsaLike {
             labels = patterns::relabelled(&ctx, &self.scratch, &labels, &data, name, ctx.donors.len());
             used.push(self.mutators.index(name).expect("known mutator"));
         }
-        let parent = &seed.data[..seed.data.len().min(limit)];
-        let fixed = self.lengths.fix(&mut ctx, seed.id, parent, &mut data, &mut labels);
         let mut donors: Vec<u64> = ctx.donors.iter().map(|&d| corpus[d].id).collect();
         donors.retain(|&d| d != seed.id);
         donors.sort_unstable();
         donors.dedup();
-        let mut op = op_name(self.patterns.name(pattern), used.iter().map(|&i| self.mutators.name(i)));
-        if fixed && op.len() + 1 + lengths::TAG.len() <= MAX_OP_LEN {
-            op.push('+');
-            op.push_str(lengths::TAG);
-        }
+        let op = op_name(self.patterns.name(pattern), used.iter().map(|&i| self.mutators.name(i)));
         self.remember(&data);
         TestCase { data, parent: seed.id, donors, op, labels, tree: None }
     }
