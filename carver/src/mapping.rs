@@ -328,8 +328,9 @@ pub(crate) fn find_all(hay: &[u8], needle: &[u8]) -> Vec<(u64, u64)> {
     out
 }
 
-/// Occurrences of the decimal `text` that are whole numbers (no digit, and
-/// for positive numbers no minus sign, right before; no digit right after).
+/// Occurrences of the decimal `text` that are whole numbers: no digit,
+/// and for positive numbers no minus sign, right before; no digit right
+/// after; not part of a name (see [`in_a_name`]).
 pub(crate) fn numbers(hay: &[u8], text: &[u8]) -> Vec<(u64, u64)> {
     find_all(hay, text)
         .into_iter()
@@ -338,9 +339,24 @@ pub(crate) fn numbers(hay: &[u8], text: &[u8]) -> Vec<(u64, u64)> {
             let before = at.checked_sub(1).map(|i| hay[i]);
             let after = hay.get(at + len).copied();
             let neg_ok = text[0] == b'-' || before != Some(b'-');
-            !before.is_some_and(|b| b.is_ascii_digit()) && !after.is_some_and(|b| b.is_ascii_digit()) && neg_ok
+            let digit = |b: Option<u8>| b.is_some_and(|b| b.is_ascii_digit());
+            !digit(before) && !digit(after) && neg_ok && !in_a_name(hay, at, at + len)
         })
         .collect()
+}
+
+/// Whether `hay[at..end]` lies in a name: a run of letters, digits and
+/// `_` that starts with a letter or `_` and holds two letters or more
+/// (SQLite's fuzz corpus names its columns `Te0tSt00n0`: none of its
+/// zeros is a number; nor is `p12p`'s). `x17`, `v2`, `10px` and dc's
+/// `2p3p` keep their numbers.
+fn in_a_name(hay: &[u8], at: usize, end: usize) -> bool {
+    let part = |b: &u8| b.is_ascii_alphanumeric() || *b == b'_';
+    let start = at - hay[..at].iter().rev().take_while(|b| part(b)).count();
+    let stop = end + hay[end..].iter().take_while(|b| part(b)).count();
+    let run = &hay[start..stop];
+    let letters = run.iter().filter(|b| b.is_ascii_alphabetic()).count();
+    !run[0].is_ascii_digit() && letters >= 2
 }
 
 #[cfg(test)]
@@ -361,9 +377,9 @@ mod tests {
             ],
             vec![],
         );
-        let p = map(&u, b"len 12\nx 112 120 -12\nneg -7\n");
+        let p = map(&u, b"len 12\nx 112 120 -12\nneg -7\nTe12tID a_12_b ab12 x12 12p p12p\n");
         assert_eq!(p.len(), 2);
-        assert_eq!(p[0].occurrences, vec![(4, 2)]);
+        assert_eq!(p[0].occurrences, vec![(4, 2), (49, 2), (52, 2)], "not in a name");
         assert_eq!(p[1].occurrences, vec![(25, 2)]);
         assert_eq!(p[1].original, b"-7");
     }
