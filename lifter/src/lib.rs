@@ -33,9 +33,10 @@ pub fn lift(input: &[u8], param: &Param, value: &Value, command_line: bool) -> V
 /// `input` with several parameters replaced at once (their occurrences,
 /// from the last to the first; one that overlaps a later one is left);
 /// the length fields and checksums of a binary input's records, and an
-/// HTTP request's `Content-Length`, follow what they cover (`model::fields`, `http`). A
-/// length ([`Encoding::Length`]) resizes the text at its occurrence: the
-/// new value of another parameter there when it has one too.
+/// HTTP request's `Content-Length`, follow what they cover
+/// (`model::fields`, `http`). A length ([`Encoding::Length`]) resizes the
+/// text at its occurrence: the new value of another parameter there when
+/// it has one too.
 ///
 /// [`Encoding::Length`]: model::unit::Encoding::Length
 /// With `command_line`, a value that lands in the first line is written

@@ -103,10 +103,9 @@ struct Rewrite {
 /// overlap), every length field of `input` whose record a splice resized,
 /// by what the splices inside the record added or took away, and every
 /// checksum of a record a splice changed; records inside records too.
-/// Says where in `out` it wrote.
-pub fn fix(input: &[u8], out: &mut [u8], splices: &[Splice]) -> Vec<Range<usize>> {
+pub fn fix(input: &[u8], out: &mut [u8], splices: &[Splice]) {
     if input.len() > SEARCH_LIMIT || splices.is_empty() {
-        return Vec::new();
+        return;
     }
     let mut rewrites = Vec::new();
     rewrites_in(input, 0, input.len(), splices, 0, &mut rewrites);
@@ -115,19 +114,17 @@ pub fn fix(input: &[u8], out: &mut [u8], splices: &[Splice]) -> Vec<Range<usize>
 
 /// Writes each length where its field is in `out`, then each checksum,
 /// inner records' first (an outer record's checksum covers them).
-fn write(out: &mut [u8], splices: &[Splice], mut rewrites: Vec<Rewrite>) -> Vec<Range<usize>> {
+fn write(out: &mut [u8], splices: &[Splice], mut rewrites: Vec<Rewrite>) {
     // Where byte `p` of the input is in `out`; `starts`: `p` starts a
     // record's bytes (what is inserted at `p` is the record's, after it).
     let moved = |p: usize, starts: bool| -> usize {
         let shift: isize = splices.iter().filter(|s| s.end <= p && !(starts && s.at == p)).map(Splice::delta).sum();
         p.checked_add_signed(shift).expect("a place moves by what was spliced before it")
     };
-    let mut written = Vec::with_capacity(rewrites.len());
     for r in &rewrites {
         if let Some(value) = r.value {
             let at = moved(r.field.at, false);
             out[at..at + r.field.width].copy_from_slice(&r.field.bytes(value));
-            written.push(at..at + r.field.width);
         }
     }
     rewrites.sort_by_key(|r| std::cmp::Reverse(r.depth));
@@ -137,25 +134,25 @@ fn write(out: &mut [u8], splices: &[Splice], mut rewrites: Vec<Rewrite>) -> Vec<
         if end + 4 <= out.len() && from <= end {
             let sum = check.sum(&out[from..end]);
             out[end..end + 4].copy_from_slice(&sum);
-            written.push(end..end + 4);
         }
     }
-    written
 }
 
 /// What to rewrite of the records of the first of `chains`; `None` when
 /// the chains disagree on their lengths.
 fn rewrites(chains: &[Chain], splices: &[Splice], depth: usize) -> Option<Vec<Rewrite>> {
     let first = chains.first()?;
-    let lengths = |chain: &Chain| -> Vec<_> {
-        chain.fields.iter().filter_map(|f| Some((f.at, f.width, f.big_endian, f.new_value(splices)?))).collect()
+    fn values<'a>(chain: &'a Chain, splices: &[Splice]) -> Vec<(&'a Field, Option<u64>)> {
+        chain.fields.iter().map(|f| (f, f.new_value(splices))).collect()
+    }
+    let found = values(first, splices);
+    let lengths = |v: &[(&Field, Option<u64>)]| -> Vec<_> {
+        v.iter().filter_map(|(f, n)| Some((f.at, f.width, f.big_endian, (*n)?))).collect()
     };
-    let found = lengths(first);
-    if chains[1..].iter().any(|c| lengths(c) != found) {
+    if chains[1..].iter().any(|c| lengths(&values(c, splices)) != lengths(&found)) {
         return None;
     }
-    let rewrites = first.fields.iter().filter_map(|&field| {
-        let value = field.new_value(splices);
+    let rewrites = found.into_iter().filter_map(|(&field, value)| {
         let check = first.check.filter(|c| c.stale(&field, splices));
         (value.is_some() || check.is_some()).then_some(Rewrite { field, value, check, depth })
     });
