@@ -6,7 +6,7 @@
 //! a word read through an end pointer may grow (`examples/subst`).
 
 use crate::util::*;
-use std::os::unix::ffi::OsStrExt;
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::os::unix::process::ExitStatusExt;
 use std::path::Path;
 
@@ -54,9 +54,7 @@ fn bytes_main_reads_from_its_file_are_solved_into_a_file_that_aborts() {
     let input = the_halt_alarm(&sum, &out);
     // The system test reproduces from the command line: its file part is
     // the solved file.
-    let file = dir.path().join("file");
-    std::fs::write(&file, &input[b"@@\n".len()..]).unwrap();
-    let st = std::process::Command::new(&prog).arg(&file).output().unwrap().status;
+    let st = run_test(&prog, &input, dir.path());
     assert_eq!(st.signal(), Some(6), "{input:?}");
     // The unit fuzzer, with the same tries, mutates the file blindly.
     let fuzz = explore("fuzz-unit", &unit, &prog, &["@@"], &dir.path().join("fuzz"));
@@ -113,10 +111,10 @@ fn a_campaign_explores_main_of_entry_after_entry_and_lifts_the_file_alarm() {
         let a = a.unwrap().path();
         let report: serde_json::Value = serde_json::from_slice(&std::fs::read(a.join("report.json")).unwrap()).unwrap();
         if report["function"] == "main" && report["site"] == "the input file" {
+            // Its command line (line 1) may be `@@` (main's own argv, lifted)
+            // or empty (the target's `@@` alone).
             let input = std::fs::read(a.join("input")).unwrap();
-            let file = dir.path().join("file");
-            std::fs::write(&file, &input[b"@@\n".len()..]).unwrap();
-            let st = std::process::Command::new(&prog).arg(&file).output().unwrap().status;
+            let st = run_test(&prog, &input, dir.path());
             assert_eq!(st.signal(), Some(6), "{input:?}");
             found = true;
         }
@@ -141,6 +139,17 @@ fn alarm_test(sum: &serde_json::Value, outcome: &str, out: &Path) -> (Vec<Vec<u8
     let input = std::fs::read(out.join(format!("alarms/{id:06}/input"))).unwrap();
     let (words, file) = exec::split_test(&input);
     (words, file.to_vec())
+}
+
+/// How `prog` ends on the system test `input` as a campaign with
+/// `--args-in-input -- prog @@` runs it: the words of its line 1 (`@@` in
+/// them for the file), then the file.
+fn run_test(prog: &Path, input: &[u8], dir: &Path) -> std::process::ExitStatus {
+    let (words, content) = exec::split_test(input);
+    let file = dir.join("file");
+    std::fs::write(&file, content).unwrap();
+    let argv = words.iter().map(|w| std::ffi::OsString::from_vec(exec::substitute(w, file.as_os_str().as_bytes())));
+    std::process::Command::new(prog).args(argv).arg(&file).output().unwrap().status
 }
 
 /// The signal `prog WORD FILE` ends with (`word` as one argument).
