@@ -7,13 +7,15 @@ side, the branch outcomes only it covers, grouped by function, each with
 its source line, so that what they are (a command, a regex form, an
 option) can be named.
 
-  scripts/bench/covdiff.py BIN A-OUT[,A-OUT...] B-OUT[,B-OUT...] [--names A,B] [--lines N]
+  scripts/bench/covdiff.py BIN A-OUT[,A-OUT...] B-OUT[,B-OUT...] [--names A,B] [--lines N] [--argv ARGS]
 
-Tests carry their command line on their first line (--args-in-input).
+Tests carry their command line on their first line (--args-in-input),
+unless --argv gives one (`--argv @@` for a harness subject).
 """
 import argparse
 import json
 import os
+import shlex
 import subprocess
 import tempfile
 from collections import defaultdict
@@ -21,11 +23,11 @@ from collections import defaultdict
 import covreplay
 
 
-def outcomes(binary, outs):
+def outcomes(binary, outs, fixed=None):
     """The branch outcomes the union of `outs` covers: (file, line, col,
     side) -> function, and the number of tests run."""
     with tempfile.TemporaryDirectory() as prof:
-        n, _, _, _ = covreplay.measure(binary, outs, prof)
+        n, _, _, _ = covreplay.measure(binary, outs, prof, fixed)
         merged = os.path.join(prof, "merged.profdata")
         if not os.path.exists(merged):
             return {}, n
@@ -78,11 +80,13 @@ def main():
     ap.add_argument("b")
     ap.add_argument("--names", default="A,B")
     ap.add_argument("--lines", type=int, default=6, help="source lines shown per function")
+    ap.add_argument("--argv", help="a fixed command line (`@@` for a harness) instead of each test's first line")
     args = ap.parse_args()
     binary = os.path.abspath(args.binary)
     na, nb = args.names.split(",")
-    a, ta = outcomes(binary, args.a.split(","))
-    b, tb = outcomes(binary, args.b.split(","))
+    fixed = shlex.split(args.argv) if args.argv else None
+    a, ta = outcomes(binary, args.a.split(","), fixed)
+    b, tb = outcomes(binary, args.b.split(","), fixed)
     print(f"{na}: {ta} tests, {len(a)} branch outcomes; {nb}: {tb} tests, {len(b)} branch outcomes")
     report(na, {k: v for k, v in a.items() if k not in b}, args.lines)
     report(nb, {k: v for k, v in b.items() if k not in a}, args.lines)
