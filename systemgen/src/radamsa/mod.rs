@@ -1,7 +1,8 @@
 //! The radamsa-like generator: mutates the parents it is given with a pattern and mutators picked by score; bounds outputs.
 //!
 //! Written from radamsa's public description of its mutators, patterns and scoring; the op
-//! names are radamsa's short names. A test's `op` is `PATTERN:MUT+MUT...` (`nd:bf+num+ld`),
+//! names are radamsa's short names. Two mutators are not radamsa's: `wa` and `wi` change
+//! integers held as bytes (`words.rs`), for binary formats. A test's `op` is `PATTERN:MUT+MUT...` (`nd:bf+num+ld`),
 //! and `feedback` credits exactly the names listed there.
 
 mod ascii;
@@ -16,6 +17,7 @@ mod seq;
 mod table;
 mod tree;
 mod utf8;
+mod words;
 
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
