@@ -149,7 +149,8 @@ fn rewrites(chains: &[Chain], splices: &[Splice], depth: usize) -> Option<Vec<Re
     let lengths = |v: &[(&Field, Option<u64>)]| -> Vec<_> {
         v.iter().filter_map(|(f, n)| Some((f.at, f.width, f.big_endian, (*n)?))).collect()
     };
-    if chains[1..].iter().any(|c| lengths(&values(c, splices)) != lengths(&found)) {
+    let key = lengths(&found);
+    if chains[1..].iter().any(|c| lengths(&values(c, splices)) != key) {
         return None;
     }
     let rewrites = found.into_iter().filter_map(|(&field, value)| {

@@ -16,10 +16,41 @@ use super::ctx::Ctx;
 /// The largest amount `wa` moves a word by.
 const ARITH_MAX: u64 = 35;
 
-/// Values at the edges of 8-, 16- and 32-bit ranges, and round sizes programs compare with.
-const INTERESTING_8: &[i64] = &[-128, -1, 0, 1, 16, 32, 64, 100, 127];
-const INTERESTING_16: &[i64] = &[-32768, -129, 128, 255, 256, 512, 1000, 1024, 4096, 32767];
-const INTERESTING_32: &[i64] = &[-2147483648, -100663046, -32769, 32768, 65535, 65536, 100663045, 2147483647];
+/// Values at the edges of 8-, 16- and 32-bit ranges, and round sizes programs compare with:
+/// the first [`FOR_WIDTH`]`[0]` fit a byte, the first `[1]` two bytes, all of them four. Those
+/// a width takes are distinct at that width.
+const INTERESTING: [i64; 27] = [
+    -128,
+    -1,
+    0,
+    1,
+    16,
+    32,
+    64,
+    100,
+    127, // 8 bits
+    -32768,
+    -129,
+    128,
+    255,
+    256,
+    512,
+    1000,
+    1024,
+    4096,
+    32767, // 16 bits
+    -2147483648,
+    -100663046,
+    -32769,
+    32768,
+    65535,
+    65536,
+    100663045,
+    2147483647, // 32 bits
+];
+const FOR_WIDTH: [usize; 3] = [9, 19, 27];
+/// The widths of a word, in bytes.
+const WIDTHS: [usize; 3] = [1, 2, 4];
 
 /// A word's place in the test: where it starts, its width in bytes and its byte order.
 struct Word {
@@ -31,11 +62,11 @@ struct Word {
 impl Word {
     /// A word of `data` at random, of a width it has room for; `None` for an empty test.
     fn pick(ctx: &mut Ctx<'_>, data: &[u8]) -> Option<Word> {
-        let widths: Vec<usize> = [1, 2, 4].into_iter().filter(|&w| w <= data.len()).collect();
-        if widths.is_empty() {
+        let fit = WIDTHS.iter().filter(|&&w| w <= data.len()).count();
+        if fit == 0 {
             return None;
         }
-        let width = widths[ctx.below(widths.len())];
+        let width = WIDTHS[ctx.below(fit)];
         let at = ctx.pos(data.len() - width + 1);
         Some(Word { at, width, big_endian: width > 1 && ctx.chance(1, 2) })
     }
@@ -74,15 +105,12 @@ pub(crate) fn word_arith(ctx: &mut Ctx<'_>, data: &mut Vec<u8>) -> bool {
 /// 16- or 32-bit range, one it does not hold already.
 pub(crate) fn word_interesting(ctx: &mut Ctx<'_>, data: &mut Vec<u8>) -> bool {
     let Some(w) = Word::pick(ctx, data) else { return false };
-    let values: Vec<i64> = match w.width {
-        1 => INTERESTING_8.to_vec(),
-        2 => [INTERESTING_8, INTERESTING_16].concat(),
-        _ => [INTERESTING_8, INTERESTING_16, INTERESTING_32].concat(),
-    };
+    let n = FOR_WIDTH[WIDTHS.iter().position(|&x| x == w.width).expect("a word's width")];
     let mask = (1u64 << (8 * w.width)) - 1;
-    let now = w.read(data);
-    let fresh: Vec<u64> = values.into_iter().map(|v| v as u64 & mask).filter(|&v| v != now).collect();
-    let v = fresh[ctx.below(fresh.len())];
+    let value = |i: usize| INTERESTING[i % n] as u64 & mask;
+    let i = ctx.below(n);
+    // The values are distinct at this width: the next one differs from the word's.
+    let v = if value(i) == w.read(data) { value(i + 1) } else { value(i) };
     w.write(data, v);
     true
 }
@@ -103,6 +131,16 @@ mod tests {
         let le = (0..width).fold(0u64, |v, i| v | u64::from(data[at + i]) << (8 * i));
         let be = (0..width).fold(0u64, |v, i| v << 8 | u64::from(data[at + i]));
         [le as i64, be as i64]
+    }
+
+    #[test]
+    fn the_values_a_width_takes_are_distinct_at_that_width() {
+        for (k, &width) in WIDTHS.iter().enumerate() {
+            let mask = (1u64 << (8 * width)) - 1;
+            let set: std::collections::BTreeSet<u64> =
+                INTERESTING[..FOR_WIDTH[k]].iter().map(|&v| v as u64 & mask).collect();
+            assert_eq!(set.len(), FOR_WIDTH[k], "width {width}");
+        }
     }
 
     #[test]
