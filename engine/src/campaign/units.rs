@@ -18,21 +18,21 @@
 //! or reach edges no system run covered are lifted and re-run through the
 //! whole program: true alarms go to `alarms/`, coverage lifts join the
 //! queue, false alarms are counted; a function whose lifts keep
-//! reproducing nothing is dropped.
+//! reproducing nothing is dropped. Carving for the pool is in `pool.rs`,
+//! a try's lift and run in `tries.rs`.
 
 mod levels;
 mod main_rounds;
+mod pool;
 mod schedule;
 mod shares;
+mod tries;
 
-use super::outdir::sanitize;
 use super::Campaign;
-use crate::lift::{self, Stacks};
-use crate::unit_loop::{explore, Explore, Limits, Try};
+use crate::unit_loop::{explore, Explore, Limits};
 use ::exec::Outcome;
-use driver::carve::{carve_run, list_functions, Caps};
+use driver::carve::list_functions;
 use driver::Restore;
-use lifter::Class;
 use schedule::Schedule;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
@@ -316,122 +316,6 @@ impl Campaign {
         r
     }
 
-    /// Carves a queue entry that reaches the function most worth a unit
-    /// (see [`Campaign::entry_to_carve`]); its units with parameters (the
-    /// best few, by what their function is worth, `Schedule::worth`) wait in
-    /// the pool for the rounds to come.
-    fn fill_pool(&mut self, uw: &mut UnitWork) -> crate::Result<()> {
-        let (k, target) = self.entry_to_carve(uw);
-        // Only the functions the pool could keep are carved: those the
-        // entry reaches with the most uncovered outcomes (a snapshot per
-        // function is the cost of a carving run, and with every function
-        // carvable, inlined ones too, a run would snapshot them all).
-        let cov = &self.cov;
-        let covered = |k: u32| cov.is_covered(k as usize);
-        let mut functions = uw.schedule.wanted(&self.corpus[k].hits, &covered, 2 * POOL);
-        if let Some(t) = &target {
-            if !functions.contains(t) {
-                functions.push(t.clone());
-            }
-        }
-        // Nothing in the entry has open outcomes: every function is carved
-        // (an empty list), but those no longer explored; none when no
-        // function is left.
-        if functions.is_empty() {
-            if let Some(only) = uw.schedule.explorable_only() {
-                if only.is_empty() {
-                    uw.pool.clear();
-                    return Ok(());
-                }
-                functions = only;
-            }
-        }
-        let mut pool: Vec<(f64, Current)> = Vec::new();
-        let asked = functions.clone();
-        for c in self.carve_entry(&uw.program, k, functions)? {
-            let f = &c.unit.meta.function;
-            // `main` has rounds of its own.
-            if uw.schedule.has(f) && f != main_rounds::MAIN {
-                let cov = &self.cov;
-                pool.push((uw.schedule.worth(f, &|k| cov.is_covered(k as usize)), c));
-            }
-        }
-        // Each function asked for that got no unit with parameters.
-        for f in &asked {
-            let barren = !pool.iter().any(|(_, c)| &c.unit.meta.function == f);
-            uw.schedule.record_mut(f).barren += u32::from(barren);
-        }
-        if let Some(t) = target {
-            uw.schedule.record_mut(&t).carves += 1;
-        }
-        pool.sort_by(|a, b| b.0.total_cmp(&a.0));
-        uw.pool = pool.into_iter().take(POOL).map(|p| p.1).collect();
-        Ok(())
-    }
-
-    /// Carves corpus entry `k` (one call of each of `functions`, or of
-    /// every function): its units with parameters, counted.
-    fn carve_entry(
-        &mut self,
-        program: &std::path::Path,
-        k: usize,
-        functions: Vec<String>,
-    ) -> crate::Result<Vec<Current>> {
-        let (entry, input) = (self.corpus[k].id, self.corpus[k].data.clone());
-        let caps = Caps { functions, max_per_function: 1, budget: 256 << 10 };
-        let args_in_input = self.fs.target().args_in_input;
-        let (_, carved) = carve_run(self.fs.target().clone(), program, &input, &caps)?;
-        self.file.stats.units_carved += carved.units.len() as u64;
-        let mut out = Vec::new();
-        // With a grammar, parameters map to the nodes of the input's tree.
-        let tree = self.grammar.as_ref().and_then(|g| grammar::parse(g, &input).ok().map(|t| (g.clone(), t)));
-        for mut unit in carved.units {
-            let mut params = crate::unit_loop::parameters(&mut unit, &input, args_in_input);
-            let nonterminals = match &tree {
-                Some((g, t)) => {
-                    let a = carver::align::align(g, t, &unit, &mut params);
-                    let s = &mut self.file.stats;
-                    s.params_on_nodes += a.nonterminals.iter().filter(|n| n.is_some()).count() as u64;
-                    s.occurrences_off_nodes += a.dropped as u64;
-                    a.nonterminals
-                }
-                None => Vec::new(),
-            };
-            self.file.stats.params_as_lengths +=
-                params.iter().filter(|p| p.encoding == model::unit::Encoding::Length).count() as u64;
-            self.file.stats.units_with_params += u64::from(!params.is_empty());
-            self.file.stats.units_with_digit_arrays +=
-                u64::from(params.iter().any(|p| matches!(p.encoding, model::unit::Encoding::Digits { .. })));
-            if !params.is_empty() {
-                out.push(Current {
-                    unit,
-                    params,
-                    entry,
-                    input: input.clone(),
-                    nonterminals,
-                    tries: 0,
-                    lifted_at: Instant::now(),
-                    runner: None,
-                });
-            }
-        }
-        Ok(out)
-    }
-
-    /// The queue entry to carve next, and the function it was chosen for
-    /// ([`Schedule::entry_to_carve`]); when no function is worth one, the
-    /// entries in queue order.
-    fn entry_to_carve(&self, uw: &mut UnitWork) -> (usize, Option<String>) {
-        let hits: Vec<&[u32]> = self.corpus.iter().map(|e| e.hits.as_slice()).collect();
-        let cov = &self.cov;
-        if let Some((k, f)) = uw.schedule.entry_to_carve(&hits, &|k| cov.is_covered(k as usize)) {
-            return (k, Some(f));
-        }
-        let k = uw.next_entry % self.corpus.len();
-        uw.next_entry += 1;
-        (k, None)
-    }
-
     /// Explores the round's unit until its generator has nothing ready,
     /// for at most as long as the system fuzzing between two rounds, and
     /// never past the campaign's end.
@@ -493,143 +377,6 @@ impl Campaign {
         self.file.stats.units_given_up += u64::from(done.given_up);
         self.file.stats.unit_generator = uw.generator.stats_json();
         Ok(())
-    }
-
-    /// One try of a unit round: counted, and lifted when it failed or
-    /// found unit-level coverage (`lift.rs`); a true alarm kept once per
-    /// signature, a coverage lift queued.
-    fn unit_try(
-        &mut self,
-        alarms: &mut BTreeMap<String, u64>,
-        fruitless: &mut u32,
-        cur: &Current,
-        t: Try<'_>,
-    ) -> crate::Result<()> {
-        let (entry, input, unit, params) = (cur.entry, &cur.input[..], &cur.unit, &cur.params[..]);
-        let muted = *fruitless >= schedule::MAX_FRUITLESS;
-        if !lift::admit(&mut self.file.stats.lifts, &t, params, &self.cov, Some(&self.branch_mask), muted) {
-            return Ok(());
-        }
-        let c = t.candidate;
-        let subs: Vec<_> = c.values.iter().map(|(k, v)| (&params[*k], v)).collect();
-        let unit_name = format!("{}#{}", unit.meta.function, unit.meta.call_index);
-        let labels = self.input_labels(entry, input);
-        let args_in_input = self.fs.target().args_in_input;
-        let (lifted, labels) = lifter::lift_labelled(input, &labels, &subs, args_in_input, &unit_name);
-        let on_nodes: Vec<(usize, &model::unit::Param, &model::unit::Value)> = (c.values.iter())
-            .filter_map(|(k, v)| cur.nonterminals.get(*k).copied().flatten().map(|nt| (nt, &params[*k], v)))
-            .collect();
-        // (The lifted test's tree, kept beside it if it joins the queue.)
-        let lifted_tree = self.grammar.as_ref().and_then(|g| grammar::parse(g, &lifted).ok());
-        let derived = self.node_lift(cur, &t, &on_nodes, lifted_tree.is_some());
-        let edges_before = self.cov.edges();
-        let root = self.out.root().to_path_buf();
-        let stacks = Stacks { dir: &root, depth: self.file.config.signature_depth };
-        let s = &mut self.file.stats;
-        let checked = lift::check(&mut s.lifts, &mut self.fs, &mut self.cov, stacks, (&t, params), &lifted, derived)?;
-        s.edges_by_units += (self.cov.edges() - edges_before) as u64;
-        s.execs += 1;
-        let class = checked.class;
-        if class != Class::FalseAlarm && derived {
-            // Values that lift well: the grammar generator may use them.
-            for (nt, p, v) in &on_nodes {
-                let name = self.grammar.as_ref().map(|g| g.rules[*nt].name.clone()).unwrap_or_default();
-                self.generator.offer(&name, &lifter::written(input, p, v, args_in_input));
-                self.file.stats.values_offered += 1;
-            }
-        }
-        let lift = provenance::Lift {
-            function: unit.meta.function.clone(),
-            call: u64::from(unit.meta.call_index),
-            params: c.values.iter().map(|(k, _)| model::alarm::describe_site(&params[*k].site)).collect(),
-            found_by: c.op.to_string(),
-        };
-        let function = unit.meta.function.clone();
-        *fruitless = if class == Class::FalseAlarm { *fruitless + 1 } else { 0 };
-        match (class, c.changed(params)) {
-            (Class::TrueAlarm, Some((k, value))) => {
-                let sys = checked.outcome;
-                let key = checked.key.unwrap_or_else(|| format!("{function} parameter {k}: {sys}"));
-                let op = format!("lift_{}", sanitize(&function));
-                let record = super::trails::lift(entry, &op, lift, labels);
-                let found = super::alarms::Found { cur, t: &t, k: *k, value, lifted: &lifted, outcome: sys, record };
-                self.keep_alarm(alarms, key, found)?;
-            }
-            (Class::CoverageLift, _) => {
-                let id = self.next_id;
-                self.next_id += 1;
-                let new_word = c.values.iter().any(|(k, v)| {
-                    matches!(params[*k].site, model::unit::Site::NewWord { .. }) && !params[*k].text(v).is_empty()
-                });
-                let suffix = if new_word { super::outdir::NEW_WORD_OP } else { "" };
-                let op = format!("lift_{}{suffix}", sanitize(&function));
-                let name = model::layout::test_name(model::layout::QUEUE, id, &format!("src:{entry:06},op:{op}"));
-                let mut labels = labels;
-                labels.adopt(id);
-                let mut record = super::trails::lift(entry, &op, lift, labels.clone());
-                record.test = name.clone();
-                // Its tree, when the grammar derives it.
-                if let (Some(g), Some(t)) = (&self.grammar, &lifted_tree) {
-                    self.out.write_tree(&name, &t.to_json(g).to_string())?;
-                }
-                self.out.write_test(&name, &lifted, &record)?;
-                let (hits, run_us, trimmed) = (self.hits(), self.run_us(), lifted_tree.is_some());
-                let data = lifted;
-                self.corpus.push(super::Entry { id, name, data, hits, new_word, seed: false, labels, run_us, trimmed });
-            }
-            _ => {}
-        }
-        Ok(())
-    }
-
-    /// Whether a lift that puts values in place of derivation nodes
-    /// (`on_nodes`) leaves a test the grammar derives (`parsed`), counted
-    /// (true without a grammar or such values). One that does not is
-    /// still run: it may fail or reach new code all the same, but when it
-    /// does neither it is counted as not liftable, not as a false alarm.
-    fn node_lift(
-        &mut self,
-        cur: &Current,
-        t: &Try<'_>,
-        on_nodes: &[(usize, &model::unit::Param, &model::unit::Value)],
-        parsed: bool,
-    ) -> bool {
-        let Some(g) = self.grammar.as_ref().filter(|_| !on_nodes.is_empty()) else { return true };
-        let (input, params) = (&cur.input[..], &cur.params[..]);
-        let args_in_input = self.fs.target().args_in_input;
-        // Each value on its own, as its nonterminal. A lift is valid when
-        // every value it changes is on a node and parses as its
-        // nonterminal (not a new word, not the whole file; an argv word
-        // with room is among the values unchanged).
-        let on_node = |k: &usize| cur.nonterminals.get(*k).copied().flatten().is_some();
-        let changes = |k: &usize, v: &model::unit::Value| params[*k].text(v) != params[*k].original;
-        let mut valid = t.candidate.values.iter().all(|(k, v)| on_node(k) || !changes(k, v));
-        let s = &mut self.file.stats;
-        for (nt, p, v) in on_nodes {
-            let parses = grammar::parse(&g.with_start(*nt), &lifter::written(input, p, v, args_in_input)).is_ok();
-            valid &= parses;
-            s.leaf_lifts += 1;
-            s.leaf_lifts_parsed += u64::from(parses);
-        }
-        s.node_lifts += 1;
-        s.node_lifts_unparsed += u64::from(!parsed);
-        // Valid lifts: the test should parse again.
-        s.node_lifts_valid += u64::from(valid);
-        s.node_lifts_valid_reparsed += u64::from(valid && parsed);
-        parsed
-    }
-}
-
-impl Campaign {
-    /// The labels of `input`, a unit round's system test made from entry
-    /// `entry`: the entry's, or, when the round changed it (`main`'s
-    /// numbers padded, see `carver::grow`), relabelled from them.
-    fn input_labels(&self, entry: u64, input: &[u8]) -> provenance::Labels {
-        match self.corpus.iter().find(|e| e.id == entry) {
-            Some(e) if e.data == input => e.labels.clone(),
-            Some(e) => provenance::relabel(&e.data, &e.labels, input, "grow", &[]),
-            None => provenance::Labels::inserted("grow", input.len()),
-        }
     }
 }
 
