@@ -48,10 +48,6 @@ echo "results in $out" >&2
 # shellcheck source=scripts/bench/seeds.sh
 . "$repo/scripts/bench/seeds.sh"
 
-median_size() { # queue dir -> median file size in bytes
-  find "$1" -maxdepth 1 -type f -printf '%s\n' | sort -n | awk '{a[NR]=$1} END {print (NR ? a[int((NR+1)/2)] : 0)}'
-}
-
 printf '| subject | seed | execs before | execs after | ratio | branches before | branches after | ratio | queue median before / after |\n|---|---|---|---|---|---|---|---|---|\n'
 IFS=, read -r -a list <<< "$subjects"
 for s in "${list[@]}"; do

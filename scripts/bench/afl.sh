@@ -39,7 +39,9 @@
 # one: scripts/subjects.sh --variant afl-cmplog), for the same time on
 # core 1 after the pair, and adds its execs and branches and the bridge's
 # ratio to it (the bridge's and AFL++'s outputs are replayed on core 0
-# meanwhile). Fixed command lines only: cmplog needs AFL++'s own
+# meanwhile), the failure signatures each of the three found (crashes and
+# alarms, by `bridge signature`; those only the bridge found) and the
+# queues' median sizes. Fixed command lines only: cmplog needs AFL++'s own
 # instrumentation, which the carve-clang build that reads command lines
 # from tests does not have.
 #
@@ -199,6 +201,14 @@ for s in "${list[@]}"; do
         ek=$(afl_stat "$o/cmplog/default" execs_done) ck=$(branches "$a" "$o/cmplog/default")
         printf 'cmplog %-5s %s  execs bridge %s, AFL++ with cmplog %s, ratio %s | branches bridge %s, AFL++ with cmplog %s, ratio %s\n' "$s" "$seed" \
           "$eb" "$ek" "$(python3 -c "print(f'{$eb/$ek:.2f}')")" "$cb" "$ck" "$(python3 -c "print(f'{$cb/max($ck,1):.3f}')")"
+        signatures "$a" "$o/bridge" > "$o/sig-bridge"
+        signatures "$a" "$o/afl/default" > "$o/sig-afl"
+        signatures "$a" "$o/cmplog/default" > "$o/sig-cmplog"
+        only=$(sort -u "$o/sig-afl" "$o/sig-cmplog" | comm -13 - "$o/sig-bridge" | wc -l)
+        printf 'found %-6s %s  failure signatures: bridge %s, AFL++ %s, AFL++ with cmplog %s, only the bridge'"'"'s %s (OUT/%s/%s/sig-*)\n' "$s" "$seed" \
+          "$(wc -l < "$o/sig-bridge")" "$(wc -l < "$o/sig-afl")" "$(wc -l < "$o/sig-cmplog")" "$only" "$s" "$seed"
+        printf 'sizes %-6s %s  queue median bytes: bridge %s, AFL++ %s, AFL++ with cmplog %s\n' "$s" "$seed" \
+          "$(median_size "$o/bridge/queue")" "$(median_size "$o/afl/default/queue")" "$(median_size "$o/cmplog/default/queue")"
       fi
     fi
     if [[ ",$modes," == *,pair,* ]]; then

@@ -3,7 +3,9 @@
 # (scripts/subjects.sh: sqlite-fuzz, SQLite's test/ossfuzz.c; xml-fuzz,
 # libxml2's fuzz/xml.c; pcre2-fuzz, PCRE2's src/pcre2_fuzzsupport.c;
 # png-fuzz, libpng's contrib/oss-fuzz/libpng_read_fuzzer.cc; the first
-# two by default): the bridge beside AFL++ on the same harness and
+# two by default), or any of scripts/subjects.sh's programs with the fixed
+# command line afl.sh gives it (cut, paste, tac, b2sum, sed, dc: issue
+# 46's matrix): the bridge beside AFL++ on the same harness and
 # the same seeds (the packages' own test inputs), measured outside both
 # tools by replaying every kept test on the harness's llvm-cov build.
 #
@@ -16,6 +18,8 @@
 #      --every seconds) of the three one-core outputs: the curves as SVG
 #      and PNG (OUT/SUBJECT-SEED.svg), and when the bridge reached each
 #      AFL++ configuration's final coverage.
+#   3. The table of it all (scripts/bench/matrix.py OUT; give it several
+#      outputs to merge seeds run at different times): OUT/matrix.md.
 #
 #   scripts/bench/libs.sh [--subjects sqlite-fuzz,xml-fuzz,...] [--time 10m]
 #                         [--seeds 3] [--first-seed 1] [--every 60] [--pair] [--out DIR]
@@ -55,13 +59,18 @@ echo "results in $out" >&2
 "$repo/scripts/bench/afl.sh" --subjects "$subjects" --modes "$modes" --cmplog --time "$budget" \
   --seeds "$seeds" --first-seed "$first" --out "$out" | tee -a "$out/afl.txt"
 
+# shellcheck source=scripts/bench/seeds.sh
+. "$repo/scripts/bench/seeds.sh"
 IFS=, read -r -a list <<< "$subjects"
 for s in "${list[@]}"; do
   for seed in $(seq "$first" $((first + seeds - 1))); do
     o="$out/$s/$seed"
     echo
     echo "coverage over time, $s, seed $seed (branch outcomes at each checkpoint):"
-    python3 "$repo/scripts/bench/covtime.py" --argv @@ --every "$every" --plot "$out/$s-$seed.svg" \
+    python3 "$repo/scripts/bench/covtime.py" --argv "$(args_of "$s" "$out/data-$s")" --every "$every" --plot "$out/$s-$seed.svg" \
       "$cache/bin-cov/$s" bridge="$o/bridge" afl="$o/afl/default" cmplog="$o/cmplog/default" | tee "$out/$s-$seed.covtime"
   done
 done
+
+echo
+python3 "$repo/scripts/bench/matrix.py" "$out" | tee "$out/matrix.md"

@@ -78,3 +78,8 @@ open(data, "wb").write(b"".join(lines))
 PY
   echo "$d"
 }
+
+# The median size in bytes of the files of a queue directory (0 if none).
+median_size() { # queue dir -> bytes
+  find "$1" -maxdepth 1 -type f -name 'id:*' -printf '%s\n' | sort -n | awk '{a[NR]=$1} END {print (NR ? a[int((NR+1)/2)] : 0)}'
+}

@@ -1,0 +1,135 @@
+#!/usr/bin/env python3
+"""The bridge against AFL++ and AFL++ with cmplog, as one table: the
+lines scripts/bench/afl.sh printed (`alone`, `cmplog`, `found`, `sizes`)
+and the coverage over time scripts/bench/libs.sh measured
+(SUBJECT-SEED.covtime), read from one or more libs.sh outputs (seeds
+added later go to another output; a subject and seed found twice counts
+once, the last directory given wins).
+
+  scripts/bench/matrix.py OUT [OUT...]
+
+Prints a row per subject and seed, then per subject the means over its
+seeds (ratios of the means), and how many seeds meet each target:
+  - branch outcomes ≥ 1.0 × AFL++ with cmplog's, and ≥ 1.2 × AFL++'s
+    (the libraries' target);
+  - the bridge reaches AFL++ plain's final coverage within 300 s;
+  - system execs ≥ 0.5 × AFL++'s.
+A time to reach is the first checkpoint at or past that coverage (its
+resolution is libs.sh's --every); `never` when the bridge did not.
+"""
+import os
+import re
+import statistics
+import sys
+
+ALONE = re.compile(
+    r"^alone (\S+)\s+(\d+)\s+execs bridge (\d+), AFL\+\+ (\d+), ratio \S+ \| branches bridge (\d+), AFL\+\+ (\d+),")
+CMPLOG = re.compile(r"^cmplog (\S+)\s+(\d+)\s+execs bridge \d+, AFL\+\+ with cmplog (\d+), ratio \S+ \| "
+                    r"branches bridge \d+, AFL\+\+ with cmplog (\d+),")
+FOUND = re.compile(r"^found (\S+)\s+(\d+)\s+failure signatures: bridge (\d+), AFL\+\+ (\d+), "
+                   r"AFL\+\+ with cmplog (\d+), only the bridge's (\d+)")
+SIZES = re.compile(r"^sizes (\S+)\s+(\d+)\s+queue median bytes: bridge (\d+), AFL\+\+ (\d+), AFL\+\+ with cmplog (\d+)")
+REACH = re.compile(r"^bridge reaches (\S+)'s final \d+ branch outcomes at: (\d+ s|never)")
+LIMIT_S = 300
+
+
+def read(outs):
+    """{(subject, seed): {field: value}} from the outputs' afl.txt and covtime files."""
+    cells = {}
+    for out in outs:
+        path = os.path.join(out, "afl.txt")
+        if not os.path.isfile(path):
+            sys.exit(f"matrix.py: {path} missing (an output of scripts/bench/libs.sh?)")
+        for line in open(path, encoding="utf-8"):
+            for pattern, names in ((ALONE, ("execs", "afl_execs", "bridge", "afl")),
+                                   (CMPLOG, ("cmplog_execs", "cmplog")),
+                                   (FOUND, ("sig_bridge", "sig_afl", "sig_cmplog", "sig_only")),
+                                   (SIZES, ("size_bridge", "size_afl", "size_cmplog"))):
+                m = pattern.match(line)
+                if m:
+                    cell = cells.setdefault((m.group(1), int(m.group(2))), {})
+                    cell.update({n: int(v) for n, v in zip(names, m.groups()[2:])})
+        for (subject, seed), cell in cells.items():
+            covtime = os.path.join(out, f"{subject}-{seed}.covtime")
+            if os.path.isfile(covtime):
+                for line in open(covtime, encoding="utf-8"):
+                    m = REACH.match(line)
+                    if m:
+                        cell[f"reach_{m.group(1)}"] = None if m.group(2) == "never" else int(m.group(2).split()[0])
+    return cells
+
+
+def ratio(a, b):
+    return a / b if a is not None and b else None
+
+
+def fmt(x, digits=3):
+    """A ratio with `digits` decimals."""
+    return "–" if x is None else f"{x:.{digits}f}"
+
+
+def count(x):
+    """A count (a mean of counts rounded) with thousands separated."""
+    return "–" if x is None else f"{round(x):,}"
+
+
+def reach(cell, key):
+    if key not in cell:
+        return None, "–"
+    t = cell[key]
+    return t, "never" if t is None else f"{t} s"
+
+
+def row(label, c):
+    ra = ratio(c.get("bridge"), c.get("afl"))
+    rc = ratio(c.get("bridge"), c.get("cmplog"))
+    re_ = ratio(c.get("execs"), c.get("afl_execs"))
+    rec = ratio(c.get("execs"), c.get("cmplog_execs"))
+    _, ta = reach(c, "reach_afl")
+    _, tc = reach(c, "reach_cmplog")
+    sig = "–" if "sig_bridge" not in c else \
+        f"{c['sig_bridge']} / {c['sig_afl']} / {c['sig_cmplog']} ({c['sig_only']} only the bridge's)"
+    sizes = "–" if "size_bridge" not in c else f"{c['size_bridge']} / {c['size_afl']} / {c['size_cmplog']}"
+    return (f"| {label} | {count(c.get('bridge'))} | {count(c.get('afl'))} | {count(c.get('cmplog'))} | "
+            f"**{fmt(ra)}** | **{fmt(rc)}** | {ta} | {tc} | {fmt(re_, 2)} | {fmt(rec, 2)} | {sig} | {sizes} |")
+
+
+def mean(cells, key):
+    xs = [c[key] for c in cells if c.get(key) is not None]
+    return statistics.mean(xs) if xs else None
+
+
+def main():
+    if len(sys.argv) < 2 or sys.argv[1] in ("-h", "--help"):
+        print(__doc__.strip())
+        sys.exit(0 if len(sys.argv) > 1 else 2)
+    cells = read(sys.argv[1:])
+    print("| subject, seed | bridge | AFL++ | cmplog | ÷ AFL++ | ÷ cmplog | reaches AFL++'s final at | "
+          "reaches cmplog's final at | execs ÷ AFL++ | execs ÷ cmplog | failure signatures bridge / AFL++ / cmplog | "
+          "queue median bytes bridge / AFL++ / cmplog |")
+    print("|" + "---|" * 12)
+    subjects = sorted({s for s, _ in cells}, key=lambda s: min(k for k, (x, _) in enumerate(cells) if x == s))
+    summary = []
+    for s in subjects:
+        seeds = sorted(seed for x, seed in cells if x == s)
+        for seed in seeds:
+            print(row(f"{s}, {seed}", cells[(s, seed)]))
+        mine = [cells[(s, seed)] for seed in seeds]
+        if len(seeds) > 1:
+            m = {k: mean(mine, k) for k in ("bridge", "afl", "cmplog", "execs", "afl_execs", "cmplog_execs")}
+            print(row(f"**{s}, mean of {len(seeds)}**", m))
+        # Targets, seed by seed.
+        afl_ok = sum(1 for c in mine if (ratio(c.get("bridge"), c.get("afl")) or 0) >= 1.2)
+        cmplog_ok = sum(1 for c in mine if (ratio(c.get("bridge"), c.get("cmplog")) or 0) >= 1.0)
+        reach_ok = sum(1 for c in mine if c.get("reach_afl") is not None and c["reach_afl"] <= LIMIT_S)
+        execs_ok = sum(1 for c in mine if (ratio(c.get("execs"), c.get("afl_execs")) or 0) >= 0.5)
+        summary.append(f"- {s}: ≥ 1.0 × cmplog on {cmplog_ok} of {len(mine)} seeds; ≥ 1.2 × AFL++ on {afl_ok}; "
+                       f"AFL++'s final reached within "
+                       f"{LIMIT_S} s on {reach_ok} of {len(mine)}; execs ≥ 0.5 × AFL++'s on {execs_ok} of {len(mine)}")
+    print()
+    print("Targets met, seed by seed:")
+    print("\n".join(summary))
+
+
+if __name__ == "__main__":
+    main()
