@@ -76,7 +76,9 @@ fn nobody() -> Option<(u32, u32)> {
 /// directory, where they would name nothing. Only regular files: an
 /// argument that happens to name a directory here (jq's filter `.`) is
 /// more likely something else, and a program reading a directory finds
-/// the scratch one as empty as any.
+/// the scratch one as empty as any. Nor a word without a letter or a
+/// digit: that is a delimiter (`cut -d ,`, `sort -t :`), whatever file
+/// an earlier run left under that name.
 pub fn path_args(args: &[String]) -> Vec<(usize, String)> {
     path_args_in(Path::new("."), args)
 }
@@ -87,7 +89,8 @@ pub fn path_args_in(dir: &Path, args: &[String]) -> Vec<(usize, String)> {
         .enumerate()
         .filter_map(|(i, a)| {
             let p = Path::new(a);
-            if a.contains("@@") || a.starts_with('-') || !p.is_relative() || !dir.join(p).is_file() {
+            let word = a.chars().any(char::is_alphanumeric);
+            if a.contains("@@") || a.starts_with('-') || !word || !p.is_relative() || !dir.join(p).is_file() {
                 return None;
             }
             let abs = std::fs::canonicalize(dir.join(p)).ok()?;
@@ -132,5 +135,19 @@ mod tests {
         let args: Vec<String> = [".", "..", "src", "Cargo.toml"].map(String::from).to_vec();
         assert_eq!(path_args(&args).into_iter().map(|(i, _)| i).collect::<Vec<_>>(), [3]);
         assert_eq!(&absolute_args(&args)[..3], [".", "..", "src"]);
+    }
+
+    #[test]
+    fn delimiters_stay_as_given_whatever_file_has_their_name() {
+        // A file `,` a program wrote here (sed's `w ,`): `cut -d , -f 1`
+        // still means the comma.
+        let dir = tempfile::tempdir().unwrap();
+        for name in [",", ":", "data.csv"] {
+            std::fs::write(dir.path().join(name), "x").unwrap();
+        }
+        let args: Vec<String> = ["-d", ",", "-t", ":", "data.csv"].map(String::from).to_vec();
+        let found = path_args_in(dir.path(), &args);
+        assert_eq!(found.iter().map(|(i, _)| *i).collect::<Vec<_>>(), [4]);
+        assert!(Path::new(&found[0].1).is_absolute());
     }
 }

@@ -95,7 +95,9 @@ mkdir -p "$out"
 out=$(cd "$out" && pwd)
 echo "results in $out" >&2
 # AFL++ runs the target in its own working directory, and programs write
-# files there (sed's `w`): everything runs from a scratch directory.
+# files there (sed's `w`): everything runs from a scratch directory, a
+# fresh one for each subject and seed (a file `,` that sed's runs wrote
+# must not be there when cut runs with `-d ,`).
 mkdir -p "$out/cwd"
 cd "$out/cwd"
 secs=$(python3 -c "import sys; t=sys.argv[1]; m={'s':1,'m':60,'h':3600}; print(int(float(t[:-1])*m[t[-1]]) if t[-1] in m else int(float(t)))" "$budget")
@@ -152,6 +154,7 @@ for s in "${list[@]}"; do
   for seed in $(seq "$first" $((first + seeds - 1))); do
     o="$out/$s/$seed"
     rm -rf "$o"; mkdir -p "$o"
+    rm -rf "$out/cwd/$s-$seed"; mkdir -p "$out/cwd/$s-$seed"; cd "$out/cwd/$s-$seed"
     if [[ ",$modes," == *,speed,* ]]; then
       # shellcheck disable=SC2086
       taskset -c 0 afl-fuzz -V 60 -s "$seed" -i "$d" -o "$o/speed-carve" -- "$carve" $a > "$o/speed-carve.log" 2>&1 &
