@@ -72,6 +72,9 @@ for s in "${list[@]}"; do
   done
   d=$(fixed_seeds "$s") a=$(args_of "$s" "$out/data-$s")
   o="$out/$s"; rm -rf "$o"; mkdir -p "$o"
+  # A fresh scratch directory per subject (what sed's runs wrote stays
+  # out of cut's).
+  rm -rf "$out/cwd/$s"; mkdir -p "$out/cwd/$s"; cd "$out/cwd/$s"
   run_bridge 0 "$o/gnast" --system gnast & run_bridge 1 "$o/radamsa"; wait
   run_afl 0 "$o/afl" & run_bridge 1 "$o/diverse" --parents diverse; wait
   run_bridge 0 "$o/sample" --parents sample & run_afl 1 "$o/cmplog" -c "$cmp"; wait
