@@ -3,8 +3,8 @@
 lines scripts/bench/afl.sh printed (`alone`, `cmplog`, `found`, `sizes`)
 and the coverage over time scripts/bench/libs.sh measured
 (SUBJECT-SEED.covtime), read from one or more libs.sh outputs (seeds
-added later go to another output; a subject and seed found twice counts
-once, the last directory given wins).
+added later go to another output; where two give the same subject and
+seed, the later one's lines and curves win, figure by figure).
 
   scripts/bench/matrix.py OUT [OUT...]
 
