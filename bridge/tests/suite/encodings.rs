@@ -151,3 +151,44 @@ fn a_chunk_s_length_and_crc_follow_a_name_solved_shorter() {
     let st = std::process::Command::new(&prog).arg(alarms.join(&names(&alarms)[0]).join("input")).status().unwrap();
     assert_eq!(st.signal(), Some(6));
 }
+
+/// A name solved shorter than the seed's, in an entry of an archive whose
+/// directory of offsets (4 bytes, little-endian) comes first: the lift
+/// writes the shorter name, and the offsets of the entries after it move
+/// back with it, so the program finds every entry and aborts in `greet`.
+/// With the offsets left as they were, they point into the middle of
+/// entries, and the program refuses the file: a false alarm.
+#[test]
+fn a_directory_s_offsets_follow_a_name_solved_shorter() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let prog = fixture("directory", d);
+    let pack = |names: &[&[u8]]| {
+        let start = 4 + 4 * names.len();
+        let (mut offsets, mut entries) = (Vec::new(), Vec::new());
+        for name in names {
+            offsets.extend(((start + entries.len()) as u32).to_le_bytes());
+            entries.extend([&b"E"[..], name, b"\0"].concat());
+        }
+        [&b"PACK"[..], &offsets, &entries].concat()
+    };
+    let (p, u) = (prog.to_str().unwrap(), d.join("units"));
+    let seed = pack(&[b"alpha", b"operator", b"zed"]);
+    let o = bridge(&["carve", "-o", u.to_str().unwrap(), "--functions", "^greet$", "--", p, "@@"], &seed);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = d.join("out");
+    let sum = bridge_json(
+        &["explore", u.to_str().unwrap(), "--tries", "20", "--json", "-o", out.to_str().unwrap(), "--", p, "@@"],
+        b"",
+    );
+    assert!(sum["true_alarms"].as_u64().unwrap() >= 1, "{sum}");
+    // Each call of `greet` is a unit: "root" in the first or the second
+    // entry moves the entries after it.
+    let alarms = out.join("alarms");
+    let moved = [pack(&[b"root", b"operator", b"zed"]), pack(&[b"alpha", b"root", b"zed"])];
+    let lifted: Vec<_> = names(&alarms).iter().map(|a| alarms.join(a).join("input")).collect();
+    let input = lifted.iter().find(|f| moved.contains(&std::fs::read(f).unwrap()));
+    let input = input.unwrap_or_else(|| panic!("no alarm moved an entry: {lifted:?}"));
+    let st = std::process::Command::new(&prog).arg(input).status().unwrap();
+    assert_eq!(st.signal(), Some(6));
+}

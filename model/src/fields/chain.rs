@@ -109,13 +109,18 @@ impl Field {
     }
 
     pub fn bytes(&self, value: u64) -> Vec<u8> {
-        let be = value.to_be_bytes();
-        let mut bytes = be[8 - self.width..].to_vec();
-        if !self.big_endian {
-            bytes.reverse();
-        }
-        bytes
+        bytes(value, self.width, self.big_endian)
     }
+}
+
+/// `value` as a field of `width` bytes in that byte order.
+pub(super) fn bytes(value: u64, width: usize, big_endian: bool) -> Vec<u8> {
+    let be = value.to_be_bytes();
+    let mut bytes = be[8 - width..].to_vec();
+    if !big_endian {
+        bytes.reverse();
+    }
+    bytes
 }
 
 /// The chains of records that tile `input[lo..hi]` from the first field

@@ -1,5 +1,5 @@
-//! Binary length fields, and the checksums of records, kept true when a
-//! change resizes or rewrites what they cover.
+//! Binary length fields, offset tables and the checksums of records, kept
+//! true when a change resizes, moves or rewrites what they cover.
 //!
 //! Binary formats hold their records as a length and that many bytes: a
 //! PNG chunk (`00 00 00 0d "IHDR"` then 13 bytes and a CRC), a
@@ -35,6 +35,11 @@
 //! bytes, in either byte order) is that record's checksum (`crc.rs`). A
 //! field or checksum some change is written over is that change's, and is
 //! left alone.
+//!
+//! A table of offsets near the input's start (a directory of where its
+//! entries begin) is found the same way, by what it must be to point at
+//! entries laid out after it, and its offsets follow their entries when a
+//! change before them moves them (`offsets.rs`).
 
 use std::cell::RefCell;
 use std::hash::{Hash, Hasher};
@@ -43,8 +48,10 @@ use std::rc::Rc;
 
 mod chain;
 mod crc;
+mod offsets;
 
 use chain::{first_chains, Chain, Field};
+use offsets::Offset;
 
 /// Inputs longer than this are not searched: the search passes over the
 /// input once for each of its 128 layouts (27 ms at this size; a search
@@ -97,24 +104,41 @@ struct Rewrite {
     value: Option<u64>,
     check: Option<crc::Check>,
     depth: usize,
+    /// Its chain has this record alone (a header giving the length of the
+    /// rest: the weakest evidence of a length).
+    alone: bool,
 }
 
 /// Rewrites, in `out` (made from `input` by `splices`, which do not
 /// overlap), every length field of `input` whose record a splice resized,
-/// by what the splices inside the record added or took away, and every
-/// checksum of a record a splice changed; records inside records too.
+/// by what the splices inside the record added or took away, every offset
+/// of its offset table (`offsets.rs`) that points past a splice that
+/// resized something, and every checksum of a record a splice changed;
+/// records inside records too.
 pub fn fix(input: &[u8], out: &mut [u8], splices: &[Splice]) {
     if input.len() > SEARCH_LIMIT || splices.is_empty() {
         return;
     }
     let mut rewrites = Vec::new();
     rewrites_in(input, 0, input.len(), splices, 0, &mut rewrites);
-    write(out, splices, rewrites)
+    // Where a length field and an offset table share bytes, a table of two
+    // offsets or more is taken over a header's length alone, and a chain
+    // of two records or more over the table.
+    let mut table = offsets::table(input);
+    let overlaps = |r: &Rewrite, o: &Offset| {
+        let fields = std::iter::once(o.at).chain(o.size.map(|(at, _)| at));
+        fields.into_iter().any(|at| r.field.at < at + o.width && at < r.field.at + r.field.width)
+    };
+    rewrites.retain(|r| !r.alone || !table.iter().any(|o| overlaps(r, o)));
+    table.retain(|o| !rewrites.iter().any(|r| overlaps(r, o)));
+    let offsets = table.iter().flat_map(|o| o.rewrites(splices).into_iter().map(|(at, v)| (*o, at, v))).collect();
+    write(out, splices, rewrites, offsets)
 }
 
-/// Writes each length where its field is in `out`, then each checksum,
-/// inner records' first (an outer record's checksum covers them).
-fn write(out: &mut [u8], splices: &[Splice], mut rewrites: Vec<Rewrite>) {
+/// Writes each length and each offset where its field is in `out`, then
+/// each checksum, inner records' first (an outer record's checksum covers
+/// them).
+fn write(out: &mut [u8], splices: &[Splice], mut rewrites: Vec<Rewrite>, offsets: Vec<(Offset, usize, u64)>) {
     // Where byte `p` of the input is in `out`; `starts`: `p` starts a
     // record's bytes (what is inserted at `p` is the record's, after it).
     let moved = |p: usize, starts: bool| -> usize {
@@ -126,6 +150,10 @@ fn write(out: &mut [u8], splices: &[Splice], mut rewrites: Vec<Rewrite>) {
             let at = moved(r.field.at, false);
             out[at..at + r.field.width].copy_from_slice(&r.field.bytes(value));
         }
+    }
+    for (o, at, value) in offsets {
+        let at = moved(at, false);
+        out[at..at + o.width].copy_from_slice(&chain::bytes(value, o.width, o.big_endian));
     }
     rewrites.sort_by_key(|r| std::cmp::Reverse(r.depth));
     for r in &rewrites {
@@ -155,7 +183,8 @@ fn rewrites(chains: &[Chain], splices: &[Splice], depth: usize) -> Option<Vec<Re
     }
     let rewrites = found.into_iter().filter_map(|(&field, value)| {
         let check = first.check.filter(|c| c.stale(&field, splices));
-        (value.is_some() || check.is_some()).then_some(Rewrite { field, value, check, depth })
+        let alone = first.fields.len() == 1;
+        (value.is_some() || check.is_some()).then_some(Rewrite { field, value, check, depth, alone })
     });
     Some(rewrites.collect())
 }

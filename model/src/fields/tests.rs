@@ -173,3 +173,113 @@ fn bytes_inserted_at_a_record_s_ends_are_its_own() {
     let end = start + 9;
     assert_eq!(spliced(&input, end, end, b"ture"), real(b"Title\0picture"));
 }
+
+/// An archive-like directory: "PACK", a table of 4-byte little-endian
+/// offsets, one per entry, then the entries ('E', a name, a NUL). The
+/// table ends where the first entry starts.
+fn pack(names: &[&[u8]]) -> Vec<u8> {
+    let start = 4 + 4 * names.len();
+    let mut offsets = Vec::new();
+    let mut entries = Vec::new();
+    for name in names {
+        offsets.extend(((start + entries.len()) as u32).to_le_bytes());
+        entries.extend([&b"E"[..], name, b"\0"].concat());
+    }
+    [&b"PACK"[..], &offsets, &entries].concat()
+}
+
+#[test]
+fn offsets_past_a_resized_entry_follow_it() {
+    let input = pack(&[b"alpha", b"op", b"zed"]);
+    let at = find(&input, b"op");
+    assert_eq!(spliced(&input, at, at + 2, b"administrator"), pack(&[b"alpha", b"administrator", b"zed"]));
+    let at = find(&input, b"alpha");
+    assert_eq!(spliced(&input, at, at + 5, b"a"), pack(&[b"a", b"op", b"zed"]));
+    // Bytes inserted where an entry starts are that entry's: its offset
+    // stays, the next ones move.
+    let at = find(&input, b"Eop");
+    let expected = [&b"PACK\x10\0\0\0\x17\0\0\0\x1e\0\0\0"[..], b"Ealpha\0", b"Ex\0Eop\0", b"Ezed\0"].concat();
+    assert_eq!(spliced(&input, at, at, b"Ex\0"), expected);
+}
+
+/// A table of records that hold an offset and a size (big-endian, 2
+/// bytes each, a record every 8 bytes, as an icon file's directory): the
+/// offsets follow what is spliced before their entries, the sizes what
+/// is spliced inside them.
+#[test]
+fn a_directory_of_records_holding_offsets_and_sizes_follows() {
+    let file = |a: &[u8], b: &[u8]| {
+        let start = 4 + 2 * 8;
+        let record = |at: usize, len: usize| {
+            [&b"\x01\x02"[..], &(at as u16).to_be_bytes(), &(len as u16).to_be_bytes(), b"\0\0"].concat()
+        };
+        [&b"ICNS"[..], &record(start, a.len()), &record(start + a.len(), b.len()), a, b].concat()
+    };
+    let input = file(b"first image", b"second");
+    let at = find(&input, b"first image");
+    assert_eq!(spliced(&input, at, at + 5, b"1st"), file(b"1st image", b"second"));
+    let at = find(&input, b"second");
+    assert_eq!(spliced(&input, at, at + 6, b"the second one"), file(b"first image", b"the second one"));
+}
+
+/// An icon file (ICO) of two images: a 6-byte header, then a 16-byte
+/// record per image whose size and offset are 4 bytes, little-endian, at
+/// 8 and 12; the offsets are not at multiples of 4.
+#[test]
+fn an_icon_file_s_directory_follows_its_images() {
+    let ico = |images: &[&[u8]]| {
+        let mut out = [&[0u8, 0, 1, 0][..], &(images.len() as u16).to_le_bytes()].concat();
+        let mut at = 6 + 16 * images.len();
+        for image in images {
+            out.extend([16, 16, 0, 0, 1, 0, 32, 0]);
+            out.extend((image.len() as u32).to_le_bytes());
+            out.extend((at as u32).to_le_bytes());
+            at += image.len();
+        }
+        [out, images.concat()].concat()
+    };
+    let input = ico(&[b"(\0\0\0 first bitmap", b"(\0\0\0 second bitmap"]);
+    let at = find(&input, b"first");
+    let out = spliced(&input, at, at + 5, b"the very first");
+    assert_eq!(out, ico(&[b"(\0\0\0 the very first bitmap", b"(\0\0\0 second bitmap"]));
+}
+
+/// What is no offset table is left alone: text; numbers that rise but do
+/// not end where the first entry starts; one offset alone. So is an
+/// offset a value is written over, and one whose entry a splice starts
+/// before and ends after.
+#[test]
+fn what_is_no_offset_table_is_left_alone() {
+    assert_eq!(offsets::table(b"PACK 16 23 26 Ealpha Eop Ezed"), vec![]);
+    // Eight bytes between the table and the first entry.
+    let loose = [&b"PACK\x18\0\0\0\x1f\0\0\0\x22\0\0\0--------"[..], b"Ealpha\0Eop\0Ezed\0"].concat();
+    assert_eq!(offsets::table(&loose), vec![], "the first entry is not where the table ends");
+    assert_eq!(offsets::table(&pack(&[b"alpha"])), vec![], "one offset alone");
+    let falling = [&b"PACK\x10\0\0\0\x17\0\0\0\x11\0\0\0"[..], b"Ealpha\0Eop\0Ezed\0"].concat();
+    assert_eq!(offsets::table(&falling), vec![], "a third value lower than the second");
+    assert_eq!(offsets::table(&pack(&[b"alpha", b"op", b"zed"])).len(), 3);
+    let input = pack(&[b"alpha", b"op", b"zed"]);
+    let at = find(&input, b"op");
+    let out = spliced(&input, 8, at + 2, b"\x20\0\0\0rest");
+    assert_eq!(&out[8..12], b"\x20\0\0\0", "the value written over the offset stays");
+    let zed = find(&input, b"Ezed");
+    let out = spliced(&input, zed - 2, zed + 2, b"");
+    assert_eq!(&out[4..16], &input[4..16], "a splice across the third entry's start moves nothing after it");
+}
+
+/// No seed of the examples has an offset table (text, CSV, scripts,
+/// hexdump's binary samples, tlv's records).
+#[test]
+fn no_example_seed_has_an_offset_table() {
+    let examples = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples");
+    let mut seen = 0;
+    for example in std::fs::read_dir(&examples).unwrap().map(|e| e.unwrap().path()) {
+        let Ok(seeds) = std::fs::read_dir(example.join("seeds")) else { continue };
+        for seed in seeds.map(|e| e.unwrap().path()) {
+            let input = std::fs::read(&seed).unwrap();
+            assert_eq!(offsets::table(&input), vec![], "{}", seed.display());
+            seen += 1;
+        }
+    }
+    assert!(seen > 30, "{seen} seeds");
+}
