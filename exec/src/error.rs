@@ -23,6 +23,8 @@ pub enum Error {
         wrapper.display(), expected.display()
     )]
     LibtoolUnbuilt { wrapper: PathBuf, expected: PathBuf },
+    #[error("cannot give the target its input at {0}: {1}")]
+    InputAt(PathBuf, String),
     #[error("{0}")]
     Io(#[from] std::io::Error),
 }

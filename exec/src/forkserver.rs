@@ -28,6 +28,8 @@ pub struct ForkServer {
     /// per run (ext4 flushes a file truncated to nothing when it is closed).
     args: ScratchFile,
     jail: Option<Jail>,
+    /// The input at a fixed path too (`Target::input_at`).
+    bind: Option<crate::input_at::Bind>,
     proc: Option<Running>,
     hello: Hello,
     modules: Vec<ModuleRange>,
@@ -91,6 +93,10 @@ impl ForkServer {
         let mut args = ScratchFile::create(scratch.path().join("args"))?;
         args.rewind = false;
         let jail = if target.contain { Some(Jail::new(scratch.path())?) } else { None };
+        let bind = match &target.input_at {
+            Some(at) => Some(crate::input_at::Bind::new(input.path(), at)?),
+            None => None,
+        };
         let target = if target.contain { Target { args: absolute_args(&target.args), ..target } } else { target };
         let run_timeout = target.timeout;
         let mut fs = ForkServer {
@@ -100,6 +106,7 @@ impl ForkServer {
             input,
             args,
             jail,
+            bind,
             proc: None,
             hello: Hello { version: 0, edges: 0, branches: 0 },
             extent: 0,
@@ -347,9 +354,13 @@ impl ForkServer {
         let fsize = t.fsize_limit_mb;
         let cpu_secs = t.timeout.as_secs() * 2 + 1;
         let contain = t.contain;
+        let bind = self.bind.clone();
         // SAFETY: only async-signal-safe calls between fork and exec.
         unsafe {
             cmd.pre_exec(move || {
+                if let Some(b) = &bind {
+                    b.apply()?;
+                }
                 move_fd(ctl_raw, CTL_FD)?;
                 move_fd(st_raw, ST_FD)?;
                 libc::setsid();

@@ -5,6 +5,7 @@ mod contain;
 pub mod coverage;
 mod error;
 pub mod forkserver;
+pub mod input_at;
 pub mod libtool;
 mod newbits;
 pub mod outcome;

@@ -41,6 +41,10 @@ pub struct Target {
     /// exits (persistent mode; 1: a fork per run). Other programs, and
     /// runs that carve, replay, or look for leaks, make one.
     pub persistent: u32,
+    /// The input file is also at this path for the target, in a mount
+    /// namespace of its own (a file it reads where no argument names it:
+    /// `/etc/passwd` for `getpwent`; see `input_at.rs`).
+    pub input_at: Option<PathBuf>,
 }
 
 /// Runs per child of a harness in persistent mode, by default.
@@ -60,11 +64,12 @@ impl Target {
             fsize_limit_mb: Some(64),
             detect_leaks: false,
             persistent: DEFAULT_PERSISTENT,
+            input_at: None,
         }
     }
 
     pub fn input_mode(&self) -> InputMode {
-        if self.args.iter().any(|a| a.contains("@@")) {
+        if self.input_at.is_some() || self.args.iter().any(|a| a.contains("@@")) {
             InputMode::File
         } else {
             InputMode::Stdin

@@ -72,7 +72,8 @@ entries! {
     ];
     OnRecord = "__carve_on_record" (Ptr, I32) -> Void [
         "getutxent", "getutxid", "getutxline", "getutent", "getutid", "getutline", "getpwent", "getpwnam", "getpwuid",
-        "fgetpwent", "getgrent", "getgrnam", "getgrgid", "fgetgrent",
+        "fgetpwent", "getgrent", "getgrnam", "getgrgid", "fgetgrent", "gethostent", "gethostbyname", "gethostbyname2",
+        "gethostbyaddr", "getservent", "getservbyname", "getservbyport",
     ];
     // Called by a host built without carve-clang (`CARVE_DEFER=1`).
     Start = "__carve_start" () -> Void;

@@ -126,6 +126,11 @@ pub fn run(target: &Target, test: &[u8], timeout: Duration) -> Result<(Ran, Dump
     cmd.stdin(stdin).stdout(Stdio::null()).stderr(Stdio::null()).current_dir(dir.path()).process_group(0);
     cmd.envs(target.env.iter().map(|(k, v)| (k, v)));
     cmd.env(model::env::STACK_OUT, &stack);
+    if let Some(at) = &target.input_at {
+        let bind = exec::input_at::Bind::new(&input, at).map_err(Error::Target)?;
+        // SAFETY: `apply` makes system calls only.
+        unsafe { cmd.pre_exec(move || bind.apply()) };
+    }
     let mut child = cmd.spawn().map_err(|err| Error::Spawn { program: target.program.clone(), err })?;
     let started = Instant::now();
     let mut hung = false;

@@ -1,7 +1,7 @@
 //! Records libc reads on the program's behalf into buffers of its own
-//! (the utmp API, `fgetpwent`): the probe after the call makes them
-//! objects, so a carved call on one maps its bytes to the input, explores
-//! them, and lifts what it finds.
+//! (the utmp API, `fgetpwent`, `getpwent` from `/etc/passwd`): the probe
+//! after the call makes them objects, so a carved call on one maps its
+//! bytes to the input, explores them, and lifts what it finds.
 
 use crate::util::*;
 use std::os::unix::process::ExitStatusExt;
@@ -61,4 +61,78 @@ fn a_passwd_record_fgetpwent_parses_is_mapped_explored_and_lifted() {
     let prog = fixture("passwd", dir.path());
     let input = b"root:x:0:0:root:/root:/bin/bash\nann:x:1000:1000:Ann:/home/ann:/bin/csh\n";
     alarms_in_check(&prog, input, dir.path());
+}
+
+/// Carves `check` of fixture `name` with its input at `path` (`--input-at`),
+/// explores it; every alarm's input holds `wanted` and aborts the program
+/// where it reads it (rerun by `bridge exec`), and the machine's file
+/// stays as it was.
+fn lifted_at_fixed_path(name: &str, path: &str, input: &[u8], wanted: &str) {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let prog = fixture(name, d);
+    let p = prog.to_str().unwrap();
+    let before = std::fs::read(path).unwrap();
+    let at = ["--input-at", path, "--", p];
+    let u = d.join("units");
+    let carve = bridge(&[&["carve", "-o", u.to_str().unwrap(), "--functions", "^check$"][..], &at].concat(), input);
+    assert!(carve.status.success(), "{}", stderr(&carve));
+    let list = stdout(&bridge(&["units", u.to_str().unwrap()], b""));
+    assert!(list.lines().any(|l| l.starts_with("check.") && l.contains(" (")), "no parameter of check: {list}");
+    let o = d.join("out");
+    let explore = [&["explore", u.to_str().unwrap(), "--tries", "60", "--json", "-o", o.to_str().unwrap()][..], &at];
+    let sum = bridge_json(&explore.concat(), b"");
+    assert!(sum["alarms"].as_array().unwrap().iter().any(|a| a["function"] == "check"), "no alarm in check: {sum}");
+    let corpus = d.join("corpus");
+    std::fs::create_dir(&corpus).unwrap();
+    for (k, a) in std::fs::read_dir(o.join("alarms")).unwrap().enumerate() {
+        let lifted = std::fs::read(a.unwrap().path().join("input")).unwrap();
+        assert!(String::from_utf8_lossy(&lifted).contains(wanted), "{}", String::from_utf8_lossy(&lifted));
+        std::fs::write(corpus.join(k.to_string()), lifted).unwrap();
+    }
+    let ran = bridge_json(&[&["exec", "-c", corpus.to_str().unwrap(), "--json"][..], &at].concat(), b"");
+    assert_eq!(ran["crashes"], ran["inputs"], "{ran}");
+    assert_eq!(std::fs::read(path).unwrap(), before, "the machine's {path} changed");
+}
+
+fn root() -> bool {
+    let root = unsafe { libc::geteuid() } == 0;
+    if !root {
+        eprintln!("skipped: --input-at needs root");
+    }
+    root
+}
+
+/// `getpwent` reads `/etc/passwd`, which no argument names: with
+/// `--input-at /etc/passwd` every run (the carving one, the unit level's
+/// lifts, the reruns of `bridge exec`) sees its input there, in a mount
+/// namespace of its own.
+#[test]
+fn a_passwd_record_getpwent_reads_at_a_fixed_path_is_lifted_there() {
+    if root() {
+        let input = b"root:x:0:0:root:/root:/bin/bash\nann:x:1000:1000:Ann:/home/ann:/bin/csh\n";
+        lifted_at_fixed_path("accounts", "/etc/passwd", input, "/bin/zsh");
+    }
+}
+
+/// `getaddrinfo` reads `/etc/hosts`: the canonical name it returns is in
+/// a block libc allocates (the runtime's allocator knows it), a string
+/// mapped to the line of the hosts file it came from, solved shorter and
+/// lifted there.
+#[test]
+fn getaddrinfo_s_canonical_name_from_a_hosts_file_is_lifted_there() {
+    if root() {
+        let input = b"127.0.0.1 localhost\n10.0.0.1 gateway.example.internal gateway\n";
+        lifted_at_fixed_path("hosts", "/etc/hosts", input, "10.0.0.1 router.internal gateway");
+    }
+}
+
+/// `gethostbyname` returns a `struct hostent` of libc's own, which the
+/// records probe makes an object (its name, aliases and addresses too).
+#[test]
+fn gethostbyname_s_record_from_a_hosts_file_is_lifted_there() {
+    if root() {
+        let input = b"127.0.0.1 localhost\n10.0.0.1 gateway.example.internal gateway\n";
+        lifted_at_fixed_path("hostent", "/etc/hosts", input, "10.0.0.1 router.internal gateway");
+    }
 }
