@@ -136,8 +136,17 @@ fn a_chunk_s_length_and_crc_follow_a_name_solved_shorter() {
     let file = |name: &[u8]| {
         [&b"CHUNKS\r\n"[..], &chunk(b"DATA", b"12345"), &chunk(b"NAME", name), &chunk(b"END ", b"")].concat()
     };
+    let lifted = greet_s_alarms(&prog, &file(b"operator"), d);
+    assert_eq!(std::fs::read(&lifted[0]).unwrap(), file(b"root"));
+    let st = std::process::Command::new(&prog).arg(&lifted[0]).status().unwrap();
+    assert_eq!(st.signal(), Some(6));
+}
+
+/// Carves `greet` of `prog` run on `seed`, explores it (at least one true
+/// alarm); the inputs of the alarms kept.
+fn greet_s_alarms(prog: &std::path::Path, seed: &[u8], d: &std::path::Path) -> Vec<std::path::PathBuf> {
     let (p, u) = (prog.to_str().unwrap(), d.join("units"));
-    let o = bridge(&["carve", "-o", u.to_str().unwrap(), "--functions", "^greet$", "--", p, "@@"], &file(b"operator"));
+    let o = bridge(&["carve", "-o", u.to_str().unwrap(), "--functions", "^greet$", "--", p, "@@"], seed);
     assert!(o.status.success(), "{}", stderr(&o));
     let out = d.join("out");
     let sum = bridge_json(
@@ -146,10 +155,7 @@ fn a_chunk_s_length_and_crc_follow_a_name_solved_shorter() {
     );
     assert!(sum["true_alarms"].as_u64().unwrap() >= 1, "{sum}");
     let alarms = out.join("alarms");
-    let input = std::fs::read(alarms.join(&names(&alarms)[0]).join("input")).unwrap();
-    assert_eq!(input, file(b"root"));
-    let st = std::process::Command::new(&prog).arg(alarms.join(&names(&alarms)[0]).join("input")).status().unwrap();
-    assert_eq!(st.signal(), Some(6));
+    names(&alarms).iter().map(|a| alarms.join(a).join("input")).collect()
 }
 
 /// A name solved shorter than the seed's, in an entry of an archive whose
@@ -172,21 +178,10 @@ fn a_directory_s_offsets_follow_a_name_solved_shorter() {
         }
         [&b"PACK"[..], &offsets, &entries].concat()
     };
-    let (p, u) = (prog.to_str().unwrap(), d.join("units"));
-    let seed = pack(&[b"alpha", b"operator", b"zed"]);
-    let o = bridge(&["carve", "-o", u.to_str().unwrap(), "--functions", "^greet$", "--", p, "@@"], &seed);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let out = d.join("out");
-    let sum = bridge_json(
-        &["explore", u.to_str().unwrap(), "--tries", "20", "--json", "-o", out.to_str().unwrap(), "--", p, "@@"],
-        b"",
-    );
-    assert!(sum["true_alarms"].as_u64().unwrap() >= 1, "{sum}");
+    let lifted = greet_s_alarms(&prog, &pack(&[b"alpha", b"operator", b"zed"]), d);
     // Each call of `greet` is a unit: "root" in the first or the second
     // entry moves the entries after it.
-    let alarms = out.join("alarms");
     let moved = [pack(&[b"root", b"operator", b"zed"]), pack(&[b"alpha", b"root", b"zed"])];
-    let lifted: Vec<_> = names(&alarms).iter().map(|a| alarms.join(a).join("input")).collect();
     let input = lifted.iter().find(|f| moved.contains(&std::fs::read(f).unwrap()));
     let input = input.unwrap_or_else(|| panic!("no alarm moved an entry: {lifted:?}"));
     let st = std::process::Command::new(&prog).arg(input).status().unwrap();
