@@ -223,10 +223,11 @@ pub struct TargetArgs {
     pub no_contain: bool,
     /// The input is also the file at PATH for the target: a file it reads
     /// where no argument names it, often through libc (`/etc/passwd` for
-    /// `getpwent`, `/etc/hosts` for `gethostbyname`). Each run has a mount
-    /// namespace of its own with the input mounted over PATH; the
-    /// machine's file is not touched. Needs root. Give it to every
-    /// command that runs the target (`carve`, `explore`, `review`...).
+    /// `getpwent`, `/etc/hosts` for `gethostbyname`). The target runs in a
+    /// mount namespace of its own with the input mounted over PATH; the
+    /// machine's file is not touched. Without `@@`, standard input is
+    /// /dev/null. Needs root. Give it to every command that runs the
+    /// target (`carve`, `explore`, `review`...).
     #[arg(long, value_name = "PATH")]
     pub input_at: Option<std::path::PathBuf>,
     /// The target and its arguments; `@@` stands for the input file (stdin

@@ -97,6 +97,9 @@ impl ForkServer {
             Some(at) => Some(crate::input_at::Bind::new(input.path(), at)?),
             None => None,
         };
+        // A target may write to the file it reads at a fixed path (as root,
+        // `--no-contain`): its length is set for every test.
+        input.exact = bind.is_some();
         let target = if target.contain { Target { args: absolute_args(&target.args), ..target } } else { target };
         let run_timeout = target.timeout;
         let mut fs = ForkServer {
@@ -383,7 +386,10 @@ impl ForkServer {
                 Ok(())
             });
         }
-        let child = cmd.spawn().map_err(|err| Error::Spawn { path: t.program.clone(), err })?;
+        let child = cmd.spawn().map_err(|err| match &self.bind {
+            Some(b) => b.failed_start(&t.program, err),
+            None => Error::Spawn { path: t.program.clone(), err },
+        })?;
         drop((ctl_fd, st_fd));
         let mut running = Running { child, ctl: File::from(OwnedFd::from(ctl_w)), st: File::from(OwnedFd::from(st_r)) };
         let mut hello = [0u8; HELLO_LEN];

@@ -16,6 +16,9 @@ pub(crate) struct ScratchFile {
     /// Left at its start after each rewrite: the target shares it as its
     /// standard input (an lseek a run otherwise spared).
     pub(crate) rewind: bool,
+    /// Its length is set at every rewrite, not only when it shrinks: the
+    /// target may have written to it.
+    pub(crate) exact: bool,
 }
 
 impl ScratchFile {
@@ -28,7 +31,7 @@ impl ScratchFile {
             .truncate(true)
             .open(&path)
             .map_err(|err| Error::Input { path: path.clone(), err })?;
-        Ok(ScratchFile { path, file, len: 0, rewind: true })
+        Ok(ScratchFile { path, file, len: 0, rewind: true, exact: false })
     }
 
     /// Makes `bytes` the whole content of the file, leaving it at its
@@ -39,7 +42,7 @@ impl ScratchFile {
         let fail = |err| Error::Input { path: self.path.clone(), err };
         self.file.write_all_at(bytes, 0).map_err(fail)?;
         let len = bytes.len() as u64;
-        if len < self.len {
+        if len < self.len || self.exact {
             self.file.set_len(len).map_err(fail)?;
         }
         self.len = len;

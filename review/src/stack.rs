@@ -126,12 +126,18 @@ pub fn run(target: &Target, test: &[u8], timeout: Duration) -> Result<(Ran, Dump
     cmd.stdin(stdin).stdout(Stdio::null()).stderr(Stdio::null()).current_dir(dir.path()).process_group(0);
     cmd.envs(target.env.iter().map(|(k, v)| (k, v)));
     cmd.env(model::env::STACK_OUT, &stack);
-    if let Some(at) = &target.input_at {
-        let bind = exec::input_at::Bind::new(&input, at).map_err(Error::Target)?;
+    let bind = match &target.input_at {
+        Some(at) => Some(exec::input_at::Bind::new(&input, at).map_err(Error::Target)?),
+        None => None,
+    };
+    if let Some(b) = bind.clone() {
         // SAFETY: `apply` makes system calls only.
-        unsafe { cmd.pre_exec(move || bind.apply()) };
+        unsafe { cmd.pre_exec(move || b.apply()) };
     }
-    let mut child = cmd.spawn().map_err(|err| Error::Spawn { program: target.program.clone(), err })?;
+    let mut child = cmd.spawn().map_err(|err| match &bind {
+        Some(b) => Error::Target(b.failed_start(&target.program, err)),
+        None => Error::Spawn { program: target.program.clone(), err },
+    })?;
     let started = Instant::now();
     let mut hung = false;
     let status = loop {

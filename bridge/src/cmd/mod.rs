@@ -30,7 +30,7 @@ pub fn target(args: &TargetArgs) -> anyhow::Result<::exec::Target> {
     t.persistent = args.persistent;
     if let Some(at) = &args.input_at {
         eprintln!(
-            "bridge: every run sees its input at {} too, in a mount namespace of its own (the machine's file is not touched)",
+            "bridge: the target sees each input at {} too, in a mount namespace of its own (the machine's file is not touched)",
             at.display()
         );
         t.input_at = Some(at.clone());

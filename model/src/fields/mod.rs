@@ -104,9 +104,6 @@ struct Rewrite {
     value: Option<u64>,
     check: Option<crc::Check>,
     depth: usize,
-    /// Its chain has this record alone (a header giving the length of the
-    /// rest: the weakest evidence of a length).
-    alone: bool,
 }
 
 /// Rewrites, in `out` (made from `input` by `splices`, which do not
@@ -121,16 +118,30 @@ pub fn fix(input: &[u8], out: &mut [u8], splices: &[Splice]) {
     }
     let mut rewrites = Vec::new();
     rewrites_in(input, 0, input.len(), splices, 0, &mut rewrites);
-    // Where a length field and an offset table share bytes, a table of two
-    // offsets or more is taken over a header's length alone, and a chain
-    // of two records or more over the table.
+    // Where a chain and an offset table meet, one of them is chance. A
+    // chain of three records or more (agreed on by its layouts: see
+    // `rewrites`) is taken over a table that shares bytes with its fields
+    // or lies inside one of its records (its offsets could count from the
+    // record, and the record's checksum would go stale); a table of three
+    // offsets, or of offsets and sizes, over a shorter chain whose fields
+    // share bytes with it.
     let mut table = offsets::table(input);
-    let overlaps = |r: &Rewrite, o: &Offset| {
-        let fields = std::iter::once(o.at).chain(o.size.map(|(at, _)| at));
-        fields.into_iter().any(|at| r.field.at < at + o.width && at < r.field.at + r.field.width)
-    };
-    rewrites.retain(|r| !r.alone || !table.iter().any(|o| overlaps(r, o)));
-    table.retain(|o| !rewrites.iter().any(|r| overlaps(r, o)));
+    let places: Vec<Range<usize>> = table
+        .iter()
+        .flat_map(|o| std::iter::once(o.at).chain(o.size.map(|(at, _)| at)).map(|at| at..at + o.width))
+        .collect();
+    let meets = |r: Range<usize>| places.iter().any(|t| t.start < r.end && r.start < t.end);
+    let chains = cached_chains(input, 0, input.len());
+    if let Some(c) = chains.first().filter(|_| !places.is_empty()) {
+        let trusted = c.fields.len() > 2 && self::rewrites(&chains, splices, 0).is_some();
+        let fields_meet = c.fields.iter().any(|f| meets(f.at..f.at + f.width));
+        let inside = trusted && c.fields.iter().any(|f| meets(f.start..f.end));
+        if trusted && (fields_meet || inside) {
+            table.clear();
+        } else if fields_meet {
+            rewrites.clear();
+        }
+    }
     let offsets = table.iter().flat_map(|o| o.rewrites(splices).into_iter().map(|(at, v)| (*o, at, v))).collect();
     write(out, splices, rewrites, offsets)
 }
@@ -183,8 +194,7 @@ fn rewrites(chains: &[Chain], splices: &[Splice], depth: usize) -> Option<Vec<Re
     }
     let rewrites = found.into_iter().filter_map(|(&field, value)| {
         let check = first.check.filter(|c| c.stale(&field, splices));
-        let alone = first.fields.len() == 1;
-        (value.is_some() || check.is_some()).then_some(Rewrite { field, value, check, depth, alone })
+        (value.is_some() || check.is_some()).then_some(Rewrite { field, value, check, depth })
     });
     Some(rewrites.collect())
 }

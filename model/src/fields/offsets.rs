@@ -19,8 +19,8 @@
 //!   its entry's offset and its size: the field of the same width and
 //!   order, at the same place in every record, that measures each entry
 //!   up to the next one's start (or up to 3 bytes before it: padding) and
-//!   the last one to the input's end; the first entry starts just after
-//!   the table, give or take the padding.
+//!   the last one to the input's end (as far); the first entry starts
+//!   just after the table, give or take the padding.
 //!
 //! Numbers that happen to rise are common in binary files (a PNG's
 //! chromaticities, a catalog's header of counts and places); rising ones
@@ -53,6 +53,8 @@ pub(super) struct Offset {
     pub value: u64,
     /// Where its entry's size is, and the size.
     pub size: Option<(usize, u64)>,
+    /// Where the next entry starts (the input's end after the last).
+    pub next: u64,
 }
 
 impl Offset {
@@ -77,7 +79,9 @@ impl Offset {
         }
         if let Some((at, size)) = self.size {
             let end = place + size as usize;
-            let grown: isize = splices.iter().filter(|s| s.within(place..end)).map(Splice::delta).sum();
+            // What is inserted where the next entry starts is the next's.
+            let next = |s: &Splice| s.at == s.end && s.at == end && end as u64 == self.next;
+            let grown: isize = splices.iter().filter(|s| s.within(place..end) && !next(s)).map(Splice::delta).sum();
             if let Some(v) = fits(size as isize + grown).filter(|_| grown != 0 && !over(at) && !across(end)) {
                 out.push((at, v));
             }
@@ -134,7 +138,7 @@ fn at(input: &[u8], p: usize, layout: Layout) -> Vec<Offset> {
         Some(v) if (v as usize) < input.len() && v as usize > p => v,
         _ => return Vec::new(),
     };
-    let mut fields = vec![Offset { at: p, width, big_endian, value: first, size: None }];
+    let mut fields = vec![Offset { at: p, width, big_endian, value: first, size: None, next: 0 }];
     loop {
         let next = p + fields.len() * stride;
         // The table's records end where the first entry starts.
@@ -143,7 +147,7 @@ fn at(input: &[u8], p: usize, layout: Layout) -> Vec<Offset> {
         }
         match layout.value(input, next) {
             Some(v) if v > fields[fields.len() - 1].value && (v as usize) < input.len() => {
-                fields.push(Offset { at: next, width, big_endian, value: v, size: None })
+                fields.push(Offset { at: next, width, big_endian, value: v, size: None, next: 0 })
             }
             _ => break,
         }
@@ -159,6 +163,9 @@ fn at(input: &[u8], p: usize, layout: Layout) -> Vec<Offset> {
     // the end of the last offset and a stride past it.
     if fields.len() < 2 || !(last + width..=last + stride + PADDING).contains(&(first as usize)) {
         return Vec::new();
+    }
+    for k in 0..fields.len() {
+        fields[k].next = fields.get(k + 1).map_or(input.len() as u64, |n| n.value);
     }
     match sizes(input, layout, &fields) {
         Some(rel) => {
@@ -180,17 +187,21 @@ fn at(input: &[u8], p: usize, layout: Layout) -> Vec<Offset> {
 /// relative to its offset: the field of the same width and byte order, at
 /// the same place in every record, that measures each entry to the next
 /// one's start (up to [`PADDING`] bytes before it), the last one to the
-/// input's end.
+/// input's end (as far), and lies before the first entry.
 fn sizes(input: &[u8], layout: Layout, fields: &[Offset]) -> Option<isize> {
     let room = (layout.stride - layout.width) as isize;
     let w = layout.width as isize;
     let candidates = (1..=room / w).flat_map(|k| [k * w, -k * w]);
+    let first = fields[0].value;
     candidates.filter(|&rel| rel.abs() <= room).find(|&rel| {
-        fields.iter().enumerate().all(|(i, f)| {
-            let Some(size) = f.at.checked_add_signed(rel).and_then(|at| layout.value(input, at)) else { return false };
-            let next = fields.get(i + 1).map_or(input.len() as u64, |n| n.value);
+        fields.iter().all(|f| {
+            // Inside the table, before the first entry.
+            let Some(at) = f.at.checked_add_signed(rel).filter(|&at| (at + layout.width) as u64 <= first) else {
+                return false;
+            };
+            let Some(size) = layout.value(input, at) else { return false };
             let end = f.value + size;
-            end <= next && end + PADDING as u64 >= next
+            end <= f.next && end + PADDING as u64 >= f.next
         })
     })
 }

@@ -242,6 +242,11 @@ fn an_icon_file_s_directory_follows_its_images() {
     let at = find(&input, b"first");
     let out = spliced(&input, at, at + 5, b"the very first");
     assert_eq!(out, ico(&[b"(\0\0\0 the very first bitmap", b"(\0\0\0 second bitmap"]));
+    // Bytes inserted where the second image starts are the second's: the
+    // first keeps its size.
+    let at = find(&input, b"(\0\0\0 second");
+    let out = spliced(&input, at, at, b">>");
+    assert_eq!(out, ico(&[b"(\0\0\0 first bitmap", b">>(\0\0\0 second bitmap"]));
 }
 
 /// What is no offset table is left alone: text; numbers that rise but do
@@ -282,4 +287,20 @@ fn no_example_seed_has_an_offset_table() {
         }
     }
     assert!(seen > 30, "{seen} seeds");
+}
+
+/// A chain of three records or more is taken over numbers inside one of
+/// its records that look like an offset table: a PNG's text chunk holding
+/// three rising words that end where the first points keeps them as they
+/// were, and the chunk's length follows.
+#[test]
+fn a_chain_of_records_is_taken_over_a_table_inside_a_record() {
+    let text = |tail: &[u8]| {
+        let words: Vec<u8> = [54u32, 60, 66].iter().flat_map(|v| v.to_le_bytes()).collect();
+        [&b"k"[..], &words, tail].concat()
+    };
+    let input = png(&text(b"ghijklmnopqrstuv"));
+    assert_eq!(offsets::table(&input).len(), 3, "the words are a table by themselves");
+    let at = find(&input, b"ghij");
+    assert_eq!(spliced(&input, at, at + 4, b"gh"), png(&text(b"ghklmnopqrstuv")));
 }
