@@ -312,6 +312,17 @@ pub struct RunArgs {
     /// derived, are left whole).
     #[arg(long)]
     pub no_trim: bool,
+    /// A dictionary file in AFL++'s format (`-x`; libFuzzer's `.dict`
+    /// files are the same): its tokens go into tests, inserted or written
+    /// over bytes. May be given more than once.
+    #[arg(long, short = 'x', value_name = "FILE")]
+    pub dict: Vec<PathBuf>,
+    /// Leave out the program's own dictionary. By default the system
+    /// generator also inserts the constants the program's code compares
+    /// with (switch cases, `==` constants, strings given to `strcmp` and
+    /// `memcmp`), which carve-clang collects at compile time.
+    #[arg(long)]
+    pub no_auto_dict: bool,
     /// Leave the campaign unbound. By default it binds itself and its
     /// targets to one core that no other process is bound to alone, as
     /// AFL++ binds itself: runs hand over between processes at every exec,

@@ -81,9 +81,24 @@ pub struct FunctionInfo {
     pub name: String,
 }
 
+/// What a program built with carve-clang says of itself when asked
+/// (`CARVE_LIST`): its instrumented functions and its dictionary (the
+/// constants its code compares with, `instrument::tokens`).
+#[derive(Debug, Clone, Default)]
+pub struct Listing {
+    pub functions: Vec<FunctionInfo>,
+    pub tokens: Vec<Vec<u8>>,
+}
+
 /// The instrumented functions of `program`, started with `args` (see
 /// [`start_args`]).
 pub fn list_functions(program: &Path, args: &[String]) -> Result<Vec<FunctionInfo>> {
+    Ok(list_program(program, args)?.functions)
+}
+
+/// The functions and dictionary of `program`, started with `args` (see
+/// [`start_args`]).
+pub fn list_program(program: &Path, args: &[String]) -> Result<Listing> {
     let out = tempfile::NamedTempFile::new()?;
     let (real, lib_env) = exec::libtool::unwrap(program)?;
     let status = std::process::Command::new(real)
@@ -98,11 +113,26 @@ pub fn list_functions(program: &Path, args: &[String]) -> Result<Vec<FunctionInf
     if !status.success() || text.is_empty() {
         return Err(Error::NotListed(program.to_path_buf()));
     }
-    let list = parse_list(&text);
-    if list.is_empty() {
+    let functions = parse_list(&text);
+    if functions.is_empty() {
         return Err(Error::ListFormat(program.to_path_buf()));
     }
-    Ok(list)
+    Ok(Listing { functions, tokens: parse_tokens(&text) })
+}
+
+/// `token HEX` lines, each token once, in their order.
+fn parse_tokens(text: &str) -> Vec<Vec<u8>> {
+    let mut seen = std::collections::HashSet::new();
+    text.lines()
+        .filter_map(|l| {
+            let hex = l.strip_prefix("token ")?;
+            if hex.is_empty() || hex.len() % 2 == 1 {
+                return None;
+            }
+            (0..hex.len()).step_by(2).map(|k| u8::from_str_radix(hex.get(k..k + 2)?, 16).ok()).collect()
+        })
+        .filter(|t: &Vec<u8>| seen.insert(t.clone()))
+        .collect()
 }
 
 /// The arguments a program is started with to list its functions or
@@ -134,6 +164,13 @@ fn sequence(p: &Path) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tokens_are_read_once_each_and_bad_lines_are_skipped() {
+        let t = parse_tokens("0 0 4 main\ntoken 5f\ntoken 6966\ntoken 5f\ntoken 5\ntoken zz\ntoken \n");
+        assert_eq!(t, vec![b"_".to_vec(), b"if".to_vec()]);
+        assert!(parse_list("token 5f\n").is_empty());
+    }
 
     #[test]
     fn the_function_list_keeps_names_with_spaces_and_skips_what_it_cannot_read() {

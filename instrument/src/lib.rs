@@ -18,6 +18,7 @@ mod ir;
 pub mod module_init;
 pub mod preserve;
 pub mod symbolic;
+pub mod tokens;
 
 use inkwell::context::Context;
 use inkwell::module::Module;
@@ -75,6 +76,8 @@ pub fn instrument_module<'ctx>(ctx: &'ctx Context, module: &Module<'ctx>, opts: 
     let area = module_init::area_global(ctx, module);
     let funcs: Vec<_> = module.get_functions().filter(|f| ir::is_instrumentable(*f)).collect();
     let prepared = funcs.iter().any(|f| preserve::is_copy(*f));
+    // Before any probe adds comparisons of its own.
+    let tokens = tokens::collect(&funcs);
     let plan = edges::plan(ctx, &funcs);
     let units: Vec<(FunctionValue<'ctx>, u32)> =
         plan.function_ids().filter(|(f, _)| !prepared || preserve::is_copy(*f)).collect();
@@ -119,7 +122,13 @@ pub fn instrument_module<'ctx>(ctx: &'ctx Context, module: &Module<'ctx>, opts: 
             e.sym = module.get_function(&symbolic::sym_name(&unit.get_name().to_string_lossy()));
         }
     }
-    module_init::add_constructor(ctx, module, area, &stats, &module_init::Tables { funcs: &table, globals: &globals })?;
+    module_init::add_constructor(
+        ctx,
+        module,
+        area,
+        &stats,
+        &module_init::Tables { funcs: &table, globals: &globals, tokens: &tokens },
+    )?;
     module.verify().map_err(|e| Error::Verify(e.to_string()))?;
     Ok(stats)
 }

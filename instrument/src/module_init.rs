@@ -112,6 +112,8 @@ pub struct Tables<'a, 'ctx> {
     /// The functions, in id order.
     pub funcs: &'a [Entry<'ctx>],
     pub globals: &'a crate::globals::Globals<'ctx>,
+    /// The module's dictionary ([`crate::tokens`]).
+    pub tokens: &'a [Vec<u8>],
 }
 
 /// Adds an internal constructor that registers the module with the runtime,
@@ -216,6 +218,19 @@ pub fn add_constructor<'ctx>(
     let ctor = module.add_function(abi::MODULE_CTOR, void.fn_type(&[], false), Some(Linkage::Internal));
     let builder = ctx.create_builder();
     builder.position_at_end(ctx.append_basic_block(ctor, "entry"));
+    // The tokens first: in a host built without carve-clang the first
+    // module's registration may start the runtime, which lists them.
+    if !t.tokens.is_empty() {
+        let bytes = crate::tokens::encode(t.tokens);
+        let blob = ctx.const_string(&bytes, false);
+        let g = module.add_global(blob.get_type(), None, "carve.tokens");
+        g.set_linkage(Linkage::Private);
+        g.set_constant(true);
+        g.set_initializer(&blob);
+        let add = abi::declare(ctx, module, abi::Id::RegisterTokens);
+        let len = i32t.const_int(bytes.len() as u64, false);
+        builder.build_call(add, &[g.as_pointer_value().into(), len.into()], "")?;
+    }
     let edges = stats.edges.min(MAP_SIZE as u32);
     builder.build_call(
         register,

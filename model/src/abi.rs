@@ -56,6 +56,7 @@ entries! {
     // Called by the probes and by each module's constructor (`instrument/src`).
     RegisterModule = "__carve_register_module" (Ptr, I32, I32, Ptr, I32, Ptr, I32, Ptr) -> Void;
     MainEntry = "__carve_main_entry" (Ptr, Ptr) -> I32;
+    RegisterTokens = "__carve_register_tokens" (Ptr, I32) -> Void;
     Enter = "__carve_enter" (Ptr, I32, Ptr, I32, Ptr, Ptr, I32) -> I64;
     Leave = "__carve_leave" (I64, I64, I32) -> Void;
     CopyOf = "__carve_copy_of" (Ptr) -> Ptr;

@@ -53,6 +53,11 @@ void __carve_register_module(uint8_t **area, uint32_t edges, uint32_t branches,
                              const struct carve_global_entry *globals, uint32_t nglobals,
                              uint8_t *dirty);
 
+/* Called by each module's constructor before it registers the module:
+ * the module's dictionary, `len` bytes, each token a length byte and its
+ * bytes (constants its code compares with), listed with the functions. */
+void __carve_register_tokens(const uint8_t *tokens, uint32_t len);
+
 /* Called first thing in main (null pointers when main takes no arguments):
  * starts the fork server when CARVE_FORKSRV=1 (protocol:
  * model/src/protocol.rs), may replace each run's command line, replays a

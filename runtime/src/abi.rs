@@ -105,6 +105,21 @@ pub unsafe extern "C" fn __carve_register_module(
     start_in_host();
 }
 
+/// Registers one module's dictionary (called by its constructor, before
+/// it registers the module): `len` bytes of tokens, each a length byte and
+/// its bytes, listed with the functions (`CARVE_LIST`).
+///
+/// # Safety
+/// `tokens` is the module's constant array of `len` bytes, or null.
+#[no_mangle]
+pub unsafe extern "C" fn __carve_register_tokens(tokens: *const u8, len: u32) {
+    if tokens.is_null() || len == 0 {
+        return;
+    }
+    let blob = core::slice::from_raw_parts(tokens, len as usize);
+    state::with(|st| st.tables.tokens.push(blob));
+}
+
 /// Largest global whose bytes at registration are kept while carving.
 const BASELINE_CAP: usize = 1 << 20;
 

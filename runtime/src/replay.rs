@@ -4,7 +4,8 @@
 //! and write the outcome (`CARVE_REPLAY_OUT`). Under a fork server with a
 //! patch file, the context is restored once, in the fork server, and each
 //! forked try only applies its patch. Also the function list (`CARVE_LIST`:
-//! `id first_branch branches name` lines).
+//! `id first_branch branches name` lines, then `token HEX` lines: the
+//! modules' dictionaries).
 
 use crate::model::op::Op;
 use crate::model::snapshot::*;
@@ -163,6 +164,20 @@ fn list(st: &State, path: &[u8]) {
         }
         out.extend_from_slice(name.to_bytes());
         out.push(b'\n');
+    }
+    // `token HEX` per token of the modules' dictionaries.
+    for blob in &st.tables.tokens {
+        let mut rest: &[u8] = blob;
+        while let Some((&n, tail)) = rest.split_first() {
+            let t = &tail[..(n as usize).min(tail.len())];
+            out.extend_from_slice(b"token ");
+            for b in t {
+                out.push(b"0123456789abcdef"[(b >> 4) as usize]);
+                out.push(b"0123456789abcdef"[(b & 15) as usize]);
+            }
+            out.push(b'\n');
+            rest = &tail[t.len()..];
+        }
     }
     sys::write_file(path, &out);
 }

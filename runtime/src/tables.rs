@@ -114,6 +114,9 @@ pub struct Tables {
     by_addr: BTreeMap<usize, u32>,
     /// Every global's size by its address, built on first use.
     global_spans: BTreeMap<usize, usize>,
+    /// The modules' dictionaries: `(length, bytes)*` blobs, the pass's
+    /// constants.
+    pub tokens: Vec<&'static [u8]>,
 }
 
 impl Tables {

@@ -1,5 +1,6 @@
 //! System-level test generators behind one trait.
 
+pub mod dict;
 pub mod external;
 pub mod gnast;
 pub mod grammar;
@@ -102,6 +103,12 @@ pub trait SystemGenerator {
     /// made a test that failed or reached new code: a generator that
     /// knows the grammar may put it in other tests. Others ignore it.
     fn offer(&mut self, _nonterminal: &str, _text: &[u8]) {}
+    /// A dictionary: byte strings the target compares its input with (or
+    /// a user's dictionary file). A generator that mutates bytes may put
+    /// them into its tests and says so; others ignore it (`false`).
+    fn add_tokens(&mut self, _tokens: &[Vec<u8>]) -> bool {
+        false
+    }
     /// The grammar its tests derive in, if any: the campaign then keeps
     /// each test's derivation tree, and the unit level lifts values in
     /// place of derivation nodes and offers them back ([`offer`]).

@@ -148,10 +148,22 @@ fn empty_and_binary_inputs_never_panic() {
 }
 
 #[test]
+fn without_a_dictionary_no_token_is_put_in() {
+    let entries = vec![TEXT.to_vec(), random_bytes(3, 256)];
+    let corpus = seeds(&entries);
+    let cases = campaign(&mut RadamsaLike::new(3), &corpus, 40, |_| false);
+    assert!(cases.iter().all(|c| !op_mutators(&c.op).contains(&"ti") && !op_mutators(&c.op).contains(&"to")));
+    assert!(!RadamsaLike::new(3).add_tokens(&[Vec::new()]), "an empty token is no dictionary");
+}
+
+#[test]
 fn every_op_shows_up() {
     let entries = vec![TEXT.to_vec(), random_bytes(3, 256)];
     let corpus = seeds(&entries);
-    let cases = campaign(&mut RadamsaLike::new(3), &corpus, 100, |_| false);
+    let mut gen = RadamsaLike::new(3);
+    // The token mutators need a dictionary.
+    assert!(gen.add_tokens(&[b"while".to_vec(), b"\x89PNG".to_vec(), b"_".to_vec()]));
+    let cases = campaign(&mut gen, &corpus, 100, |_| false);
     for c in &cases {
         check_case(c, &corpus);
     }

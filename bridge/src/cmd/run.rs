@@ -59,6 +59,8 @@ pub fn run(args: RunArgs) -> anyhow::Result<i32> {
             detect_leaks: args.target.detect_leaks,
             functions: args.functions.clone(),
             trim: !args.no_trim,
+            auto_dict: !args.no_auto_dict,
+            dict: args.dict.iter().map(std::path::absolute).collect::<Result<_, _>>()?,
             gnast: args.gnast.options(),
         };
         setup::start(&output, config, target)?

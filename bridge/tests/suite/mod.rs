@@ -7,6 +7,7 @@ mod bridging;
 mod campaign;
 mod carving;
 mod commands;
+mod dictionary;
 mod encodings;
 mod gnast;
 mod grammar;

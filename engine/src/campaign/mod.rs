@@ -287,6 +287,24 @@ impl Campaign {
         self.sync = Some(sync);
     }
 
+    /// Whether the target's fork server is carve-clang's (it registered
+    /// instrumented modules).
+    pub fn instrumented(&self) -> bool {
+        !self.fs.modules().is_empty()
+    }
+
+    /// Gives the system generator a dictionary: `tokens`, the first `auto`
+    /// of them from the program's comparisons. Whether it takes them (a
+    /// generator that mutates bytes does).
+    pub fn add_tokens(&mut self, tokens: &[Vec<u8>], auto: u64) -> bool {
+        if !self.generator.add_tokens(tokens) {
+            return false;
+        }
+        self.file.stats.tokens_auto = auto;
+        self.file.stats.tokens_given = tokens.len() as u64 - auto;
+        true
+    }
+
     /// Turns on unit rounds between system batches.
     pub fn with_units(&mut self, units: units::UnitWork) {
         self.units = Some(units);

@@ -30,6 +30,10 @@ pub fn start(output: &Path, config: Config, target: Target) -> Result<Campaign> 
         (Some(grammar), Some(path)) => seeds_parse(&grammar, path, &config.input_dir)?,
         _ => Vec::new(),
     };
+    // A dictionary with errors is refused before anything is written.
+    for path in &config.dict {
+        systemgen::dict::load(path).map_err(|e| Error::Refused(e.to_string()))?;
+    }
     let out = OutDir::create(output)?;
     let fs = ForkServer::start(with_stacks(target, &out))?;
     let c = Campaign::start(out, CampaignFile::new(config), fs, g)?;
@@ -83,8 +87,38 @@ fn finish(mut campaign: Campaign, output: &Path) -> Result<Campaign> {
         eprintln!("bridge run: instance {name} of {}: importing the other instances' queues", root.display());
         campaign.with_sync(sync);
     }
+    let program = program(&config.command)?;
+    // What the program says of itself, when its fork server said it was
+    // built with carve-clang (the unit level refuses it otherwise, below).
+    let listing = if campaign.instrumented() || config.unit != "none" {
+        driver::carve::list_program(&program, &config.command[1..])
+    } else {
+        Err(driver::Error::NotListed(program.clone()))
+    };
+    let mut tokens = Vec::new();
+    if config.auto_dict {
+        if let Ok(l) = &listing {
+            tokens.extend(l.tokens.iter().cloned());
+        }
+    }
+    let auto = tokens.len();
+    for path in &config.dict {
+        for t in systemgen::dict::load(path).map_err(|e| Error::Refused(e.to_string()))? {
+            if !tokens.contains(&t) {
+                tokens.push(t);
+            }
+        }
+    }
+    if !tokens.is_empty() && campaign.add_tokens(&tokens, auto as u64) {
+        eprintln!(
+            "bridge run: a dictionary of {} tokens ({auto} from the program's comparisons, {} from --dict)",
+            tokens.len(),
+            tokens.len() - auto
+        );
+    } else if !config.dict.is_empty() {
+        eprintln!("bridge run: warning: --system {} takes no dictionary: --dict is ignored", config.system);
+    }
     if config.unit != "none" {
-        let program = program(&config.command)?;
         let g = unitgen::by_name(&config.unit, config.seed)
             .ok_or_else(|| Error::Refused(format!("unknown unit generator '{}'", config.unit)))?;
         let only = match &config.functions {
@@ -93,7 +127,7 @@ fn finish(mut campaign: Campaign, output: &Path) -> Result<Campaign> {
             }
             None => None,
         };
-        let mut uw = units::UnitWork::new(program, &config.command[1..], only.as_ref(), g)?;
+        let mut uw = units::UnitWork::new(program, listing?.functions, only.as_ref(), g)?;
         uw.remember(alarms::known_alarms(output));
         campaign.with_units(uw);
     }

@@ -60,6 +60,13 @@ pub struct Config {
     /// GNAST's sizes and cadence (`--system gnast`; `None`: its defaults).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gnast: Option<systemgen::GnastOptions>,
+    /// The system generator takes tokens from the constants the program
+    /// compares with (its dictionary, listed by the runtime).
+    #[serde(default = "yes")]
+    pub auto_dict: bool,
+    /// Dictionary files in AFL++'s format (absolute).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub dict: Vec<PathBuf>,
 }
 
 impl Config {
@@ -86,6 +93,10 @@ impl Config {
 
 fn default_depth() -> usize {
     3
+}
+
+fn yes() -> bool {
+    true
 }
 
 /// The tests a campaign's system generator takes as parents.
@@ -292,6 +303,12 @@ pub struct Stats {
     pub trim_runs: u64,
     #[serde(default)]
     pub trim_cut_bytes: u64,
+    /// The dictionary the system generator was given: tokens from the
+    /// program's comparisons, and from `--dict` files.
+    #[serde(default)]
+    pub tokens_auto: u64,
+    #[serde(default)]
+    pub tokens_given: u64,
 }
 
 impl Stats {
@@ -358,6 +375,8 @@ mod tests {
             detect_leaks: false,
             functions: None,
             trim: true,
+            auto_dict: true,
+            dict: Vec::new(),
             mem_limit_mb: 512,
             input_dir: "seeds".into(),
             batch: 64,

@@ -31,7 +31,7 @@ mod tries;
 use super::Campaign;
 use crate::unit_loop::{explore, Explore, Limits};
 use ::exec::Outcome;
-use driver::carve::list_functions;
+use driver::carve::FunctionInfo;
 use driver::Restore;
 use schedule::Schedule;
 use std::collections::{BTreeMap, BTreeSet};
@@ -108,16 +108,14 @@ pub struct UnitWork {
 }
 
 impl UnitWork {
-    /// `args`: the target's arguments (`@@` for the input), with which it
-    /// lists its functions.
+    /// `functions`: those the program lists (`driver::carve::list_program`).
     /// `only`: the functions the unit level may take (all when `None`).
     pub fn new(
         program: PathBuf,
-        args: &[String],
+        mut functions: Vec<FunctionInfo>,
         only: Option<&regex::Regex>,
         generator: Box<dyn UnitGenerator>,
     ) -> crate::Result<UnitWork> {
-        let mut functions = list_functions(&program, args)?;
         if let Some(re) = only {
             functions.retain(|f| re.is_match(&f.name));
             crate::error::ensure!(

@@ -23,6 +23,8 @@ pub(crate) struct Ctx<'a> {
     /// Corpus entries a mutator took bytes from (a splice's other
     /// parents), as indices into `corpus`.
     pub donors: Vec<usize>,
+    /// The dictionary (`tokens.rs`), possibly empty.
+    pub tokens: &'a [Vec<u8>],
 }
 
 impl<'a> Ctx<'a> {
@@ -137,6 +139,15 @@ pub(crate) mod testing {
 
     /// Like [`run`], with a corpus of `others`.
     pub fn run_with(f: MutFn, input: &[u8], others: &[&[u8]], seed: u64) -> (bool, Vec<u8>) {
+        run_full(f, input, others, &[], seed)
+    }
+
+    /// Like [`run`], with a dictionary of `tokens`.
+    pub fn run_with_tokens(f: MutFn, input: &[u8], tokens: &[Vec<u8>], seed: u64) -> (bool, Vec<u8>) {
+        run_full(f, input, &[input], tokens, seed)
+    }
+
+    fn run_full(f: MutFn, input: &[u8], others: &[&[u8]], tokens: &[Vec<u8>], seed: u64) -> (bool, Vec<u8>) {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let corpus: Vec<Seed<'_>> = others
             .iter()
@@ -150,6 +161,7 @@ pub(crate) mod testing {
             limit: super::super::size_limit(input.len()),
             focus: None,
             donors: Vec::new(),
+            tokens,
         };
         let mut data = input.to_vec();
         let ok = f(&mut ctx, &mut data);

@@ -1,9 +1,11 @@
 //! The radamsa-like generator: mutates the parents it is given with a pattern and mutators picked by score; bounds outputs.
 //!
 //! Written from radamsa's public description of its mutators, patterns and scoring; the op
-//! names are radamsa's short names. Two mutators are not radamsa's: `wa` and `wi` change
-//! integers held as bytes (`words.rs`), for binary formats. A test's `op` is `PATTERN:MUT+MUT...` (`nd:bf+num+ld`),
-//! and `feedback` credits exactly the names listed there.
+//! names are radamsa's short names. Four mutators are not radamsa's: `wa` and `wi` change
+//! integers held as bytes (`words.rs`), for binary formats; `ti` and `to` put in tokens of
+//! the campaign's dictionary (`tokens.rs`), and only when it gave one (`add_tokens`).
+//! A test's `op` is `PATTERN:MUT+MUT...` (`nd:bf+num+ld`), and `feedback` credits exactly
+//! the names listed there.
 
 mod ascii;
 mod bytes;
@@ -15,6 +17,7 @@ mod patterns;
 mod scores;
 mod seq;
 mod table;
+mod tokens;
 mod tree;
 mod utf8;
 mod words;
@@ -69,17 +72,22 @@ pub struct RadamsaLike {
     recent: Vec<Vec<u8>>,
     next_recent: usize,
     scratch: Vec<u8>,
+    /// The dictionary the token mutators take from ([`table::NEEDS_TOKENS`]).
+    tokens: Vec<Vec<u8>>,
 }
 
 impl RadamsaLike {
     pub fn new(seed: u64) -> Self {
+        // The token mutators wait for a dictionary (`add_tokens`).
+        let priority = |m: &table::Mutator| if table::NEEDS_TOKENS.contains(&m.name) { 0.0 } else { m.priority };
         RadamsaLike {
             rng: ChaCha8Rng::seed_from_u64(seed),
-            mutators: Scores::new(MUTATORS.iter().map(|m| (m.name, m.priority))),
+            mutators: Scores::new(MUTATORS.iter().map(|m| (m.name, priority(m)))),
             patterns: Scores::new(PATTERNS.iter().copied()),
             recent: Vec::new(),
             next_recent: 0,
             scratch: Vec::new(),
+            tokens: Vec::new(),
         }
     }
 
@@ -128,7 +136,15 @@ impl RadamsaLike {
         let limit = size_limit(data.len());
         let data = &data[..data.len().min(limit)];
         let mut out = data.to_vec();
-        let mut ctx = Ctx { rng: &mut self.rng, corpus, recent: &self.recent, limit, focus: None, donors: Vec::new() };
+        let mut ctx = Ctx {
+            rng: &mut self.rng,
+            corpus,
+            recent: &self.recent,
+            limit,
+            focus: None,
+            donors: Vec::new(),
+            tokens: &self.tokens,
+        };
         let ok = (m.run)(&mut ctx, &mut out);
         out.truncate(limit);
         if !ok || out == data {
@@ -151,7 +167,15 @@ impl RadamsaLike {
         }
         let pattern = self.patterns.pick(&mut self.rng);
         let mut used = Vec::new();
-        let mut ctx = Ctx { rng: &mut self.rng, corpus, recent: &self.recent, limit, focus: None, donors: Vec::new() };
+        let mut ctx = Ctx {
+            rng: &mut self.rng,
+            corpus,
+            recent: &self.recent,
+            limit,
+            focus: None,
+            donors: Vec::new(),
+            tokens: &self.tokens,
+        };
         patterns::apply(pattern, &mut ctx, &mut data, &mut labels, &mut self.mutators, &mut self.scratch, &mut used);
         if used.is_empty() || data == seed.data {
             // Nothing applied, or the changes cancelled out: a sure change instead.
@@ -223,6 +247,22 @@ impl SystemGenerator for RadamsaLike {
         (0..n).map(|_| self.one(corpus, parents)).collect()
     }
 
+    fn add_tokens(&mut self, tokens: &[Vec<u8>]) -> bool {
+        for t in tokens {
+            if !t.is_empty() && !self.tokens.contains(t) {
+                self.tokens.push(t.clone());
+            }
+        }
+        if self.tokens.is_empty() {
+            return false;
+        }
+        for m in MUTATORS.iter().filter(|m| table::NEEDS_TOKENS.contains(&m.name)) {
+            let i = self.mutators.index(m.name).expect("known mutator");
+            self.mutators.set_priority(i, m.priority);
+        }
+        true
+    }
+
     fn feedback(&mut self, case: &TestCase, _map: Option<&[u8]>, interesting: bool) {
         let (pattern, names) = case.op.split_once(':').unwrap_or(("", &case.op));
         if let Some(i) = self.patterns.index(pattern) {
@@ -275,6 +315,7 @@ mod tests {
                         limit: size_limit(input.len()),
                         focus: None,
                         donors: Vec::new(),
+                        tokens: &[],
                     };
                     let mut data = input.to_vec();
                     if !(m.run)(&mut ctx, &mut data) {

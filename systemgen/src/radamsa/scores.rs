@@ -69,6 +69,12 @@ impl Scores {
         self.names[i]
     }
 
+    /// Choice `i`'s priority becomes `priority` (0: never picked).
+    pub fn set_priority(&mut self, i: usize, priority: f64) {
+        self.priority[i] = priority;
+        self.update(i);
+    }
+
     /// The current score of choice `i`.
     pub fn score(&self, i: usize) -> f64 {
         self.score[i]

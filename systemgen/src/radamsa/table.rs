@@ -10,13 +10,16 @@
 //! 1.047–1.063 × the branch outcomes; 4.0 gave no more. On sed and dc (full
 //! campaigns, two pairs each) branches were 0.972–1.012 ×, within a run's noise.
 //!
+//! `ti` and `to` (the dictionary, `tokens.rs`) are not radamsa's either: they count only
+//! once the campaign gave the generator a dictionary (the target's comparisons, `--dict`).
+//!
 //! `wa` and `wi` (binary words, `words.rs`) are not radamsa's. Full campaigns, 5 minutes,
 //! `scripts/bench/ab.sh`: branches 1.002 and 1.010 × on png-fuzz, 1.088, 0.842, 1.122,
 //! 1.150 and 1.010 × on xml-fuzz (whose harness reads its parser options as a 4-byte
 //! word), 0.983 and 1.029 × on sqlite-fuzz.
 
 use super::ctx::MutFn;
-use super::{ascii, bytes, fuse, lines, num, seq, tree, utf8, words};
+use super::{ascii, bytes, fuse, lines, num, seq, tokens, tree, utf8, words};
 
 pub(crate) struct Mutator {
     /// The op name recorded in `TestCase::op`.
@@ -29,6 +32,9 @@ pub(crate) struct Mutator {
 const fn m(name: &'static str, priority: f64, run: MutFn, what: &'static str) -> Mutator {
     Mutator { name, priority, run, what }
 }
+
+/// The mutators that take from the dictionary: never picked without one.
+pub(crate) const NEEDS_TOKENS: [&str; 2] = ["ti", "to"];
 
 /// The priority of the mutators that only delete.
 const SHRINK: f64 = 2.5;
@@ -67,4 +73,6 @@ pub(crate) const MUTATORS: &[Mutator] = &[
     m("ft", 2.0, fuse::fuse_this, "jump to a similar position in another test"),
     m("fn", 1.0, fuse::fuse_next, "likewise within the same test"),
     m("fo", 2.0, fuse::fuse_old, "fuse with a corpus entry"),
+    m("ti", 2.0, tokens::insert_token, "insert a token of the dictionary"),
+    m("to", 2.0, tokens::overwrite_token, "write a token of the dictionary over bytes"),
 ];

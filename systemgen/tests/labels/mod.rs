@@ -101,6 +101,7 @@ fn source(corpus: &[Entry], id: u64) -> Option<&[u8]> {
 fn chain(c: u64, tally: &mut Tally) {
     let mut rng = ChaCha8Rng::seed_from_u64(c);
     let mut gen = RadamsaLike::new(c);
+    gen.add_tokens(&[b"while".to_vec(), b"\x89PNG".to_vec(), b"_".to_vec()]);
     let mut corpus: Vec<Entry> =
         seeds(&mut rng).into_iter().enumerate().map(|(i, data)| Entry { id: i as u64, data, labels: None }).collect();
     let names: Vec<&'static str> = RadamsaLike::mutators().map(|m| m.0).collect();
