@@ -68,8 +68,10 @@ pub struct Seed<'a> {
     /// Where its bytes came from; `None`: they are its own
     /// ([`Labels::own`]). Labels that do not cover `data` count as `None`.
     pub labels: Option<&'a Labels>,
-    /// How long the target took on it, in microseconds; 0 when unknown.
-    /// The campaign's scheduler favours cheap entries, as AFL++ gives fast
+    /// What a mutant of it is expected to cost, in microseconds: how long
+    /// the target took on it, plus the share of its mutants that ran into
+    /// the calibrated time limit times that limit; 0 when unknown. The
+    /// campaign's scheduler favours cheap entries, as AFL++ gives fast
     /// ones more energy: a test's run time is paid on each of its mutants.
     pub run_us: u32,
     /// The cheapest entry (run time × length) to reach one of the branch

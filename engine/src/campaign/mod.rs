@@ -4,6 +4,7 @@
 //! killed campaign resumes without losing anything.
 
 pub mod alarms;
+mod child_timeouts;
 mod cull;
 mod failures;
 mod favored;
@@ -75,6 +76,11 @@ pub struct Campaign {
     /// The kept hang whose key the last run had when the short limit
     /// stopped it (see [`Campaign::run_system`]).
     known_hang: Option<u64>,
+    /// The last system run ran into the calibrated limit (whatever a
+    /// recheck showed after).
+    timed_out: bool,
+    /// Per parent, how many of its mutants ran into the limit.
+    child_timeouts: child_timeouts::ChildTimeouts,
     /// The last system run stopped at the calibrated limit and was not run
     /// again (nothing new among timeouts, no kept hang's place): whether it
     /// hangs is not known.
@@ -260,6 +266,8 @@ impl Campaign {
             crashes: failures::Failures::default(),
             hangs: failures::Failures::default(),
             known_hang: None,
+            timed_out: false,
+            child_timeouts: child_timeouts::ChildTimeouts::default(),
             unchecked: false,
             favored: favored::Favored::default(),
             scheduler: scheduler::Scheduler::new(stream),
@@ -338,6 +346,9 @@ impl Campaign {
             // reaches cheapest still has a parent favoured for it.
             let slow_us = self.fs.timeouts().calibrated.map(|l| l.as_micros().min(u32::MAX as u128) as u32);
             let fast = |e: &Entry| slow_us.is_none_or(|l| e.run_us <= l);
+            // What a mutant of each entry is expected to cost.
+            let costs: Vec<u32> =
+                self.corpus.iter().map(|e| self.child_timeouts.cost_us(e.id, e.run_us, slow_us)).collect();
             if let Some(c) = &mut self.cull {
                 let all: Vec<(u64, &[u32])> =
                     self.corpus.iter().filter(|e| !e.seed && fast(e)).map(|e| (e.id, e.hits.as_slice())).collect();
@@ -346,18 +357,18 @@ impl Campaign {
             let cull = self.cull.as_ref();
             let parent = |e: &Entry| e.seed || (!seeds_only && fast(e) && cull.is_none_or(|c| c.keeps(e.id)));
             let is_parent: Vec<bool> = self.corpus.iter().map(parent).collect();
-            let entries = (self.corpus.iter().zip(&is_parent))
-                .map(|(e, &p)| (if p { e.hits.as_slice() } else { &[] }, e.run_us, e.data.len()));
+            let entries = (self.corpus.iter().zip(&is_parent).zip(&costs))
+                .map(|((e, &p), &cost)| (if p { e.hits.as_slice() } else { &[] }, cost, e.data.len()));
             let favored = self.favored.update(entries).to_vec();
             self.trim_favored(&favored)?;
-            let seeds: Vec<Seed<'_>> = (self.corpus.iter().zip(favored.iter().copied()).zip(&is_parent))
-                .filter(|(_, &p)| p)
-                .map(|(e, _)| e)
-                .map(|(e, favored)| Seed {
+            let seeds: Vec<Seed<'_>> = (self.corpus.iter().zip(favored.iter().copied()).zip(&is_parent).zip(&costs))
+                .filter(|((_, &p), _)| p)
+                .map(|((e, _), &cost)| (e, cost))
+                .map(|((e, favored), cost)| Seed {
                     id: e.id,
                     data: &e.data,
                     labels: Some(&e.labels),
-                    run_us: e.run_us,
+                    run_us: cost,
                     favored,
                 })
                 .collect();
@@ -400,6 +411,7 @@ impl Campaign {
     fn run_case(&mut self, mut case: TestCase) -> crate::Result<()> {
         let outcome = self.run_system(&case.data)?;
         self.file.stats.execs += 1;
+        self.child_timeouts.ran(case.parent, self.timed_out);
         let edges_before = self.cov.edges();
         let newness = self.cov.add(self.fs.map());
         self.file.stats.edges_by_system += (self.cov.edges() - edges_before) as u64;
@@ -449,6 +461,7 @@ impl Campaign {
         self.known_hang = None;
         self.unchecked = false;
         let outcome = self.fs.run_limited(data)?;
+        self.timed_out = outcome == Outcome::Timeout && self.fs.timeouts().calibrated.is_some();
         if outcome != Outcome::Timeout || self.fs.timeouts().calibrated.is_none() {
             return Ok(outcome);
         }
