@@ -5,9 +5,10 @@
 //!
 //! One pick in sixteen is uniform, one in sixteen leans toward recent
 //! entries (the later of two uniform picks: the corpus is in the order it
-//! was found), and the rest lean toward cheap ones (the faster of two
-//! uniform picks, by [`Seed::run_us`]; the shorter when a run time is
-//! unknown), among the favoured entries ([`Seed::favored`], `favored.rs`)
+//! was found), and the rest lean toward cheap ones (the cheaper of two
+//! uniform picks, by [`Seed::run_us`]: what a mutant is expected to cost,
+//! the time limit its mutants ran into counted in, `child_timeouts.rs`;
+//! the shorter when a run time is unknown), among the favoured entries ([`Seed::favored`], `favored.rs`)
 //! when there are any. Most picks go to the favoured entries, as AFL++
 //! mostly skips the others: the corpus fills with entries kept for a
 //! longer loop or a larger count, each slower than the entry it came from,
