@@ -28,18 +28,30 @@ pub const MAX_TOKENS: usize = 1024;
 /// Longest token kept (longer strings are cut).
 pub const MAX_TOKEN_LEN: usize = 32;
 
-/// libc's comparisons of bytes with bytes: the name, and which argument
-/// bounds the length (if any).
-const STRING_COMPARISONS: &[(&str, Option<u32>)] = &[
-    ("strcmp", None),
-    ("strcasecmp", None),
-    ("strncmp", Some(2)),
-    ("strncasecmp", Some(2)),
-    ("memcmp", Some(2)),
-    ("bcmp", Some(2)),
-    ("strstr", None),
-    ("strcasestr", None),
-    ("memmem", Some(3)),
+/// A comparison of libc: its name, which arguments may be the constant
+/// compared with, which argument bounds its length (if any), and whether
+/// it compares C strings (ends at a NUL) or bytes.
+struct Comparison {
+    name: &'static str,
+    strings: &'static [u32],
+    bound: Option<u32>,
+    c_string: bool,
+}
+
+const fn cmp(name: &'static str, strings: &'static [u32], bound: Option<u32>, c_string: bool) -> Comparison {
+    Comparison { name, strings, bound, c_string }
+}
+
+const STRING_COMPARISONS: &[Comparison] = &[
+    cmp("strcmp", &[0, 1], None, true),
+    cmp("strcasecmp", &[0, 1], None, true),
+    cmp("strncmp", &[0, 1], Some(2), true),
+    cmp("strncasecmp", &[0, 1], Some(2), true),
+    cmp("strstr", &[1], None, true),
+    cmp("strcasestr", &[1], None, true),
+    cmp("memcmp", &[0, 1], Some(2), false),
+    cmp("bcmp", &[0, 1], Some(2), false),
+    cmp("memmem", &[2], Some(3), false),
 ];
 
 /// The bytes a comparison with the constant `value` of a `width`-bit
@@ -66,7 +78,9 @@ pub fn int_token(value: u64, width: u32) -> Option<Vec<u8>> {
 }
 
 /// Every token of the module's defined functions (`funcs`), at most
-/// [`MAX_TOKENS`], in a stable order.
+/// [`MAX_TOKENS`], in a stable order: every single byte first (at most
+/// 256), then the strings compared with, then wider integers, so that a
+/// large module's cap cuts the least telling ones.
 pub fn collect(funcs: &[FunctionValue<'_>]) -> Vec<Vec<u8>> {
     let mut set = BTreeSet::new();
     for f in funcs {
@@ -77,20 +91,26 @@ pub fn collect(funcs: &[FunctionValue<'_>]) -> Vec<Vec<u8>> {
             }
         }
     }
-    set.into_iter().take(MAX_TOKENS).collect()
+    let mut out: Vec<(u8, Vec<u8>)> = set.into_iter().collect();
+    out.sort_by_key(|(kind, t)| (t.len() > 1, *kind, t.len()));
+    out.into_iter().map(|(_, t)| t).take(MAX_TOKENS).collect()
 }
+
+/// What a token came from, for the cap's order.
+const FROM_STRING: u8 = 0;
+const FROM_INTEGER: u8 = 1;
 
 /// The tokens of one instruction into `set`.
 ///
 /// # Safety
 /// `i` is a live instruction.
-unsafe fn of_instruction(i: LLVMValueRef, set: &mut BTreeSet<Vec<u8>>) {
+unsafe fn of_instruction(i: LLVMValueRef, set: &mut BTreeSet<(u8, Vec<u8>)>) {
     match llvm::LLVMGetInstructionOpcode(i) {
         LLVMOpcode::LLVMICmp => {
             let p = llvm::LLVMGetICmpPredicate(i);
             if matches!(p, LLVMIntPredicate::LLVMIntEQ | LLVMIntPredicate::LLVMIntNE) {
                 for k in 0..2 {
-                    set.extend(int_constant(llvm::LLVMGetOperand(i, k)));
+                    set.extend(int_constant(llvm::LLVMGetOperand(i, k)).map(|t| (FROM_INTEGER, t)));
                 }
             }
         }
@@ -98,12 +118,20 @@ unsafe fn of_instruction(i: LLVMValueRef, set: &mut BTreeSet<Vec<u8>>) {
             // Operands: condition, default, then (value, destination) pairs.
             let n = llvm::LLVMGetNumOperands(i) as u32;
             for k in (2..n).step_by(2) {
-                set.extend(int_constant(llvm::LLVMGetOperand(i, k)));
+                set.extend(int_constant(llvm::LLVMGetOperand(i, k)).map(|t| (FROM_INTEGER, t)));
             }
         }
         LLVMOpcode::LLVMCall | LLVMOpcode::LLVMInvoke => {
             if let Some(t) = compared_string(i) {
-                set.insert(t);
+                // The optimiser turns `strcmp(s, "lit")` into a `bcmp` of
+                // the literal and its NUL: as text, the input holds the
+                // literal alone.
+                if let [text @ .., 0] = &t[..] {
+                    if !text.is_empty() && !text.contains(&0) {
+                        set.insert((FROM_STRING, text.to_vec()));
+                    }
+                }
+                set.insert((FROM_STRING, t));
             }
         }
         _ => {}
@@ -122,8 +150,8 @@ unsafe fn int_constant(v: LLVMValueRef) -> Option<Vec<u8>> {
     int_token(llvm::LLVMConstIntGetZExtValue(v), width)
 }
 
-/// The constant string a call of one of [`STRING_COMPARISONS`] compares
-/// with, cut at its NUL, at the call's constant length and at
+/// The constant a call of one of [`STRING_COMPARISONS`] compares with:
+/// cut at its NUL (C strings), at the call's constant length and at
 /// [`MAX_TOKEN_LEN`].
 unsafe fn compared_string(call: LLVMValueRef) -> Option<Vec<u8>> {
     let callee = llvm::LLVMGetCalledValue(call);
@@ -133,12 +161,12 @@ unsafe fn compared_string(call: LLVMValueRef) -> Option<Vec<u8>> {
     let mut len = 0usize;
     let name = llvm::LLVMGetValueName2(callee, &mut len);
     let name = std::slice::from_raw_parts(name as *const u8, len);
-    let (_, bound) = STRING_COMPARISONS.iter().find(|(n, _)| n.as_bytes() == name)?;
+    let c = STRING_COMPARISONS.iter().find(|c| c.name.as_bytes() == name)?;
     let args = llvm::LLVMGetNumArgOperands(call);
-    let limit = match bound {
-        Some(k) if *k < args => {
-            let n = llvm::LLVMGetOperand(call, *k);
-            if llvm::LLVMIsAConstantInt(n).is_null() {
+    let limit = match c.bound {
+        Some(k) if k < args => {
+            let n = llvm::LLVMGetOperand(call, k);
+            if llvm::LLVMIsAConstantInt(n).is_null() || llvm::LLVMGetIntTypeWidth(llvm::LLVMTypeOf(n)) > 64 {
                 MAX_TOKEN_LEN
             } else {
                 (llvm::LLVMConstIntGetZExtValue(n) as usize).min(MAX_TOKEN_LEN)
@@ -146,9 +174,9 @@ unsafe fn compared_string(call: LLVMValueRef) -> Option<Vec<u8>> {
         }
         _ => MAX_TOKEN_LEN,
     };
-    (0..args.min(2)).find_map(|k| {
+    c.strings.iter().filter(|&&k| k < args).find_map(|&k| {
         let s = constant_string(llvm::LLVMGetOperand(call, k))?;
-        let s = s.split(|&b| b == 0).next().unwrap_or_default();
+        let s = if c.c_string { s.split(|&b| b == 0).next().unwrap_or_default() } else { &s[..] };
         let s = &s[..s.len().min(limit)];
         (!s.is_empty()).then(|| s.to_vec())
     })
@@ -163,7 +191,13 @@ unsafe fn constant_string(mut p: LLVMValueRef) -> Option<Vec<u8>> {
         }
         if !llvm::LLVMIsAGlobalVariable(p).is_null() {
             let init = llvm::LLVMGetInitializer(p);
-            if init.is_null() || llvm::LLVMIsGlobalConstant(p) == 0 || llvm::LLVMIsConstantString(init) == 0 {
+            // Only a ConstantDataSequential has bytes to give (a
+            // zeroinitializer, `""` or an array of zeros, is none).
+            if init.is_null()
+                || llvm::LLVMIsGlobalConstant(p) == 0
+                || llvm::LLVMIsAConstantDataSequential(init).is_null()
+                || llvm::LLVMIsConstantString(init) == 0
+            {
                 return None;
             }
             let mut len = 0usize;

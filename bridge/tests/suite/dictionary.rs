@@ -44,9 +44,23 @@ fn the_program_s_own_comparisons_make_its_dictionary() {
     let st = std::process::Command::new(&prog).arg("/dev/null").env("CARVE_LIST", &list).status().unwrap();
     assert!(st.success());
     let listed = std::fs::read_to_string(&list).unwrap();
-    // strcmp's string, the character compared with `==`, a switch's cases.
+    // strcmp's string (the optimiser may make it a bcmp of its 6 bytes,
+    // NUL and all: the literal alone is listed too), the character
+    // compared with `==`, a switch's cases.
     for t in ["78797a7a79", "23", "2b", "2d", "7e"] {
         assert!(listed.lines().any(|l| l == format!("token {t}")), "{t} listed:\n{listed}");
+    }
+    // Unoptimised, the comparisons stay calls: memmem's needle is its
+    // third argument and keeps its NUL; the empty string and the array of
+    // zeros (no bytes of their own in the IR) are skipped, not read.
+    let o0 = dir.path().join("o0");
+    std::fs::create_dir_all(&o0).unwrap();
+    let unopt = carve_compile_with(&repo().join("bridge/tests/fixtures/keyword.c"), &o0, &["-O0"]);
+    let st = std::process::Command::new(&unopt).arg("/dev/null").env("CARVE_LIST", &list).status().unwrap();
+    assert!(st.success());
+    let listed = std::fs::read_to_string(&list).unwrap();
+    for t in ["78797a7a79", "7f454c0046"] {
+        assert!(listed.lines().any(|l| l == format!("token {t}")), "{t} listed at -O0:\n{listed}");
     }
     let (out, said) = campaign(dir.path(), &prog, "auto", &[]);
     assert!(said.contains("a dictionary of"), "{said}");
