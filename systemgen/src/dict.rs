@@ -1,8 +1,10 @@
 //! Dictionary files in AFL++'s format (`-x`): one token a line, as
 //! `name="value"` or `"value"`, `#` starting a comment; in the value, `\\`,
-//! `\"` and `\xNN` stand for a backslash, a quote and any byte. The
-//! dictionaries of AFL++ and of libFuzzer (OSS-Fuzz's `.dict` files) are
-//! read as they are.
+//! `\"` and `\xNN` stand for a backslash, a quote and any byte, and the
+//! value runs to the line's last quote. The dictionaries of AFL++ and of
+//! libFuzzer (OSS-Fuzz's `.dict` files) are read as they are. An entry
+//! whose name has a level above 0 (`name@1="..."`) is left out, as AFL++
+//! leaves it out at its default level.
 
 use std::path::Path;
 
@@ -34,7 +36,7 @@ pub fn parse(text: &[u8]) -> Result<Vec<Vec<u8>>, (usize, String)> {
         if line.is_empty() || line[0] == b'#' {
             continue;
         }
-        let token = value(line).map_err(|what| (k + 1, what))?;
+        let Some(token) = entry(line).map_err(|what| (k + 1, what))? else { continue };
         if token.is_empty() {
             return Err((k + 1, "an empty token".into()));
         }
@@ -48,51 +50,53 @@ pub fn parse(text: &[u8]) -> Result<Vec<Vec<u8>>, (usize, String)> {
     Ok(out)
 }
 
-/// The value of one line: `"..."`, after `name=` if there is one.
-fn value(line: &[u8]) -> Result<Vec<u8>, String> {
-    let quoted = match line.iter().position(|&b| b == b'"') {
-        Some(0) => line,
-        Some(q) => {
-            let name = line[..q].trim_ascii();
-            let ok = name.last() == Some(&b'=')
-                && name[..name.len() - 1]
-                    .trim_ascii()
-                    .iter()
-                    .all(|&b| b.is_ascii_alphanumeric() || b"_@.-".contains(&b));
-            if !ok {
-                return Err("expected name=\"value\" or \"value\"".into());
-            }
-            &line[q..]
-        }
-        None => return Err("no quoted value".into()),
+/// The value of one line (`name="..."`, `name "..."` or `"..."`), or
+/// none when its name's level is above 0.
+fn entry(line: &[u8]) -> Result<Option<Vec<u8>>, String> {
+    let open = line.iter().position(|&b| b == b'"').ok_or("no quoted value")?;
+    if line.last() != Some(&b'"') || open + 1 == line.len() {
+        return Err("the value's quotes do not close".into());
+    }
+    let name = line[..open].trim_ascii();
+    let name = name.strip_suffix(b"=").unwrap_or(name).trim_ascii();
+    let (label, level) = match name.iter().position(|&b| b == b'@') {
+        Some(at) => (&name[..at], Some(&name[at + 1..])),
+        None => (name, None),
     };
-    let body =
-        quoted.strip_prefix(b"\"").and_then(|b| b.strip_suffix(b"\"")).ok_or("the value's quotes do not close")?;
+    if !label.iter().all(|&b| b.is_ascii_alphanumeric() || b"_.-".contains(&b)) {
+        return Err("expected name=\"value\" or \"value\"".into());
+    }
+    if let Some(level) = level {
+        let n: u32 =
+            std::str::from_utf8(level).ok().and_then(|l| l.parse().ok()).ok_or("a level is a number: name@N")?;
+        if n > 0 {
+            return Ok(None);
+        }
+    }
+    value(&line[open + 1..line.len() - 1]).map(Some)
+}
+
+/// A value's bytes, its escapes undone.
+fn value(body: &[u8]) -> Result<Vec<u8>, String> {
     let mut out = Vec::with_capacity(body.len());
     let mut i = 0;
     while i < body.len() {
-        match body[i] {
-            b'\\' => {
-                match body.get(i + 1) {
-                    Some(b'\\') => out.push(b'\\'),
-                    Some(b'"') => out.push(b'"'),
-                    Some(b'x') => {
-                        let hex = body.get(i + 2..i + 4).and_then(|h| std::str::from_utf8(h).ok());
-                        let byte =
-                            hex.and_then(|h| u8::from_str_radix(h, 16).ok()).ok_or("\\x needs two hex digits")?;
-                        out.push(byte);
-                        i += 2;
-                    }
-                    _ => return Err("a backslash must be followed by \\, \" or xNN".into()),
-                }
+        if body[i] != b'\\' {
+            out.push(body[i]);
+            i += 1;
+            continue;
+        }
+        match body.get(i + 1) {
+            Some(b'\\') => out.push(b'\\'),
+            Some(b'"') => out.push(b'"'),
+            Some(b'x') => {
+                let hex = body.get(i + 2..i + 4).and_then(|h| std::str::from_utf8(h).ok());
+                out.push(hex.and_then(|h| u8::from_str_radix(h, 16).ok()).ok_or("\\x needs two hex digits")?);
                 i += 2;
             }
-            b'"' => return Err("an unescaped quote inside the value".into()),
-            b => {
-                out.push(b);
-                i += 1;
-            }
+            _ => return Err("a backslash must be followed by \\, \" or xNN".into()),
         }
+        i += 2;
     }
     Ok(out)
 }
@@ -103,18 +107,19 @@ mod tests {
 
     #[test]
     fn afl_and_libfuzzer_dictionaries_are_read() {
-        let text = b"# keywords\nkw_select=\"SELECT\"\n\"\\x89PNG\"\nheader@2=\"a\\\\b\\\"c\"\n\n  \"SELECT\"  \n";
+        let text = b"# keywords\nkw_select=\"SELECT\"\n\"\\x89PNG\"\nheader@0=\"a\\\\b\\\"c\"\n\n  \"SELECT\"  \nsep \"a\"b\"\nrare@2=\"skipped\"\n";
         let t = parse(text).unwrap();
-        assert_eq!(t, vec![b"SELECT".to_vec(), b"\x89PNG".to_vec(), b"a\\b\"c".to_vec()]);
+        assert_eq!(t, vec![b"SELECT".to_vec(), b"\x89PNG".to_vec(), b"a\\b\"c".to_vec(), b"a\"b".to_vec()]);
     }
 
     #[test]
     fn bad_lines_are_named() {
         assert_eq!(parse(b"\"ok\"\nbare\n").unwrap_err().0, 2);
         assert!(parse(b"\"open\n").unwrap_err().1.contains("quotes"));
+        assert!(parse(b"\"\n").unwrap_err().1.contains("quotes"));
         assert!(parse(b"\"\\xZZ\"\n").unwrap_err().1.contains("hex"));
         assert!(parse(b"\"\"\n").unwrap_err().1.contains("empty"));
         assert!(parse(b"a b=\"x\"\n").is_err());
-        assert!(parse(b"\"a\"b\"\n").unwrap_err().1.contains("unescaped"));
+        assert!(parse(b"n@x=\"x\"\n").unwrap_err().1.contains("level"));
     }
 }
