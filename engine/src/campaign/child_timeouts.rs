@@ -2,9 +2,11 @@
 //! that ran into the calibrated time limit, each paying the whole limit.
 //! On dc a third of a campaign's time went to such runs (a loop a mutant
 //! made endless: `[lax]sx`), and a few parents' mutants make most of
-//! them. The scheduler and the favoured entries weigh a parent by what a
-//! mutant of it is expected to cost, `run_us + share × limit`, so the
-//! cheap parent of two is also the one whose mutants end.
+//! them. The scheduler's cheap picks weigh a parent by what a mutant of it
+//! is expected to cost, `run_us + share × limit`, so the cheaper parent
+//! of two is also the one whose mutants end. (Which entries are favoured
+//! is settled when each comes, by its run time alone: it has no mutants
+//! yet.) The counts live in memory: a resumed campaign starts them anew.
 
 use std::collections::HashMap;
 

@@ -79,8 +79,11 @@ pub struct Campaign {
     /// The last system run ran into the calibrated limit (whatever a
     /// recheck showed after).
     timed_out: bool,
-    /// Per parent, how many of its mutants ran into the limit.
+    /// Per parent, how many of its mutants ran into the limit; counted
+    /// only for a generator whose every test names its true parent (not a
+    /// grammar's whole derivations, not GNAST's proposals).
     child_timeouts: child_timeouts::ChildTimeouts,
+    weigh_timeouts: bool,
     /// The last system run stopped at the calibrated limit and was not run
     /// again (nothing new among timeouts, no kept hang's place): whether it
     /// hangs is not known.
@@ -242,6 +245,7 @@ impl Campaign {
 
     fn empty(out: OutDir, file: CampaignFile, fs: ForkServer, generator: Box<dyn SystemGenerator>) -> Campaign {
         let grammar = generator.grammar();
+        let weigh_timeouts = grammar.is_none() && generator.records_labels();
         let branch_slots = fs.branch_slots();
         let mut branch_mask = vec![false; model::MAP_SIZE];
         for &s in &branch_slots {
@@ -268,6 +272,7 @@ impl Campaign {
             known_hang: None,
             timed_out: false,
             child_timeouts: child_timeouts::ChildTimeouts::default(),
+            weigh_timeouts,
             unchecked: false,
             favored: favored::Favored::default(),
             scheduler: scheduler::Scheduler::new(stream),
@@ -293,6 +298,13 @@ impl Campaign {
     /// before each batch.
     pub fn with_sync(&mut self, sync: sync::SyncDir) {
         self.sync = Some(sync);
+    }
+
+    /// The program the campaign runs (resolved as its fork server found
+    /// it) and its arguments (`@@` for the input).
+    pub fn command(&self) -> (std::path::PathBuf, Vec<String>) {
+        let t = self.fs.target();
+        (exec::forkserver::resolve(&t.program).unwrap_or_else(|_| t.program.clone()), t.args.clone())
     }
 
     /// Whether the target's fork server is carve-clang's (it registered
@@ -411,7 +423,9 @@ impl Campaign {
     fn run_case(&mut self, mut case: TestCase) -> crate::Result<()> {
         let outcome = self.run_system(&case.data)?;
         self.file.stats.execs += 1;
-        self.child_timeouts.ran(case.parent, self.timed_out);
+        if self.weigh_timeouts {
+            self.child_timeouts.ran(case.parent, self.timed_out);
+        }
         let edges_before = self.cov.edges();
         let newness = self.cov.add(self.fs.map());
         self.file.stats.edges_by_system += (self.cov.edges() - edges_before) as u64;

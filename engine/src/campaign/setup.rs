@@ -10,7 +10,7 @@ use super::{alarms, signatures, sync, units, Campaign};
 use crate::{Error, Result};
 use exec::{ForkServer, Target};
 use model::layout;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// What the resumed campaign is told about the run at hand.
 pub struct Resume {
@@ -87,36 +87,36 @@ fn finish(mut campaign: Campaign, output: &Path) -> Result<Campaign> {
         eprintln!("bridge run: instance {name} of {}: importing the other instances' queues", root.display());
         campaign.with_sync(sync);
     }
-    let program = program(&config.command)?;
     // What the program says of itself, when its fork server said it was
     // built with carve-clang (the unit level refuses it otherwise, below).
+    let (program, args) = campaign.command();
     let listing = if campaign.instrumented() || config.unit != "none" {
-        driver::carve::list_program(&program, &config.command[1..])
+        driver::carve::list_program(&program, &args)
     } else {
         Err(driver::Error::NotListed(program.clone()))
     };
-    let mut tokens = Vec::new();
+    let mut tokens: Vec<Vec<u8>> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
     if config.auto_dict {
         if let Ok(l) = &listing {
-            tokens.extend(l.tokens.iter().cloned());
+            tokens.extend(l.tokens.iter().filter(|t| seen.insert(t.to_vec())).cloned());
         }
     }
     let auto = tokens.len();
     for path in &config.dict {
-        for t in systemgen::dict::load(path).map_err(|e| Error::Refused(e.to_string()))? {
-            if !tokens.contains(&t) {
-                tokens.push(t);
-            }
-        }
+        let given = systemgen::dict::load(path).map_err(|e| Error::Refused(e.to_string()))?;
+        tokens.extend(given.into_iter().filter(|t| seen.insert(t.clone())));
     }
-    if !tokens.is_empty() && campaign.add_tokens(&tokens, auto as u64) {
-        eprintln!(
-            "bridge run: a dictionary of {} tokens ({auto} from the program's comparisons, {} from --dict)",
-            tokens.len(),
-            tokens.len() - auto
-        );
-    } else if !config.dict.is_empty() {
-        eprintln!("bridge run: warning: --system {} takes no dictionary: --dict is ignored", config.system);
+    if !tokens.is_empty() {
+        if campaign.add_tokens(&tokens, auto as u64) {
+            eprintln!(
+                "bridge run: a dictionary of {} tokens ({auto} from the program's comparisons, {} from --dict)",
+                tokens.len(),
+                tokens.len() - auto
+            );
+        } else if !config.dict.is_empty() {
+            eprintln!("bridge run: warning: --system {} takes no dictionary: --dict is ignored", config.system);
+        }
     }
     if config.unit != "none" {
         let g = unitgen::by_name(&config.unit, config.seed)
@@ -186,10 +186,4 @@ fn with_stacks(mut target: Target, out: &OutDir) -> Target {
     let path = std::path::absolute(&path).unwrap_or(path);
     target.env.push((model::env::STACK_OUT.into(), path.to_string_lossy().into_owned()));
     target
-}
-
-/// The target program of `command`, absolute.
-fn program(command: &[String]) -> Result<PathBuf> {
-    let prog = command.first().ok_or_else(|| Error::Refused("no target given after --".into()))?;
-    Ok(exec::forkserver::resolve(Path::new(prog))?)
 }
