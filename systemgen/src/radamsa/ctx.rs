@@ -28,6 +28,17 @@ pub(crate) struct Ctx<'a> {
 }
 
 impl<'a> Ctx<'a> {
+    /// A context with no focus and no donors yet.
+    pub fn new(
+        rng: &'a mut ChaCha8Rng,
+        corpus: &'a [Seed<'a>],
+        recent: &'a [Vec<u8>],
+        tokens: &'a [Vec<u8>],
+        limit: usize,
+    ) -> Self {
+        Ctx { rng, corpus, recent, limit, focus: None, donors: Vec::new(), tokens }
+    }
+
     /// A number in `0..n` (`n > 0`).
     pub fn below(&mut self, n: usize) -> usize {
         self.rng.random_range(0..n)
@@ -154,15 +165,7 @@ pub(crate) mod testing {
             .enumerate()
             .map(|(i, d)| Seed { id: i as u64, data: d, labels: None, run_us: 0, favored: false })
             .collect();
-        let mut ctx = Ctx {
-            rng: &mut rng,
-            corpus: &corpus,
-            recent: &[],
-            limit: super::super::size_limit(input.len()),
-            focus: None,
-            donors: Vec::new(),
-            tokens,
-        };
+        let mut ctx = Ctx::new(&mut rng, &corpus, &[], tokens, super::super::size_limit(input.len()));
         let mut data = input.to_vec();
         let ok = f(&mut ctx, &mut data);
         (ok, data)

@@ -136,15 +136,7 @@ impl RadamsaLike {
         let limit = size_limit(data.len());
         let data = &data[..data.len().min(limit)];
         let mut out = data.to_vec();
-        let mut ctx = Ctx {
-            rng: &mut self.rng,
-            corpus,
-            recent: &self.recent,
-            limit,
-            focus: None,
-            donors: Vec::new(),
-            tokens: &self.tokens,
-        };
+        let mut ctx = Ctx::new(&mut self.rng, corpus, &self.recent, &self.tokens, limit);
         let ok = (m.run)(&mut ctx, &mut out);
         out.truncate(limit);
         if !ok || out == data {
@@ -167,15 +159,7 @@ impl RadamsaLike {
         }
         let pattern = self.patterns.pick(&mut self.rng);
         let mut used = Vec::new();
-        let mut ctx = Ctx {
-            rng: &mut self.rng,
-            corpus,
-            recent: &self.recent,
-            limit,
-            focus: None,
-            donors: Vec::new(),
-            tokens: &self.tokens,
-        };
+        let mut ctx = Ctx::new(&mut self.rng, corpus, &self.recent, &self.tokens, limit);
         patterns::apply(pattern, &mut ctx, &mut data, &mut labels, &mut self.mutators, &mut self.scratch, &mut used);
         if used.is_empty() || data == seed.data {
             // Nothing applied, or the changes cancelled out: a sure change instead.
@@ -308,15 +292,7 @@ mod tests {
             for input in inputs {
                 for _ in 0..20 {
                     let corpus = [Seed { id: 0, data: input, labels: None, run_us: 0, favored: false }];
-                    let mut ctx = Ctx {
-                        rng: &mut rng,
-                        corpus: &corpus,
-                        recent: &[],
-                        limit: size_limit(input.len()),
-                        focus: None,
-                        donors: Vec::new(),
-                        tokens: &[],
-                    };
+                    let mut ctx = Ctx::new(&mut rng, &corpus, &[], &[], size_limit(input.len()));
                     let mut data = input.to_vec();
                     if !(m.run)(&mut ctx, &mut data) {
                         assert_eq!(data, input, "{}", m.name);
