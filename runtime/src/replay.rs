@@ -171,10 +171,7 @@ fn list(st: &State, path: &[u8]) {
         while let Some((&n, tail)) = rest.split_first() {
             let t = &tail[..(n as usize).min(tail.len())];
             out.extend_from_slice(b"token ");
-            for b in t {
-                out.push(b"0123456789abcdef"[(b >> 4) as usize]);
-                out.push(b"0123456789abcdef"[(b & 15) as usize]);
-            }
+            sys::push_hex(&mut out, t);
             out.push(b'\n');
             rest = &tail[t.len()..];
         }

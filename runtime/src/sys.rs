@@ -131,6 +131,15 @@ const _: () = assert!(spells(SYM_OUT, crate::model::env::SYM_OUT));
 const _: () = assert!(spells(SYM_FILE, crate::model::env::SYM_FILE));
 const _: () = assert!(spells(LIST, crate::model::env::LIST));
 
+/// Appends `bytes` as lowercase hex, two digits a byte.
+pub fn push_hex(out: &mut alloc::vec::Vec<u8>, bytes: &[u8]) {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    for b in bytes {
+        out.push(DIGITS[(b >> 4) as usize]);
+        out.push(DIGITS[(b & 15) as usize]);
+    }
+}
+
 /// Appends `n` in decimal.
 pub fn push_decimal(out: &mut alloc::vec::Vec<u8>, mut n: u64) {
     let mut digits = [0u8; 20];
