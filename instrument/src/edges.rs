@@ -18,10 +18,16 @@
 //! or switch has its counter on the edge: in the successor when the edge is
 //! its only way in, else in a small block split into the edge. A taken edge
 //! costs one increment (`incb off(%reg)`); an edge not taken costs nothing.
+//! A `select` on a condition the program computes is a branch the
+//! optimiser folded (`if (c) return 1; else return -1;`, one side of a
+//! `||`): each of its two outcomes gets a counter too, as AFL++ counts
+//! them, incremented through a second `select` of the two counter ids
+//! (marked [`PROBE_KIND`]: no outcome of its own, no symbolic value).
 //! Sanitizers' checks are not counted: UBSan's are marked `nosanitize`
 //! (or, once the optimiser rewrote them, lead to a report handler), and
 //! in a function ASan (MSan, TSan) instruments, only branches with a
-//! source tag are counted (its checks come after the front end).
+//! source tag are counted (its checks come after the front end); in one
+//! MSan instruments, no select (its shadow propagation makes them).
 
 use crate::{attrs, ir, preserve, Error, Stats};
 use inkwell::basic_block::BasicBlock;
@@ -37,12 +43,17 @@ use std::collections::BTreeMap;
 /// (module-local), in successor order.
 pub const SLOTS_KIND: &str = "carve.slots";
 
+/// Metadata on the `select` that picks a select's counter: a probe's own
+/// instruction, which the symbolic clone leaves concrete.
+pub const PROBE_KIND: &str = "carve.probe";
+
 /// A source edge: `(function id, branch, successor kind, value)`; kinds:
 /// 0 `br` operand, 1 `switch` default, 2 `switch` case, 3 an edge the
-/// optimiser made (value: a running count).
+/// optimiser made or a select's outcome (value: a running count).
 type Key = (u32, u32, u8, u64);
 
-/// A terminator with each successor's counter (`None`: not counted).
+/// A terminator with each successor's counter (`None`: not counted), or
+/// a select with its outcomes' (true, then false).
 type Counted<'ctx> = (InstructionValue<'ctx>, Vec<Option<u32>>);
 
 /// Where the counters go, worked out before other probes add blocks of
@@ -105,6 +116,20 @@ pub fn plan<'ctx>(ctx: &'ctx Context, funcs: &[FunctionValue<'ctx>]) -> Plan<'ct
             }
             let keys = successor_keys(t, tag, fid, &mut made);
             terms.push((t, keys));
+        }
+        // MSan propagates its shadow through selects of its own.
+        if !ir::has_fn_attr(*f, "sanitize_memory") {
+            for i in
+                f.get_basic_blocks().into_iter().flat_map(|bb| bb.get_instructions()).filter(|&i| is_counted_select(i))
+            {
+                let mut key = || {
+                    let c = made.entry(fid).or_insert(0);
+                    *c += 1;
+                    Some((fid, u32::MAX, 3, *c))
+                };
+                let keys = vec![key(), key()];
+                terms.push((i, keys));
+            }
         }
         keyed.push(terms);
     }
@@ -198,6 +223,18 @@ fn successor_keys(
     keys.into_iter().map(Some).collect()
 }
 
+/// Whether `i` is a select worth two counters: on a condition the
+/// program computes (one `i1`, no constant), between two different values.
+fn is_counted_select(i: InstructionValue<'_>) -> bool {
+    if i.get_opcode() != InstructionOpcode::Select || ir::has_metadata(i, "nosanitize") {
+        return false;
+    }
+    let op = |k| i.get_operand(k).and_then(|o| o.value());
+    let (Some(c), Some(t), Some(f)) = (op(0), op(1), op(2)) else { return false };
+    let one_bit = c.is_int_value() && c.into_int_value().get_type().get_bit_width() == 1;
+    one_bit && !c.into_int_value().is_const() && t != f
+}
+
 /// The value of a switch's `i`-th successor's case (`i >= 1`).
 fn case_value(switch: LLVMValueRef, i: u32) -> u64 {
     // SAFETY: operands of a switch: condition, default, then (value, dest)
@@ -228,7 +265,10 @@ pub fn instrument<'ctx>(ctx: &'ctx Context, area: GlobalValue<'ctx>, plan: Plan<
         probe.base = Some(base.into_pointer_value());
         probe.count(slot(ctx, fid))?;
         for (term, ids) in terminators {
-            probe.branch(term, &ids)?;
+            match term.get_opcode() {
+                InstructionOpcode::Select => probe.select(term, &ids)?,
+                _ => probe.branch(term, &ids)?,
+            }
         }
     }
     Ok(Stats {
@@ -304,6 +344,30 @@ impl<'ctx> Probe<'ctx> {
         let kind = self.ctx.get_kind_id(SLOTS_KIND);
         term.set_metadata(self.ctx.metadata_node(&node), kind).map_err(|e| Error::Verify(e.to_string()))?;
         Ok(())
+    }
+
+    /// A select's outcomes (`ids`: true, then false): the counter of the
+    /// one it takes, picked by a select on the same condition.
+    fn select(&mut self, sel: InstructionValue<'ctx>, ids: &[Option<u32>]) -> Result<(), Error> {
+        let (&[Some(if_true), Some(if_false)], Some(c)) = (ids, sel.get_operand(0).and_then(|o| o.value())) else {
+            return Ok(());
+        };
+        self.builder.position_before(&sel);
+        let (t, f) = (slot(self.ctx, if_true), slot(self.ctx, if_false));
+        let which = self.builder.build_select(c.into_int_value(), t, f, "carve.which")?;
+        let mark = self.ctx.metadata_node(&[]);
+        let probe = self.ctx.get_kind_id(PROBE_KIND);
+        if let Some(which) = which.into_int_value().as_instruction() {
+            which.set_metadata(mark, probe).map_err(|e| Error::Verify(e.to_string()))?;
+        }
+        self.count(which.into_int_value())?;
+        let i32t = self.ctx.i32_type();
+        let node: Vec<_> = [if_true, if_false]
+            .iter()
+            .map(|&id| i32t.const_int(u64::from(id) % MAP_SIZE as u64, false).into())
+            .collect();
+        let kind = self.ctx.get_kind_id(SLOTS_KIND);
+        sel.set_metadata(self.ctx.metadata_node(&node), kind).map_err(|e| Error::Verify(e.to_string()))
     }
 
     /// Counts the edge `from -> dest` (successor slots `slots` of `from`'s

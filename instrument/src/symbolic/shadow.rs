@@ -327,6 +327,8 @@ impl<'a, 'ctx> Shadower<'a, 'ctx> {
                     self.map.insert(i.as_value_ref(), s);
                 }
             }
+            // The select that picks a select's counter stays concrete.
+            Op::Select if crate::ir::has_metadata(i, crate::edges::PROBE_KIND) => {}
             Op::Select => self.select(i)?,
             Op::ExtractValue => {
                 let Some(fields) = op_k(0).and_then(|a| self.fields.get(&a.as_value_ref())) else { return Ok(()) };
@@ -379,11 +381,14 @@ impl<'a, 'ctx> Shadower<'a, 'ctx> {
 
     fn select(&mut self, i: InstructionValue<'ctx>) -> Result<(), Error> {
         let ops: Vec<_> = (0..3).filter_map(|k| operand(i, k)).collect();
-        let (Some(w), [c, t, f]) = (shadow_width(i.get_type()), ops.as_slice()) else { return Ok(()) };
+        let [c, t, f] = ops.as_slice() else { return Ok(()) };
         if !c.is_int_value() {
             return Ok(());
         }
-        let (sc, st, sf) = (self.shadow(*c), self.shadow(*t), self.shadow(*f));
+        let sc = self.shadow(*c);
+        self.select_branch(i, sc, c.into_int_value())?;
+        let Some(w) = shadow_width(i.get_type()) else { return Ok(()) };
+        let (st, sf) = (self.shadow(*t), self.shadow(*f));
         if sc.is_none() && st.is_none() && sf.is_none() {
             return Ok(());
         }
@@ -400,6 +405,32 @@ impl<'a, 'ctx> Shadower<'a, 'ctx> {
         ];
         let s = self.call(self.abi.select, &args)?.expect("i32");
         self.map.insert(i.as_value_ref(), s);
+        Ok(())
+    }
+
+    /// A counted select (see `edges`) is a branch the optimiser folded:
+    /// on a symbolic condition (shadow `sc`), a path entry too, so that
+    /// the explorer asks for the outcome not taken.
+    fn select_branch(
+        &mut self,
+        i: InstructionValue<'ctx>,
+        sc: Option<IntValue<'ctx>>,
+        c: IntValue<'ctx>,
+    ) -> Result<(), Error> {
+        let slots = self.slots(i);
+        let (Some(sc), [if_true, if_false]) = (sc, slots.as_slice()) else { return Ok(()) };
+        self.after(i);
+        let taken = self.b.build_int_z_extend(c, self.ctx.i32_type(), "")?;
+        let site = self.site();
+        let args = [
+            self.i32c(site.into()).into(),
+            sc.into(),
+            taken.into(),
+            self.area().into(),
+            self.i32c((*if_false).into()).into(),
+            self.i32c((*if_true).into()).into(),
+        ];
+        self.call(self.abi.branch, &args)?;
         Ok(())
     }
 

@@ -2,3 +2,4 @@
 
 mod robustness;
 mod sanitizers;
+mod selects;
