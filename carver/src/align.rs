@@ -59,7 +59,7 @@ fn nodes(g: &Grammar, tree: &Node, params: &mut [Param]) -> Alignment {
         p.occurrences.retain(|o| node_of(o) == Some(nt));
         out.dropped += before - p.occurrences.len();
         out.nonterminals.push(Some(nt));
-        if !matches!(p.encoding, Encoding::Digits { .. }) {
+        if !matches!(p.encoding, Encoding::Digits { .. } | Encoding::Sign { .. }) {
             let allowed = g.bytes(nt);
             // (NUL stays allowed: it ends a string, and fills the room
             // a word may grow into.)

@@ -7,7 +7,9 @@
 //! nodes of the input (`align`); a string the input holds encoded (a
 //! query string, a JSON body) maps through the encoding (`encoded`); an
 //! integer a binary input holds as bytes maps to them (`binary`); a count
-//! beside a pointer maps as the length of what it points at (`counts`).
+//! beside a pointer maps as the length of what it points at (`counts`);
+//! a digit array's sign field maps to the mark in front of its digits
+//! (`sign`).
 
 pub mod align;
 mod binary;
@@ -19,6 +21,7 @@ pub mod grow;
 pub mod mapping;
 pub mod patch;
 mod render;
+mod sign;
 pub mod words;
 
 pub use fidelity::{compare, Fidelity};

@@ -3,7 +3,7 @@
 //! they occur. Integer arguments are looked for as decimal text (at number
 //! boundaries), or else as binary bytes (see `binary.rs` for when), strings reachable from the arguments as bytes (up to their
 //! NUL or the object's end), streams as the text left to read, numbers
-//! held as digit arrays (see `digits.rs`), counts beside pointers as
+//! held as digit arrays (see `digits.rs`) and their signs (`sign.rs`), counts beside pointers as
 //! lengths (see `counts.rs`); for `main`, also the run's input file,
 //! which it has yet to open and read.
 
@@ -128,6 +128,10 @@ pub fn map(unit: &Unit, input: &[u8]) -> Vec<Param> {
     if out.len() < MAX_PARAMS {
         let inside = crate::digits::inside(&s.objects, input, &out);
         out.extend(inside);
+    }
+    if out.len() < MAX_PARAMS {
+        let signs = crate::sign::signs(s, input, &out);
+        out.extend(signs);
     }
     if let Some(p) = input_file_param(unit, input) {
         out.insert(0, p);

@@ -92,7 +92,10 @@ pub(crate) fn lift_spliced(input: &[u8], values: &[(&Param, &Value)], command_li
             _ => true,
         }
     });
-    subs.sort_by_key(|s| std::cmp::Reverse(s.0));
+    // From the last to the first; of two at the same place, the empty
+    // one last, so that what it inserts goes in front of the other's
+    // text (a sign in front of its digits).
+    subs.sort_by_key(|s| (std::cmp::Reverse(s.0), s.0 == s.1));
     let mut out = input.to_vec();
     let mut done = Vec::new();
     let mut limit = usize::MAX;
@@ -215,6 +218,38 @@ mod tests {
         let w = Param { occurrences: vec![(7, 3)], ..s.clone() };
         let both = lift_all(b"len 12\nabc!", &[(&n, &Value::Int(7)), (&w, &Value::Bytes(b"q".to_vec()))], false);
         assert_eq!(both, b"len 7\nq!", "each at its own occurrences");
+    }
+
+    /// A sign's empty occurrence in front of its digits' occurrence: the
+    /// mark goes in front of the new digits; a mark there is taken out.
+    #[test]
+    fn a_sign_is_put_in_front_of_its_digits_or_taken_out() {
+        let digits = |at| Param {
+            site: Site::Bytes { object: 1, offset: 0, len: 2, nul: false },
+            encoding: Encoding::Digits { reversed: false, ascii: false },
+            occurrences: vec![(at, 2)],
+            original: b"12".to_vec(),
+            excluded: Vec::new(),
+            room: 0,
+        };
+        let sign = |occurrence, original: &[u8]| Param {
+            site: Site::Bytes { object: 0, offset: 0, len: 4, nul: false },
+            encoding: Encoding::Sign { mark: b'_' },
+            occurrences: vec![occurrence],
+            original: original.to_vec(),
+            excluded: Vec::new(),
+            room: 0,
+        };
+        let (minus, plus) = (Value::Bytes(vec![1, 0, 0, 0]), Value::Bytes(vec![0; 4]));
+        let new = Value::Bytes(vec![4, 5]);
+        // The sign listed before the digits and after them alike.
+        let (d, s) = (digits(0), sign((0, 0), b""));
+        assert_eq!(lift_all(b"12 3", &[(&s, &minus), (&d, &new)], false), b"_45 3");
+        assert_eq!(lift_all(b"12 3", &[(&d, &new), (&s, &minus)], false), b"_45 3");
+        assert_eq!(lift(b"12 3", &s, &minus, false), b"_12 3");
+        let (d, s) = (digits(1), sign((0, 1), b"_"));
+        assert_eq!(lift_all(b"_12 3", &[(&s, &plus), (&d, &new)], false), b"45 3");
+        assert!(!s.liftable(&Value::Bytes(vec![2, 0, 0, 0])) && !s.liftable(&Value::Bytes(vec![0, 0, 0, 1])));
     }
 
     #[test]

@@ -48,6 +48,12 @@ pub enum Encoding {
     /// back zero-extended when narrower than the argument (see
     /// `Param::original_int`).
     Binary { width: u8, big_endian: bool },
+    /// The sign of a number a program keeps as a digit array beside a
+    /// sign field (bc's and dc's `n_sign`: 0 for plus, 1 for minus): the
+    /// character `mark` (`-`, or dc's `_`) in front of the digits, or
+    /// nothing. The value is the field's bytes; written as `mark` when
+    /// any of them is not 0, else as nothing.
+    Sign { mark: u8 },
 }
 
 fn is_false(b: &bool) -> bool {
@@ -97,6 +103,7 @@ impl Encoding {
             Encoding::Json => "json",
             Encoding::Quoted { .. } => "quoted",
             Encoding::Binary { .. } => "binary",
+            Encoding::Sign { .. } => "sign",
         }
     }
 
@@ -308,5 +315,7 @@ mod tests {
         let json = serde_json::to_string(&binary).unwrap();
         assert_eq!(json, r#"{"Binary":{"width":2,"big_endian":true}}"#);
         assert_eq!(read(&json), binary);
+        let sign = Encoding::Sign { mark: b'_' };
+        assert_eq!(read(&serde_json::to_string(&sign).unwrap()), sign);
     }
 }

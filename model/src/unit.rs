@@ -141,6 +141,7 @@ impl Param {
         }
         match (&self.site, value) {
             (_, Value::Bytes(b)) if matches!(self.encoding, Encoding::Digits { .. }) => digits_text(b, self.encoding),
+            (_, Value::Bytes(b)) if matches!(self.encoding, Encoding::Sign { .. }) => sign_text(b, self.encoding),
             // (A quoted literal that is none is written as it is, and never
             // lifted: see `liftable`.)
             (_, Value::Bytes(b))
@@ -165,7 +166,8 @@ impl Param {
     }
 
     /// Whether `value` can stand in the system input as this parameter's
-    /// encoding says: a digit array holds digits (0 to 9) only, a length
+    /// encoding says: a digit array holds digits (0 to 9) only, a sign
+    /// field 0 or 1, a length
     /// is 0 to [`MAX_LENGTH`], a binary integer fits its width (as
     /// unsigned or as signed: see [`fits_binary`]). A value that cannot is
     /// counted as unliftable, never run.
@@ -176,6 +178,8 @@ impl Param {
             (Encoding::Digits { ascii: false, .. }, Value::Bytes(b)) => b.iter().all(|&d| d <= 9),
             (Encoding::Digits { ascii: true, .. }, Value::Bytes(b)) => b.iter().all(u8::is_ascii_digit),
             (Encoding::Length, Value::Int(n)) => (0..=MAX_LENGTH).contains(n),
+            (Encoding::Sign { .. }, Value::Bytes(b)) => sign_field(b).is_some(),
+            (Encoding::Sign { .. }, Value::Int(_)) => false,
             (Encoding::Length, _) => false,
             (Encoding::Json, Value::Bytes(b)) => std::str::from_utf8(trimmed(b)).is_ok(),
             (Encoding::Quoted { within }, Value::Bytes(b)) => sql_unquoted(up_to_nul(b))
@@ -234,6 +238,32 @@ impl Param {
         }
     }
 
+    /// The bytes the site holds for the original value where they are
+    /// not its text: a digit array's digits as it keeps them (raw or
+    /// ASCII, in its order), a sign field's value (1 for the mark, else
+    /// 0, little-endian over the site's bytes). `None` for the others.
+    pub fn held(&self) -> Option<Vec<u8>> {
+        let Site::Bytes { len, .. } = self.site else { return None };
+        match self.encoding {
+            Encoding::Digits { reversed, ascii } => {
+                let raw = |c: u8| if ascii { c } else { c.wrapping_sub(b'0') };
+                let mut held: Vec<u8> = self.original.iter().map(|&c| raw(c)).collect();
+                if reversed {
+                    held.reverse();
+                }
+                Some(held)
+            }
+            Encoding::Sign { .. } => {
+                let mut held = vec![0; len as usize];
+                if let Some(first) = held.first_mut() {
+                    *first = u8::from(!self.original.is_empty());
+                }
+                Some(held)
+            }
+            _ => None,
+        }
+    }
+
     /// A digit array's byte values no new value may take: 10 to 255, or
     /// anything but `0` to `9` for ASCII digits.
     pub fn not_digits(ascii: bool) -> Vec<u8> {
@@ -248,6 +278,25 @@ pub fn resized(text: &[u8], len: usize) -> Vec<u8> {
         return vec![b'0'; len];
     }
     text.iter().copied().cycle().take(len).collect()
+}
+
+/// The text of sign field `b` (see [`Encoding::Sign`]): its mark when
+/// the field is not 0.
+fn sign_text(b: &[u8], encoding: Encoding) -> Vec<u8> {
+    match encoding {
+        Encoding::Sign { mark } if b.iter().any(|&x| x != 0) => vec![mark],
+        _ => Vec::new(),
+    }
+}
+
+/// The sign a sign field's bytes hold, as the program reads them: `false`
+/// for plus (0), `true` for minus (1); `None` for any other value, which
+/// no text in front of the digits makes.
+pub fn sign_field(b: &[u8]) -> Option<bool> {
+    match b.split_first() {
+        Some((&first, rest)) if first <= 1 && rest.iter().all(|&x| x == 0) => Some(first == 1),
+        _ => None,
+    }
 }
 
 /// The text of digit array `b` (see [`Encoding::Digits`]; a byte that is
@@ -454,6 +503,35 @@ impl Unit {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+
+    /// What a digit array and a sign field hold for their text; how a sign
+    /// is written.
+    #[test]
+    fn digits_and_signs_hold_their_text_as_the_object_does() {
+        let param = |encoding, original: &[u8], len| Param {
+            site: Site::Bytes { object: 0, offset: 0, len, nul: false },
+            encoding,
+            occurrences: vec![(0, original.len() as u64)],
+            original: original.to_vec(),
+            excluded: Vec::new(),
+            room: 0,
+        };
+        let digits = |reversed, ascii| Encoding::Digits { reversed, ascii };
+        assert_eq!(param(digits(false, false), b"120", 3).held(), Some(vec![1, 2, 0]));
+        assert_eq!(param(digits(true, false), b"120", 3).held(), Some(vec![0, 2, 1]));
+        assert_eq!(param(digits(true, true), b"120", 3).held(), Some(b"021".to_vec()));
+        let sign = Encoding::Sign { mark: b'_' };
+        assert_eq!(param(sign, b"_", 4).held(), Some(vec![1, 0, 0, 0]));
+        assert_eq!(param(sign, b"", 4).held(), Some(vec![0; 4]));
+        assert_eq!(param(Encoding::Raw, b"ab", 2).held(), None);
+        let p = param(sign, b"", 4);
+        assert_eq!(
+            (p.text(&Value::Bytes(vec![1, 0, 0, 0])), p.text(&Value::Bytes(vec![0; 4]))),
+            (b"_".to_vec(), vec![])
+        );
+        assert_eq!(sign_field(&[1, 0, 0, 0]), Some(true));
+        assert_eq!(sign_field(&[0, 1, 0, 0]), None);
+    }
 
     /// A unit with every kind of record and parameter.
     pub(crate) fn sample() -> Unit {

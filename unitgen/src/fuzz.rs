@@ -6,7 +6,8 @@
 //! original's bytes (a shorter needle, one word fewer: what the others
 //! reach only by chance). A digit array (`Encoding::Digits`) gets digits
 //! only, as many as it holds: some of the original's changed, or all
-//! drawn anew. Deterministic for a seed.
+//! drawn anew. A sign field (`Encoding::Sign`) gets the other sign.
+//! Deterministic for a seed.
 
 use crate::{Candidate, UnitGenerator};
 use model::unit::{Encoding, Param, Site, Value, MAX_LENGTH};
@@ -120,12 +121,22 @@ impl UnitGenerator for Fuzz {
                 let (value, op) = match p.site {
                     Site::Arg { size, .. } => self.int(p.original_int().unwrap_or(0), int_range(p, size)),
                     _ if matches!(p.encoding, Encoding::Digits { .. }) => self.digits(p),
+                    _ if matches!(p.encoding, Encoding::Sign { .. }) => (sign_flipped(p), "sign"),
                     _ => self.bytes(&p.original),
                 };
                 Candidate { values: vec![(param, value)], op, tag: 0 }
             })
             .collect()
     }
+}
+
+/// Sign field `p` with the other sign.
+fn sign_flipped(p: &Param) -> Value {
+    let mut held = p.held().unwrap_or_else(|| vec![0; 4]);
+    if let Some(first) = held.first_mut() {
+        *first ^= 1;
+    }
+    Value::Bytes(held)
 }
 
 /// The values an integer parameter of a `size`-byte argument can take:
@@ -227,6 +238,24 @@ mod tests {
             for op in ["digit", "random_digits"] {
                 assert!(c.iter().any(|x| x.op == op), "{op}");
             }
+        }
+    }
+
+    #[test]
+    fn a_sign_gets_the_other_sign() {
+        let site = Site::Bytes { object: 0, offset: 0, len: 4, nul: false };
+        for (original, flipped) in [(&b"_"[..], vec![0u8; 4]), (b"", vec![1, 0, 0, 0])] {
+            let p = Param {
+                site: site.clone(),
+                encoding: Encoding::Sign { mark: b'_' },
+                original: original.to_vec(),
+                ..str_param()
+            };
+            let c = Fuzz::new(6).next(std::slice::from_ref(&p), 5);
+            assert!(
+                c.iter().all(|c| c.values[0].1 == Value::Bytes(flipped.clone()) && p.liftable(&c.values[0].1)),
+                "{c:?}"
+            );
         }
     }
 

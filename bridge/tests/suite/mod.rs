@@ -22,6 +22,7 @@ mod replay_status;
 mod review;
 mod sanitizers;
 mod shared_libs;
+mod signs;
 mod symbolic;
 mod timeouts;
 mod trimming;

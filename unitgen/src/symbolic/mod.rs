@@ -215,10 +215,15 @@ impl Symbolic {
 }
 
 /// The parameter's current bytes: an integer's little-endian bytes, a
+/// digit array's or a sign field's bytes as held (see `Param::held`), a
 /// string's bytes (and the zeros of its room, see `Param::room`).
 fn current_bytes(p: &Param) -> Option<(Vec<u8>, bool)> {
     match p.site {
         Site::Arg { size, .. } => Some((p.original_int()?.to_le_bytes()[..size.clamp(1, 8) as usize].to_vec(), true)),
+        // Digits and signs: their bytes as the object holds them.
+        Site::Bytes { len, .. } if p.held().is_some_and(|h| h.len() == len as usize && len > 0) => {
+            Some((p.held()?, false))
+        }
         Site::Bytes { len, nul, .. } if len as usize == p.original.len() && len > 0 => {
             // Room past the NUL: zeros, so the seed is the string as carved.
             let room = if nul { p.room as usize } else { 0 };
@@ -256,6 +261,12 @@ impl UnitGenerator for Symbolic {
             let room = !arg && bytes.len() > p.original.len();
             let word = matches!(p.site, Site::NewWord { .. });
             self.slots.push(Slot { param: k, first, len: bytes.len() as u32, arg, room, word });
+            // A sign field holds 0 or 1 in its first byte (see
+            // `Param::held`): its other bytes stay 0. (A byte's guard is
+            // the first that covers it.)
+            if matches!(p.encoding, model::unit::Encoding::Sign { .. }) && len > 1 {
+                guards.push((first + 1, first + len, (1..=0xff).collect()));
+            }
             if !arg && !p.excluded.is_empty() {
                 guards.push((first, first + bytes.len() as u32, p.excluded.clone()));
             }
