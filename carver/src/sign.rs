@@ -4,9 +4,9 @@
 //! (`n_value`); the input writes the sign as a mark in front of the
 //! digits (`-`, or dc's `_`), or not at all.
 //!
-//! For each digit array the mapping found (`digits.rs`), the first object
-//! that points at it is looked in: its sign field is the first 4-byte
-//! field before that pointer that holds 0 or 1 and is no pointer, and
+//! For each digit array the mapping found (`digits.rs`), the objects that
+//! point at it are looked in, in order, up to the first with a sign
+//! field: the first 4-byte field before that pointer that holds 0 or 1 and is no pointer, and
 //! whose value agrees with some of the digits' occurrences: 1 with those
 //! that have a mark in front (a mark after a letter or digit is no sign:
 //! `4-5`, `x_1`), 0 with those that have none. Those occurrences are the
@@ -32,18 +32,20 @@ pub fn signs(snapshot: &Snapshot, input: &[u8], params: &[Param]) -> Vec<Param> 
     let mut out: Vec<Param> = Vec::new();
     for p in params {
         let (&Site::Bytes { object, .. }, Encoding::Digits { .. }) = (&p.site, p.encoding) else { continue };
-        let Some(r) = snapshot
+        let mut pointing: Vec<&Reloc> = snapshot
             .relocs
             .iter()
             .filter(|r| r.target_kind == RELOC_OBJECT && r.target == object && r.object != RELOC_IN_ARG)
-            .min_by_key(|r| (r.object, r.offset))
-        else {
-            continue;
-        };
-        let Some((_, bytes)) = snapshot.objects.get(r.object as usize) else { continue };
-        let pointers: Vec<u64> = snapshot.relocs.iter().filter(|q| q.object == r.object).map(|q| q.offset).collect();
-        let Some(sign) = field(bytes, r.offset, &pointers, &p.occurrences, input) else { continue };
-        let site = Site::Bytes { object: r.object, offset: sign.offset, len: FIELD, nul: false };
+            .collect();
+        pointing.sort_by_key(|r| (r.object, r.offset));
+        let found = pointing.iter().find_map(|r| {
+            let (_, bytes) = snapshot.objects.get(r.object as usize)?;
+            let pointers: Vec<u64> =
+                snapshot.relocs.iter().filter(|q| q.object == r.object).map(|q| q.offset).collect();
+            Some((r.object, field(bytes, r.offset, &pointers, &p.occurrences, input)?))
+        });
+        let Some((holder, sign)) = found else { continue };
+        let site = Site::Bytes { object: holder, offset: sign.offset, len: FIELD, nul: false };
         if out.iter().any(|q| q.site == site) {
             continue;
         }
@@ -173,6 +175,16 @@ mod tests {
         // be, but agrees with no occurrence; references (1) does.
         let s = signs(&snapshot(2, 2, 1), b"_5", &[digits(1, vec![(1, 1)])]);
         assert_eq!(s[0].site, Site::Bytes { object: 0, offset: 12, len: 4, nul: false });
+        // A pointer with no field before it (a local `char *`, object 0)
+        // is passed over for the struct's (object 2).
+        let mut s = snapshot(0, 1, 1);
+        let stack = ObjectHead { kind: OBJ_STACK, global: NO_GLOBAL, addr: 0, size: 8, len: 8 };
+        let num = s.objects.remove(0);
+        s.objects = vec![(stack, vec![0; 8]), s.objects.remove(0), num];
+        s.relocs.iter_mut().for_each(|r| r.object = 2);
+        s.relocs.push(Reloc { object: 0, offset: 0, target_kind: RELOC_OBJECT, target: 1, addend: 0 });
+        let found = signs(&s, b"5", &[digits(1, vec![(0, 1)])]);
+        assert_eq!(found[0].site, Site::Bytes { object: 2, offset: 0, len: 4, nul: false }, "{found:?}");
         // Digits nothing points at have no sign.
         assert!(signs(&snapshot(0, 1, 9), b"5", &[digits(1, vec![(0, 1)])]).is_empty());
     }

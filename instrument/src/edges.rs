@@ -23,11 +23,14 @@
 //! `||`): each of its two outcomes gets a counter too, as AFL++ counts
 //! them, incremented through a second `select` of the two counter ids
 //! (marked [`PROBE_KIND`]: no outcome of its own, no symbolic value).
+//! A select on the condition of a source branch (`preserve::COND_KIND`)
+//! counts in that branch's slots, so the program and its out-of-line
+//! copies share them; other selects get counters of their own.
 //! Sanitizers' checks are not counted: UBSan's are marked `nosanitize`
 //! (or, once the optimiser rewrote them, lead to a report handler), and
 //! in a function ASan (MSan, TSan) instruments, only branches with a
-//! source tag are counted (its checks come after the front end); in one
-//! MSan instruments, no select (its shadow propagation makes them).
+//! source tag are counted (its checks come after the front end), and
+//! only selects on a source branch's condition.
 
 use crate::{attrs, ir, preserve, Error, Stats};
 use inkwell::basic_block::BasicBlock;
@@ -35,7 +38,7 @@ use inkwell::builder::Builder;
 use inkwell::context::Context;
 use inkwell::llvm_sys::core as llvm;
 use inkwell::llvm_sys::prelude::LLVMValueRef;
-use inkwell::values::{AsValueRef, FunctionValue, GlobalValue, InstructionOpcode, InstructionValue, IntValue};
+use inkwell::values::{AsValueRef, BasicValue, FunctionValue, GlobalValue, InstructionOpcode, InstructionValue, IntValue};
 use model::MAP_SIZE;
 use std::collections::BTreeMap;
 
@@ -96,6 +99,7 @@ pub fn plan<'ctx>(ctx: &'ctx Context, funcs: &[FunctionValue<'ctx>]) -> Plan<'ct
         .collect();
     let entries = extra;
     let tag_kind = ctx.get_kind_id(preserve::BRANCH_KIND);
+    let cond_kind = ctx.get_kind_id(preserve::COND_KIND);
     let mut made: BTreeMap<u32, u64> = BTreeMap::new();
     // Each terminator with the key of each successor's edge: the least key
     // among the successors that lead to the same block.
@@ -117,17 +121,9 @@ pub fn plan<'ctx>(ctx: &'ctx Context, funcs: &[FunctionValue<'ctx>]) -> Plan<'ct
             let keys = successor_keys(t, tag, fid, &mut made);
             terms.push((t, keys));
         }
-        // MSan propagates its shadow through selects of its own.
-        if !ir::has_fn_attr(*f, "sanitize_memory") {
-            for i in
-                f.get_basic_blocks().into_iter().flat_map(|bb| bb.get_instructions()).filter(|&i| is_counted_select(i))
-            {
-                let mut key = || {
-                    let c = made.entry(fid).or_insert(0);
-                    *c += 1;
-                    Some((fid, u32::MAX, 3, *c))
-                };
-                let keys = vec![key(), key()];
+        let selects = f.get_basic_blocks().into_iter().flat_map(|bb| bb.get_instructions());
+        for i in selects.filter(|&i| is_counted_select(i)) {
+            if let Some(keys) = select_keys(i, cond_kind, sanitized, fid, &mut made) {
                 terms.push((i, keys));
             }
         }
@@ -175,7 +171,8 @@ pub fn plan<'ctx>(ctx: &'ctx Context, funcs: &[FunctionValue<'ctx>]) -> Plan<'ct
     Plan { funcs, ids: first + branches.len() as u32, entries, first_branch: first, function_branches }
 }
 
-/// The `carve.src` tag of a terminator: `(function, branch)`.
+/// The `carve.src` tag of a terminator (`carve.cond` of a condition):
+/// `(function, branch)`.
 fn source_tag(t: InstructionValue<'_>, kind: u32) -> Option<(u32, u32)> {
     let md = t.get_metadata(kind)?;
     let ops = md.get_node_values()?;
@@ -233,6 +230,34 @@ fn is_counted_select(i: InstructionValue<'_>) -> bool {
     let (Some(c), Some(t), Some(f)) = (op(0), op(1), op(2)) else { return false };
     let one_bit = c.is_int_value() && c.into_int_value().get_type().get_bit_width() == 1;
     one_bit && !c.into_int_value().is_const() && t != f
+}
+
+/// The keys of select `i`'s outcomes (true, then false): those of the
+/// source branch whose condition it selects on (its `carve.cond` tag: the
+/// branch the optimiser folded into it, whose slots the out-of-line copy
+/// counts in too), else two of the function's own. In a sanitized
+/// function, only a select with a tag is counted (MSan's shadow
+/// propagation makes selects of its own).
+fn select_keys(
+    i: InstructionValue<'_>,
+    cond_kind: u32,
+    sanitized: bool,
+    fid: u32,
+    made: &mut BTreeMap<u32, u64>,
+) -> Option<Vec<Option<Key>>> {
+    let cond = i.get_operand(0).and_then(|o| o.value()).and_then(|c| c.as_instruction_value());
+    if let Some((func, branch)) = cond.and_then(|c| source_tag(c, cond_kind)) {
+        return Some(vec![Some((func, branch, 0, 0)), Some((func, branch, 0, 1))]);
+    }
+    if sanitized {
+        return None;
+    }
+    let mut key = || {
+        let c = made.entry(fid).or_insert(0);
+        *c += 1;
+        Some((fid, u32::MAX, 3, *c))
+    };
+    Some(vec![key(), key()])
 }
 
 /// The value of a switch's `i`-th successor's case (`i >= 1`).

@@ -205,13 +205,10 @@ pub fn leads_to_report(t: InstructionValue<'_>) -> bool {
 /// the functions they instrument): the branches they add after the front
 /// end (a check per memory access) have no source tag.
 pub fn is_sanitized(f: FunctionValue<'_>) -> bool {
-    ["sanitize_address", "sanitize_memory", "sanitize_thread", "sanitize_hwaddress"].iter().any(|a| has_fn_attr(f, a))
-}
-
-/// Whether function `f` has the enum attribute `name`.
-pub fn has_fn_attr(f: FunctionValue<'_>, name: &str) -> bool {
     use inkwell::attributes::{Attribute, AttributeLoc};
-    f.get_enum_attribute(AttributeLoc::Function, Attribute::get_named_enum_kind_id(name)).is_some()
+    ["sanitize_address", "sanitize_memory", "sanitize_thread", "sanitize_hwaddress"]
+        .iter()
+        .any(|a| f.get_enum_attribute(AttributeLoc::Function, Attribute::get_named_enum_kind_id(a)).is_some())
 }
 
 /// The elements of the appending array global `name` (`llvm.global_ctors`,

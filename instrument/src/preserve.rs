@@ -23,7 +23,7 @@ use inkwell::attributes::{Attribute, AttributeLoc};
 use inkwell::context::Context;
 use inkwell::llvm_sys::core as llvm;
 use inkwell::module::{Linkage, Module};
-use inkwell::values::{AsValueRef, FunctionValue, InstructionOpcode};
+use inkwell::values::{AsValueRef, BasicValue, FunctionValue, InstructionOpcode};
 use inkwell::AddressSpace;
 
 /// Suffix of the out-of-line copies. Two dots: a static variable `v` of a
@@ -33,6 +33,10 @@ pub const SUFFIX: &str = "..carve";
 pub const SRC_ATTR: &str = "carve-src";
 /// Metadata on a conditional branch or switch: `!{i32 function, i32 branch}`.
 pub const BRANCH_KIND: &str = "carve.src";
+/// The same tag on a branch's condition (an instruction of the function):
+/// a select the optimiser folds the branch into keeps it, and counts its
+/// outcomes in the branch's slots (see `edges`).
+pub const COND_KIND: &str = "carve.cond";
 
 /// What [`prepare`] did.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
@@ -48,6 +52,7 @@ pub fn prepare<'ctx>(ctx: &'ctx Context, module: &Module<'ctx>) -> Result<Prepar
         return Ok(Prepared::default());
     }
     let kind = ctx.get_kind_id(BRANCH_KIND);
+    let cond_kind = ctx.get_kind_id(COND_KIND);
     let i32t = ctx.i32_type();
     let mut done = Prepared::default();
     for (s, f) in funcs.iter().enumerate() {
@@ -59,6 +64,14 @@ pub fn prepare<'ctx>(ctx: &'ctx Context, module: &Module<'ctx>) -> Result<Prepar
                 let node =
                     ctx.metadata_node(&[i32t.const_int(s as u64, false).into(), i32t.const_int(b, false).into()]);
                 t.set_metadata(node, kind).map_err(|e| Error::Verify(e.to_string()))?;
+                let cond = (t.get_opcode() == InstructionOpcode::Br)
+                    .then(|| t.get_operand(0).and_then(|o| o.value()))
+                    .flatten()
+                    .and_then(|c| c.as_instruction_value())
+                    .filter(|c| c.get_metadata(cond_kind).is_none());
+                if let Some(c) = cond {
+                    c.set_metadata(node, cond_kind).map_err(|e| Error::Verify(e.to_string()))?;
+                }
                 b += 1;
             }
         }

@@ -5,13 +5,16 @@
 # llvm-cov replay of every kept test (scripts/bench/covreplay.py), their
 # ratios after ÷ before, and the queues' median size. Pairs alternate which
 # build takes core 0.
-#   scripts/bench/ab.sh --before BIN [--after BIN] [--before-opts "OPTS"] [--subjects sed] [--time 2m] [--pairs 2] [--seed-from 1] [--out DIR] [-- RUN-OPTIONS...]
+#   scripts/bench/ab.sh --before BIN [--after BIN] [--before-opts "OPTS"] [--before-target PATH] [--subjects sed] [--time 2m] [--pairs 2] [--seed-from 1] [--out DIR] [-- RUN-OPTIONS...]
 # Pair P runs with `--seed` K+P-1 (K: --seed-from). --after defaults to
 # target/release/bridge; RUN-OPTIONS go to both runs
 # (e.g. `--system grammar --grammar grammars/sed.json`; GRAMMAR in them is
 # replaced by grammars/SUBJECT.json); --before-opts to the before run only,
 # so one build can be set against itself with other options:
 #   ab.sh --before target/release/bridge --before-opts "--persistent 1" --subjects xml-fuzz
+# --before-target PATH runs the before build on another build of the
+# subject (one an earlier carve-clang made), for a change to carve-clang:
+#   ab.sh --before OLD/bridge --before-target OLD/dc --subjects dc
 # A harness subject (sqlite-fuzz, xml-fuzz, pcre2-fuzz, png-fuzz) runs on the seeds
 # scripts/subjects.sh built beside it, as `HARNESS @@`; the others on the
 # benchmark seeds with their command lines (--args-in-input).
@@ -25,12 +28,13 @@ budget=2m
 pairs=2
 first=1
 out=""
-before_opts=""
+before_opts="" before_target=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --before) before=$2; shift 2 ;;
     --after) after=$2; shift 2 ;;
     --before-opts) before_opts=$2; shift 2 ;;
+    --before-target) before_target=$2; shift 2 ;;
     --subjects) subjects=$2; shift 2 ;;
     --time) budget=$2; shift 2 ;;
     --pairs) pairs=$2; shift 2 ;;
@@ -66,7 +70,7 @@ for s in "${list[@]}"; do
     b="$out/$s/$p/before"; a="$out/$s/$p/after"
     rm -rf "$b" "$a"; mkdir -p "$out/$s/$p"
     cb=$(( p % 2 )); ca=$(( 1 - cb )); seed=$(( first + p - 1 ))
-    taskset -c "$cb" "$before" run "${mode[@]}" -i "$d" -o "$b" --time "$budget" --seed "$seed" "${opts[@]}" "${bopts[@]}" -- "$bin" "${argv[@]}" > "$b.log" 2>&1 &
+    taskset -c "$cb" "$before" run "${mode[@]}" -i "$d" -o "$b" --time "$budget" --seed "$seed" "${opts[@]}" "${bopts[@]}" -- "${before_target:-$bin}" "${argv[@]}" > "$b.log" 2>&1 &
     taskset -c "$ca" "$after" run "${mode[@]}" -i "$d" -o "$a" --time "$budget" --seed "$seed" "${opts[@]}" -- "$bin" "${argv[@]}" > "$a.log" 2>&1 \
       || { tail -5 "$a.log" >&2; exit 1; }
     wait
