@@ -38,7 +38,9 @@ use inkwell::builder::Builder;
 use inkwell::context::Context;
 use inkwell::llvm_sys::core as llvm;
 use inkwell::llvm_sys::prelude::LLVMValueRef;
-use inkwell::values::{AsValueRef, BasicValue, FunctionValue, GlobalValue, InstructionOpcode, InstructionValue, IntValue};
+use inkwell::values::{
+    AsValueRef, BasicValue, FunctionValue, GlobalValue, InstructionOpcode, InstructionValue, IntValue,
+};
 use model::MAP_SIZE;
 use std::collections::BTreeMap;
 
