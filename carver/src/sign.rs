@@ -6,10 +6,10 @@
 //!
 //! For each digit array the mapping found (`digits.rs`), the objects that
 //! point at it are looked in, in order, up to the first with a sign
-//! field: the first 4-byte field before that pointer that holds 0 or 1 and is no pointer, and
-//! whose value agrees with some of the digits' occurrences: 1 with those
-//! that have a mark in front (a mark after a letter or digit is no sign:
-//! `4-5`, `x_1`), 0 with those that have none. Those occurrences are the
+//! field: the first 4-byte field before that pointer that is no pointer,
+//! holds 0 or 1, and agrees with some of the digits' occurrences: 1 with
+//! those that have a mark in front (a mark after a letter or digit is no
+//! sign: `4-5`, `x_1`), 0 with those that have none. Those occurrences are the
 //! sign's: the mark (length 1), or the empty place in front of the digits
 //! (length 0). The mark to write is the one in front of those digits, or
 //! else the one in front of some other number of the input (`_` before
