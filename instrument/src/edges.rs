@@ -202,11 +202,7 @@ fn successor_keys(
             Some((func, branch)) if !is_switch => (func, branch, 0, u64::from(i)),
             Some((func, branch)) if i == 0 => (func, branch, 1, 0),
             Some((func, branch)) => (func, branch, 2, case_value(raw, i)),
-            None => {
-                let c = made.entry(fid).or_insert(0);
-                *c += 1;
-                (fid, u32::MAX, 3, *c)
-            }
+            None => made_key(made, fid),
         })
         .collect();
     for i in 0..n as usize {
@@ -254,12 +250,14 @@ fn select_keys(
     if sanitized {
         return None;
     }
-    let mut key = || {
-        let c = made.entry(fid).or_insert(0);
-        *c += 1;
-        Some((fid, u32::MAX, 3, *c))
-    };
-    Some(vec![key(), key()])
+    Some(vec![Some(made_key(made, fid)), Some(made_key(made, fid))])
+}
+
+/// The next key of an edge the optimiser made in function `fid`.
+fn made_key(made: &mut BTreeMap<u32, u64>, fid: u32) -> Key {
+    let c = made.entry(fid).or_insert(0);
+    *c += 1;
+    (fid, u32::MAX, 3, *c)
 }
 
 /// The value of a switch's `i`-th successor's case (`i >= 1`).
@@ -362,15 +360,18 @@ impl<'ctx> Probe<'ctx> {
             let id = ids[slots[0] as usize].expect("checked above");
             self.count_edge(bb, raw, &slots, dest, id)?;
         }
-        // Each successor's counter, for the symbolic clone's branch probes.
+        let ids: Vec<u32> = ids.iter().map(|id| id.expect("checked")).collect();
+        self.mark_slots(term, &ids)
+    }
+
+    /// Each outcome's counter on `inst`, for the symbolic clone's branch
+    /// probes (`SLOTS_KIND`).
+    fn mark_slots(&self, inst: InstructionValue<'ctx>, ids: &[u32]) -> Result<(), Error> {
         let i32t = self.ctx.i32_type();
-        let node: Vec<_> = ids
-            .iter()
-            .map(|&id| i32t.const_int(u64::from(id.expect("checked")) % MAP_SIZE as u64, false).into())
-            .collect();
+        let node: Vec<_> =
+            ids.iter().map(|&id| i32t.const_int(u64::from(id) % MAP_SIZE as u64, false).into()).collect();
         let kind = self.ctx.get_kind_id(SLOTS_KIND);
-        term.set_metadata(self.ctx.metadata_node(&node), kind).map_err(|e| Error::Verify(e.to_string()))?;
-        Ok(())
+        inst.set_metadata(self.ctx.metadata_node(&node), kind).map_err(|e| Error::Verify(e.to_string()))
     }
 
     /// A select's outcomes (`ids`: true, then false): the counter of the
@@ -388,13 +389,7 @@ impl<'ctx> Probe<'ctx> {
             which.set_metadata(mark, probe).map_err(|e| Error::Verify(e.to_string()))?;
         }
         self.count(which.into_int_value())?;
-        let i32t = self.ctx.i32_type();
-        let node: Vec<_> = [if_true, if_false]
-            .iter()
-            .map(|&id| i32t.const_int(u64::from(id) % MAP_SIZE as u64, false).into())
-            .collect();
-        let kind = self.ctx.get_kind_id(SLOTS_KIND);
-        sel.set_metadata(self.ctx.metadata_node(&node), kind).map_err(|e| Error::Verify(e.to_string()))
+        self.mark_slots(sel, &[if_true, if_false])
     }
 
     /// Counts the edge `from -> dest` (successor slots `slots` of `from`'s

@@ -351,20 +351,10 @@ impl<'a, 'ctx> Shadower<'a, 'ctx> {
                 let Some(c) = op_k(0).filter(|_| i.get_num_operands() == 3) else { return Ok(()) };
                 let Some(sc) = self.shadow(c) else { return Ok(()) };
                 self.b.position_before(&i);
-                let site = self.site();
-                let taken = self.b.build_int_z_extend(c.into_int_value(), self.ctx.i32_type(), "")?;
                 // Successor 0 is taken when the condition holds.
                 let slots = self.slots(i);
                 let (if_true, if_false) = (slots.first().copied(), slots.get(1).copied());
-                let args = [
-                    self.i32c(site.into()).into(),
-                    sc.into(),
-                    taken.into(),
-                    self.area().into(),
-                    self.i32c(if_false.unwrap_or(NO_SLOT).into()).into(),
-                    self.i32c(if_true.unwrap_or(NO_SLOT).into()).into(),
-                ];
-                self.call(self.abi.branch, &args)?;
+                self.branch_probe(sc, c.into_int_value(), if_true, if_false)?;
             }
             Op::Switch => self.switch(i)?,
             Op::Return => {
@@ -418,17 +408,29 @@ impl<'a, 'ctx> Shadower<'a, 'ctx> {
         c: IntValue<'ctx>,
     ) -> Result<(), Error> {
         let slots = self.slots(i);
-        let (Some(sc), [if_true, if_false]) = (sc, slots.as_slice()) else { return Ok(()) };
+        let (Some(sc), &[if_true, if_false]) = (sc, slots.as_slice()) else { return Ok(()) };
         self.after(i);
-        let taken = self.b.build_int_z_extend(c, self.ctx.i32_type(), "")?;
+        self.branch_probe(sc, c, Some(if_true), Some(if_false))
+    }
+
+    /// At the builder's position: a branch of a new site on condition `c`
+    /// (shadow `sc`), with the counters of its two outcomes.
+    fn branch_probe(
+        &mut self,
+        sc: IntValue<'ctx>,
+        c: IntValue<'ctx>,
+        if_true: Option<u32>,
+        if_false: Option<u32>,
+    ) -> Result<(), Error> {
         let site = self.site();
+        let taken = self.b.build_int_z_extend(c, self.ctx.i32_type(), "")?;
         let args = [
             self.i32c(site.into()).into(),
             sc.into(),
             taken.into(),
             self.area().into(),
-            self.i32c((*if_false).into()).into(),
-            self.i32c((*if_true).into()).into(),
+            self.i32c(if_false.unwrap_or(NO_SLOT).into()).into(),
+            self.i32c(if_true.unwrap_or(NO_SLOT).into()).into(),
         ];
         self.call(self.abi.branch, &args)?;
         Ok(())
