@@ -5,7 +5,7 @@
 # llvm-cov replay of every kept test (scripts/bench/covreplay.py), their
 # ratios after ÷ before, and the queues' median size. Pairs alternate which
 # build takes core 0.
-#   scripts/bench/ab.sh --before BIN [--after BIN] [--before-opts "OPTS"] [--before-target PATH] [--subjects sed] [--time 2m] [--pairs 2] [--seed-from 1] [--out DIR] [-- RUN-OPTIONS...]
+#   scripts/bench/ab.sh --before BIN [--after BIN] [--before-opts "OPTS"] [--before-target PATH] [--fixed] [--subjects sed] [--time 2m] [--pairs 2] [--seed-from 1] [--out DIR] [-- RUN-OPTIONS...]
 # Pair P runs with `--seed` K+P-1 (K: --seed-from). --after defaults to
 # target/release/bridge; RUN-OPTIONS go to both runs
 # (e.g. `--system grammar --grammar grammars/sed.json`; GRAMMAR in them is
@@ -17,7 +17,9 @@
 #   ab.sh --before OLD/bridge --before-target OLD/dc --subjects dc
 # A harness subject (sqlite-fuzz, xml-fuzz, pcre2-fuzz, png-fuzz) runs on the seeds
 # scripts/subjects.sh built beside it, as `HARNESS @@`; the others on the
-# benchmark seeds with their command lines (--args-in-input).
+# benchmark seeds with their command lines (--args-in-input), or, with
+# --fixed, on the fixed command line and seeds afl.sh and libs.sh give
+# them (issue 46's matrix: `dc @@` on the seeds' inputs).
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 cache=${CARVE_CACHE:-$HOME/.cache/carve-bridge}/subjects
@@ -28,13 +30,14 @@ budget=2m
 pairs=2
 first=1
 out=""
-before_opts="" before_target=""
+before_opts="" before_target="" fixed=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --before) before=$2; shift 2 ;;
     --after) after=$2; shift 2 ;;
     --before-opts) before_opts=$2; shift 2 ;;
     --before-target) before_target=$2; shift 2 ;;
+    --fixed) fixed=1; shift ;;
     --subjects) subjects=$2; shift 2 ;;
     --time) budget=$2; shift 2 ;;
     --pairs) pairs=$2; shift 2 ;;
@@ -60,6 +63,10 @@ for s in "${list[@]}"; do
   [ -x "$bin" ] && [ -x "$cov" ] || { echo "ab.sh: $bin or $cov missing: run scripts/subjects.sh --variant carve,cov --subjects $s" >&2; exit 1; }
   if [ -d "$cache/bin-carve/$s.seeds" ]; then
     d="$cache/bin-carve/$s.seeds" mode=() argv=("@@") rargv=(--argv "@@")
+  elif [ -n "$fixed" ]; then
+    san="" d=$(fixed_seeds "$s") words=$(args_of "$s" "$out/data-$s")
+    read -r -a argv <<< "$words"
+    mode=() rargv=(--argv "$words")
   else
     d=$(seed_dir "$s" "$out") mode=(--args-in-input) argv=() rargv=()
   fi
