@@ -57,8 +57,8 @@ impl Campaign {
         self.file.stats.imported_kept += 1;
         let hits = self.hits();
         let run_us = self.run_us();
-        let (data, trimmed, path) = (imp.data, false, self.path());
-        self.corpus.push(Entry { id, name, data, hits, new_word: false, seed: false, labels, run_us, trimmed, path });
+        let (data, trimmed) = (imp.data, false);
+        self.corpus.push(Entry { id, name, data, hits, new_word: false, seed: false, labels, run_us, trimmed });
         if newness == Newness::NewEdges {
             self.refresh_stats();
             self.out.append_line(model::layout::COVERAGE_CSV, outdir::CSV_HEADER, &self.csv_row())?;

@@ -10,7 +10,6 @@ mod failures;
 mod favored;
 mod imports;
 pub mod outdir;
-mod paths;
 mod scheduler;
 mod seed_check;
 pub mod setup;
@@ -62,9 +61,6 @@ pub(crate) struct Entry {
     run_us: u32,
     /// It was trimmed already, or is not to be (`trim.rs`).
     trimmed: bool,
-    /// The checksum of its run's edges in their buckets: its path
-    /// (`paths.rs`).
-    path: u64,
 }
 
 pub struct Campaign {
@@ -87,8 +83,6 @@ pub struct Campaign {
     /// only for a generator whose every test names its true parent (not a
     /// grammar's whole derivations, not GNAST's proposals).
     child_timeouts: child_timeouts::ChildTimeouts,
-    /// Runs per path, for the scheduler's picks (`paths.rs`).
-    paths: paths::PathCounts,
     weigh_timeouts: bool,
     /// The last system run stopped at the calibrated limit and was not run
     /// again (nothing new among timeouts, no kept hang's place): whether it
@@ -168,19 +162,7 @@ impl Campaign {
             let hits = c.hits();
             let labels = Labels::own(id, data.len());
             let (name, run_us) = (record.test.clone(), c.run_us());
-            let path = c.path();
-            c.corpus.push(Entry {
-                id,
-                name,
-                data,
-                hits,
-                new_word: false,
-                seed: true,
-                labels,
-                run_us,
-                trimmed: true,
-                path,
-            });
+            c.corpus.push(Entry { id, name, data, hits, new_word: false, seed: true, labels, run_us, trimmed: true });
         }
         crate::error::ensure!(!c.corpus.is_empty(), "no readable seed in {}", c.file.config.input_dir.display());
         for line in seed_check::report(&seed_runs) {
@@ -218,7 +200,6 @@ impl Campaign {
                 seed: s.seed,
                 labels,
                 run_us: c.run_us(),
-                path: c.path(),
             });
         }
         crate::error::ensure!(
@@ -291,7 +272,6 @@ impl Campaign {
             known_hang: None,
             timed_out: false,
             child_timeouts: child_timeouts::ChildTimeouts::default(),
-            paths: paths::PathCounts::default(),
             weigh_timeouts,
             unchecked: false,
             favored: favored::Favored::default(),
@@ -393,17 +373,18 @@ impl Campaign {
                 .map(|((e, &p), &cost)| (if p { e.hits.as_slice() } else { &[] }, cost, e.data.len()));
             let favored = self.favored.update(entries).to_vec();
             self.trim_favored(&favored)?;
-            // The parents, and beside each the runs its path took.
-            let (seeds, runs): (Vec<Seed<'_>>, Vec<u32>) =
-                (self.corpus.iter().zip(favored.iter().copied()).zip(&is_parent).zip(&costs))
-                    .filter(|((_, &p), _)| p)
-                    .map(|((e, _), &cost)| (e, cost))
-                    .map(|((e, favored), cost)| {
-                        let seed = Seed { id: e.id, data: &e.data, labels: Some(&e.labels), run_us: cost, favored };
-                        (seed, self.paths.of(e.path))
-                    })
-                    .unzip();
-            let mut parents = self.scheduler.batch(&seeds, &runs);
+            let seeds: Vec<Seed<'_>> = (self.corpus.iter().zip(favored.iter().copied()).zip(&is_parent).zip(&costs))
+                .filter(|((_, &p), _)| p)
+                .map(|((e, _), &cost)| (e, cost))
+                .map(|((e, favored), cost)| Seed {
+                    id: e.id,
+                    data: &e.data,
+                    labels: Some(&e.labels),
+                    run_us: cost,
+                    favored,
+                })
+                .collect();
+            let mut parents = self.scheduler.batch(&seeds);
             let batch = self.generator.generate(&seeds, &mut parents, self.file.config.batch);
             let idle = batch.is_empty() && imported == 0;
             for case in batch {
@@ -442,11 +423,6 @@ impl Campaign {
     fn run_case(&mut self, mut case: TestCase) -> crate::Result<()> {
         let outcome = self.run_system(&case.data)?;
         self.file.stats.execs += 1;
-        // Its path, for the scheduler (a run the limit stopped took none).
-        let path = (outcome != Outcome::Timeout).then(|| self.path());
-        if let Some(p) = path {
-            self.paths.ran(p);
-        }
         if self.weigh_timeouts {
             self.child_timeouts.ran(case.parent, self.timed_out);
         }
@@ -475,19 +451,7 @@ impl Campaign {
             outdir::write_kept(&self.out, tree.as_ref(), &name, &case.data, &record)?;
             let (hits, run_us, data) = (self.hits(), self.run_us(), case.data.clone());
             let trimmed = tree.is_some();
-            let path = path.unwrap_or_else(|| self.path());
-            self.corpus.push(Entry {
-                id,
-                name,
-                data,
-                hits,
-                new_word: false,
-                seed: false,
-                labels,
-                run_us,
-                trimmed,
-                path,
-            });
+            self.corpus.push(Entry { id, name, data, hits, new_word: false, seed: false, labels, run_us, trimmed });
             if newness == Newness::NewEdges {
                 self.refresh_stats();
                 self.out.append_line(layout::COVERAGE_CSV, outdir::CSV_HEADER, &self.csv_row())?;
@@ -596,11 +560,6 @@ impl Campaign {
     }
 
     /// The branch-outcome slots the last run hit.
-    /// The path of the last run (`paths.rs`).
-    fn path(&self) -> u64 {
-        exec::coverage::checksum(self.fs.map())
-    }
-
     fn hits(&self) -> Vec<u32> {
         let map = self.fs.map();
         self.branch_slots.iter().filter(|&&s| map[s] != 0).map(|&s| s as u32).collect()

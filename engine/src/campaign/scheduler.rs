@@ -8,16 +8,11 @@
 //! was found), and the rest lean toward cheap ones (the cheaper of two
 //! uniform picks, by [`Seed::run_us`]: what a mutant is expected to cost,
 //! the time limit its mutants ran into counted in, `child_timeouts.rs`;
-//! the shorter when a run time is unknown; each times the runs that took
-//! the entry's path, `paths.rs`), among the favoured entries
-//! ([`Seed::favored`], `favored.rs`) when there are any. Most picks go to the favoured entries, as AFL++
+//! the shorter when a run time is unknown), among the favoured entries ([`Seed::favored`], `favored.rs`)
+//! when there are any. Most picks go to the favoured entries, as AFL++
 //! mostly skips the others: the corpus fills with entries kept for a
 //! longer loop or a larger count, each slower than the entry it came from,
 //! and every mutant of a parent pays for its size and run time again.
-//! Weighing the cost by the path's runs is AFL++'s `fast` schedule in
-//! this scheduler's terms: of two entries that cost the same, the one
-//! whose path fewer runs took is picked, and a parent picked often makes
-//! mutants that take its path, so the picks move on to others.
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -35,12 +30,10 @@ impl Scheduler {
         Scheduler { rng: ChaCha8Rng::seed_from_u64(seed ^ 0x5ced_u64.rotate_left(40)) }
     }
 
-    /// The parents of a batch generated from `corpus`, whose entries'
-    /// paths `runs` took so many runs each (in corpus order; missing
-    /// ones count 1).
-    pub(super) fn batch<'a, 's>(&'a mut self, corpus: &'a [Seed<'s>], runs: &'a [u32]) -> Batch<'a, 's> {
+    /// The parents of a batch generated from `corpus`.
+    pub(super) fn batch<'a, 's>(&'a mut self, corpus: &'a [Seed<'s>]) -> Batch<'a, 's> {
         let favored = (0..corpus.len()).filter(|&i| corpus[i].favored).collect();
-        Batch { rng: &mut self.rng, corpus, runs, favored }
+        Batch { rng: &mut self.rng, corpus, favored }
     }
 }
 
@@ -48,8 +41,6 @@ impl Scheduler {
 pub(super) struct Batch<'a, 's> {
     rng: &'a mut ChaCha8Rng,
     corpus: &'a [Seed<'s>],
-    /// Runs of each entry's path.
-    runs: &'a [u32],
     /// The favoured entries' indices.
     favored: Vec<usize>,
 }
@@ -62,22 +53,16 @@ impl Parents for Batch<'_, '_> {
         match among {
             Some(among) if !among.is_empty() => {
                 let favored: Vec<usize> = among.iter().copied().filter(|&i| self.corpus[i].favored).collect();
-                pick(self.rng, (self.corpus, self.runs), Some(among), &favored)
+                pick(self.rng, self.corpus, Some(among), &favored)
             }
-            _ => pick(self.rng, (self.corpus, self.runs), None, &self.favored),
+            _ => pick(self.rng, self.corpus, None, &self.favored),
         }
     }
 }
 
-/// An index into `corpus` (its entries' paths' runs beside it), among
-/// `among` when given (sorted), by the policy above; `favored`: the
-/// favoured entries among those.
-fn pick(
-    rng: &mut ChaCha8Rng,
-    (corpus, runs): (&[Seed<'_>], &[u32]),
-    among: Option<&[usize]>,
-    favored: &[usize],
-) -> usize {
+/// An index into `corpus`, among `among` when given (sorted), by the
+/// policy above; `favored`: the favoured entries among those.
+fn pick(rng: &mut ChaCha8Rng, corpus: &[Seed<'_>], among: Option<&[usize]>, favored: &[usize]) -> usize {
     let n = among.map_or(corpus.len(), <[usize]>::len);
     let at = |k: usize| among.map_or(k, |a| a[k]);
     let a = at(rng.random_range(0..n));
@@ -86,25 +71,30 @@ fn pick(
         1 => a.max(at(rng.random_range(0..n))),
         _ if !favored.is_empty() => {
             let (a, b) = (favored[rng.random_range(0..favored.len())], favored[rng.random_range(0..favored.len())]);
-            lighter(corpus, runs, a, b)
+            if cheaper(&corpus[b], &corpus[a]) {
+                b
+            } else {
+                a
+            }
         }
-        _ => lighter(corpus, runs, a, at(rng.random_range(0..n))),
+        _ => {
+            let b = at(rng.random_range(0..n));
+            if cheaper(&corpus[b], &corpus[a]) {
+                b
+            } else {
+                a
+            }
+        }
     }
 }
 
-/// The lighter of entries `a` and `b` (`a` on a tie): what each costs to
-/// mutate and run (by run time when both are known, by length otherwise)
-/// times the runs its path took.
-fn lighter(corpus: &[Seed<'_>], runs: &[u32], a: usize, b: usize) -> usize {
-    let both_timed = corpus[a].run_us > 0 && corpus[b].run_us > 0;
-    let weight = |i: usize| {
-        let cost = if both_timed { u64::from(corpus[i].run_us) } else { corpus[i].data.len() as u64 };
-        cost * u64::from(runs.get(i).copied().unwrap_or(1).max(1))
-    };
-    if weight(b) < weight(a) {
-        b
+/// Whether `x` costs less to mutate and run than `y`: by run time when both
+/// are known, by length otherwise.
+fn cheaper(x: &Seed<'_>, y: &Seed<'_>) -> bool {
+    if x.run_us > 0 && y.run_us > 0 {
+        x.run_us < y.run_us
     } else {
-        a
+        x.data.len() < y.data.len()
     }
 }
 
@@ -130,13 +120,8 @@ mod tests {
 
     /// The share of 20,000 picks that go to entry 5.
     fn share(corpus: &[Seed<'_>], among: Option<&[usize]>) -> f64 {
-        share_with_runs(corpus, &[], among)
-    }
-
-    /// [`share`], the entries' paths having taken `runs`.
-    fn share_with_runs(corpus: &[Seed<'_>], runs: &[u32], among: Option<&[usize]>) -> f64 {
         let mut s = Scheduler::new(3);
-        let mut b = s.batch(corpus, runs);
+        let mut b = s.batch(corpus);
         let n = 20_000;
         (0..n).filter(|_| b.pick(among) == 5).count() as f64 / n as f64
     }
@@ -160,26 +145,7 @@ mod tests {
             Seed { id: 0, data: b"xxxxxxxx", labels: None, run_us: 0, favored: false },
             Seed { id: 1, data: b"x", labels: None, run_us: 9, favored: false },
         ];
-        assert_eq!((lighter(&short, &[], 0, 1), lighter(&short, &[], 1, 0)), (1, 1));
-    }
-
-    #[test]
-    fn an_entry_whose_path_few_runs_took_is_picked_more_often() {
-        // All favoured and equally fast; entry 5's path took 10 runs, the
-        // others' 1,000: it wins every cheap pick it is in.
-        let c = corpus(1000, 1000, &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
-        let mut runs = vec![1000; 10];
-        runs[5] = 10;
-        let rare = share_with_runs(&c, &runs, None);
-        let even = share(&c, None);
-        assert!(rare > 0.16 && rare > even * 1.6, "{rare} against {even}");
-        // Cost and runs are weighed together: 5 times faster, but its
-        // path 20 times as worn, it loses to the others.
-        let c = corpus(100, 500, &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
-        runs = vec![50; 10];
-        runs[5] = 1000;
-        let worn = share_with_runs(&c, &runs, None);
-        assert!(worn < 0.05, "{worn}");
+        assert!(cheaper(&short[1], &short[0]) && !cheaper(&short[0], &short[1]));
     }
 
     #[test]
@@ -188,7 +154,7 @@ mod tests {
         let among = [3, 5, 8];
         let c = corpus(100, 1000, &[7]);
         let mut s = Scheduler::new(1);
-        let mut b = s.batch(&c, &[]);
+        let mut b = s.batch(&c);
         assert!((0..2000).all(|_| among.contains(&b.pick(Some(&among)))));
         // The cheap one gets more than a third; favoured and usable, nearly all.
         let cheap = share(&c, Some(&among));
@@ -196,6 +162,6 @@ mod tests {
         let favoured = share(&corpus(1000, 1000, &[5, 7]), Some(&among));
         assert!(favoured > 0.85, "{favoured}");
         // An empty corpus gives 0 rather than panicking.
-        assert_eq!(Scheduler::new(1).batch(&[], &[]).pick(None), 0);
+        assert_eq!(Scheduler::new(1).batch(&[]).pick(None), 0);
     }
 }

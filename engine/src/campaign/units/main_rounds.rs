@@ -113,7 +113,6 @@ mod tests {
                 seed: false,
                 labels: provenance::Labels::own(i as u64, 1),
                 run_us: 0,
-                path: 0,
             })
             .collect()
     }

@@ -92,8 +92,8 @@ impl Campaign {
                 }
                 self.out.write_test(&name, &lifted, &record)?;
                 let (hits, run_us, trimmed) = (self.hits(), self.run_us(), lifted_tree.is_some());
-                let (data, path) = (lifted, self.path());
-                self.corpus.push(Entry { id, name, data, hits, new_word, seed: false, labels, run_us, trimmed, path });
+                let data = lifted;
+                self.corpus.push(Entry { id, name, data, hits, new_word, seed: false, labels, run_us, trimmed });
             }
             _ => {}
         }
