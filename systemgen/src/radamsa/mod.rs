@@ -47,9 +47,10 @@ pub const HARD_CAP: usize = 1 << 20;
 /// (`ab.sh --fixed`, 5 minutes): dc 1.11–1.16 times the execs and 0.995
 /// and 1.004 times the branches, queue medians 105–107 bytes instead of
 /// 131–169; sed 1.19–1.26 times the execs and 1.008 and 1.018 times
-/// the branches, medians 48–53 instead of 60–69. A kept child is mostly larger than its
-/// parent (81 % of dc's: a longer program runs a loop into a new hit-count
-/// bucket), so the floor sets how fast the queue grows.
+/// the branches, medians 48–53 instead of 60–69. A kept child is mostly
+/// larger than its parent (81 % of dc's: a longer program runs a loop
+/// into a new hit-count bucket), so the floor sets how fast the queue
+/// grows.
 pub const SOFT_CAP: usize = 1 << 8;
 /// The longest `TestCase::op`.
 pub const MAX_OP_LEN: usize = 40;
