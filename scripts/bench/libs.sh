@@ -24,7 +24,8 @@
 #   scripts/bench/libs.sh [--subjects sqlite-fuzz,xml-fuzz,...] [--time 10m]
 #                         [--seeds 3] [--first-seed 1] [--every 60] [--pair] [--out DIR]
 #
-# Builds what is missing first (scripts/subjects.sh --variant
+# Installs what is missing first (scripts/install-deps.sh --bench: AFL++,
+# rsvg-convert), then builds the subjects (scripts/subjects.sh --variant
 # carve,afl,afl-cmplog,cov). A subject's execs/s are in afl.sh's `alone`
 # and `cmplog` lines.
 set -euo pipefail
@@ -54,6 +55,8 @@ mkdir -p "$out"
 out=$(cd "$out" && pwd)
 echo "results in $out" >&2
 
+# AFL++ and rsvg-convert (the plots as PNG) come with the bench packages.
+"$repo/scripts/install-deps.sh" --bench >&2
 "$repo/scripts/subjects.sh" --variant carve,afl,afl-cmplog,cov --subjects "$subjects" >&2
 
 "$repo/scripts/bench/afl.sh" --subjects "$subjects" --modes "$modes" --cmplog --time "$budget" \
