@@ -143,6 +143,20 @@ fn an_existing_output_directory_is_refused() {
     );
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains("unknown unit generator"), "{}", stderr(&o));
+    // A target that starts no fork server leaves only empty directories,
+    // and the same output directory is taken again once the command is
+    // mended.
+    let out = dir.path().join("out");
+    let run = |prog: &str| {
+        let args = ["run", "--unit", "none", "-i", seeds.to_str().unwrap(), "-o", out.to_str().unwrap()];
+        bridge(&[&args[..], &["--time", "2s", "--", prog]].concat(), b"")
+    };
+    let o = run("/bin/true");
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("fork server"), "{}", stderr(&o));
+    let o = run(calc.to_str().unwrap());
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(out.join("campaign.json").is_file());
 }
 
 #[test]

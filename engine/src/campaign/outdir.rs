@@ -38,9 +38,11 @@ pub struct Saved {
 }
 
 impl OutDir {
-    /// A new campaign directory; an existing non-empty one is refused.
+    /// A new campaign directory. An existing one that holds a file is
+    /// refused; one that holds only directories (what a campaign whose
+    /// target did not start leaves) is used again.
     pub fn create(root: &Path) -> Result<OutDir> {
-        if root.exists() && std::fs::read_dir(root).map(|mut d| d.next().is_some()).unwrap_or(true) {
+        if root.exists() && holds_a_file(root) {
             return Err(Error::Refused(format!(
                 "{} already exists: continue it with --resume, or choose another output directory",
                 root.display()
@@ -151,6 +153,16 @@ pub fn write_kept(
     out.write_test(rel, bytes, record)
 }
 
+/// Whether `dir` holds anything but directories, at any depth (an
+/// unreadable entry counts as a file).
+fn holds_a_file(dir: &Path) -> bool {
+    let Ok(entries) = std::fs::read_dir(dir) else { return true };
+    entries.into_iter().any(|e| match e.and_then(|e| e.file_type().map(|t| (e.path(), t))) {
+        Ok((path, t)) if t.is_dir() => holds_a_file(&path),
+        _ => true,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -163,6 +175,16 @@ mod tests {
         assert_eq!(out.saved("queue").unwrap()[0].data, b"abc");
         assert!(OutDir::create(&dir.path().join("out")).is_err());
         assert!(OutDir::open(&dir.path().join("out")).is_err(), "no campaign.json yet");
+    }
+
+    #[test]
+    fn a_directory_of_empty_directories_is_used_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("out");
+        OutDir::create(&root).unwrap();
+        let again = OutDir::create(&root).expect("nothing was written: the skeleton is taken");
+        again.write("trails/queue/x.json", b"{}").unwrap();
+        assert!(OutDir::create(&root).is_err(), "a file deep inside is kept");
     }
 
     #[test]
