@@ -83,4 +83,11 @@ impl Grammar {
         }
         out
     }
+
+    /// Whether one of the grammar's terminals holds `needle` (a grammar
+    /// that writes `@@` derives a command line: `--args-in-input`).
+    pub fn writes(&self, needle: &[u8]) -> bool {
+        let holds = |t: &[u8]| t.windows(needle.len().max(1)).any(|w| w == needle);
+        self.rules.iter().flat_map(|r| &r.alts).flat_map(|a| &a.symbols).any(|s| matches!(s, Sym::T(t) if holds(t)))
+    }
 }

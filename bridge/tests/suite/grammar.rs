@@ -143,6 +143,35 @@ fn a_bad_grammar_or_a_missing_one_is_a_clear_error() {
     assert!(e.contains("known: uniform, learned, inverse, mixed"), "{e}");
 }
 
+/// A grammar that writes `@@` derives a command line: without
+/// `--args-in-input` the campaign says that its tests' first line is input.
+#[test]
+fn a_grammar_of_command_lines_without_args_in_input_is_warned_of() {
+    let dir = tempfile::tempdir().unwrap();
+    let seeds = seeds_of("interp", dir.path());
+    let lines = dir.path().join("lines.json");
+    std::fs::write(&lines, "{\"<start>\": [\"-v @@\\n<cmd>\"], \"<cmd>\": [\"get x\\n\"]}").unwrap();
+    let plain = dir.path().join("plain.json");
+    std::fs::write(&plain, "{\"<start>\": [\"<cmd>\"], \"<cmd>\": [\"get x\\n\"]}").unwrap();
+    let run = |grammar: &Path, extra: &[&str], out: &str| {
+        let mut args = vec!["run", "--unit", "none", "--time", "1s", "-i", seeds.to_str().unwrap()];
+        let out = dir.path().join(out);
+        args.extend_from_slice(&["-o", out.to_str().unwrap(), "--system", "grammar"]);
+        args.extend_from_slice(&["--grammar", grammar.to_str().unwrap()]);
+        args.extend_from_slice(extra);
+        // Not instrumented: the run ends at the fork server, after the check.
+        args.extend_from_slice(&["--", "/bin/true", "@@"]);
+        stderr(&bridge(&args, b""))
+    };
+    let warned = |e: &str| e.contains("writes `@@`") && e.contains("--args-in-input");
+    let e = run(&lines, &[], "a");
+    assert!(warned(&e), "{e}");
+    let e = run(&lines, &["--args-in-input"], "b");
+    assert!(!warned(&e) && e.contains("fork server"), "{e}");
+    let e = run(&plain, &[], "c");
+    assert!(!warned(&e) && e.contains("fork server"), "{e}");
+}
+
 /// "Inputs from Hell"'s worked example through the command line: the
 /// arithmetic grammar learned from `1+(2*3)` has the probabilities of the
 /// paper's Figure 3, and inverts to those of its Figure 5.

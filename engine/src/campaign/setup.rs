@@ -27,7 +27,15 @@ pub fn start(output: &Path, config: Config, target: Target) -> Result<Campaign> 
     let grammar_at = grammar.as_ref().map(|(p, m)| (p.as_path(), m.as_deref()));
     let g = generator(&config.system, grammar_at, config.gnast.clone(), config.seed)?;
     let seed_trees = match (g.grammar(), &config.grammar) {
-        (Some(grammar), Some(path)) => seeds_parse(&grammar, path, &config.input_dir)?,
+        (Some(grammar), Some(path)) => {
+            if !config.args_in_input && grammar.writes(b"@@") {
+                eprintln!(
+                    "bridge run: warning: {} writes `@@`: its tests begin with a command line, which is one only with --args-in-input; without it, the line is input to the program",
+                    path.display()
+                );
+            }
+            seeds_parse(&grammar, path, &config.input_dir)?
+        }
         _ => Vec::new(),
     };
     // A dictionary with errors is refused before anything is written.
