@@ -5,12 +5,13 @@
 # llvm-cov replay of every kept test (scripts/bench/covreplay.py), their
 # ratios after ÷ before, and the queues' median size. Pairs alternate which
 # build takes core 0.
-#   scripts/bench/ab.sh --before BIN [--after BIN] [--before-opts "OPTS"] [--before-target PATH] [--fixed] [--subjects sed] [--time 2m] [--pairs 2] [--seed-from 1] [--out DIR] [-- RUN-OPTIONS...]
+#   scripts/bench/ab.sh --before BIN [--after BIN] [--before-opts "OPTS"] [--after-opts "OPTS"] [--before-target PATH] [--fixed] [--subjects sed] [--time 2m] [--pairs 2] [--seed-from 1] [--out DIR] [-- RUN-OPTIONS...]
 # Pair P runs with `--seed` K+P-1 (K: --seed-from). --after defaults to
 # target/release/bridge; RUN-OPTIONS go to both runs
 # (e.g. `--system grammar --grammar grammars/sed.json`; GRAMMAR in them is
 # replaced by grammars/SUBJECT.json); --before-opts to the before run only,
-# so one build can be set against itself with other options:
+# --after-opts to the after run only, so one build can be set against
+# itself with other options:
 #   ab.sh --before target/release/bridge --before-opts "--persistent 1" --subjects xml-fuzz
 # --before-target PATH runs the before build on another build of the
 # subject (one an earlier carve-clang made), for a change to carve-clang:
@@ -30,12 +31,13 @@ budget=2m
 pairs=2
 first=1
 out=""
-before_opts="" before_target="" fixed=""
+before_opts="" after_opts="" before_target="" fixed=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --before) before=$2; shift 2 ;;
     --after) after=$2; shift 2 ;;
     --before-opts) before_opts=$2; shift 2 ;;
+    --after-opts) after_opts=$2; shift 2 ;;
     --before-target) before_target=$2; shift 2 ;;
     --fixed) fixed=1; shift ;;
     --subjects) subjects=$2; shift 2 ;;
@@ -71,6 +73,7 @@ for s in "${list[@]}"; do
     d=$(seed_dir "$s" "$out") mode=(--args-in-input) argv=() rargv=()
   fi
   read -r -a bopts <<< "$before_opts"
+  read -r -a aopts <<< "$after_opts"
   opts=()
   for o in "$@"; do opts+=("${o//GRAMMAR/$repo/grammars/$s.json}"); done
   for p in $(seq 1 "$pairs"); do
@@ -78,7 +81,7 @@ for s in "${list[@]}"; do
     rm -rf "$b" "$a"; mkdir -p "$out/$s/$p"
     cb=$(( p % 2 )); ca=$(( 1 - cb )); seed=$(( first + p - 1 ))
     taskset -c "$cb" "$before" run "${mode[@]}" -i "$d" -o "$b" --time "$budget" --seed "$seed" "${opts[@]}" "${bopts[@]}" -- "${before_target:-$bin}" "${argv[@]}" > "$b.log" 2>&1 &
-    taskset -c "$ca" "$after" run "${mode[@]}" -i "$d" -o "$a" --time "$budget" --seed "$seed" "${opts[@]}" -- "$bin" "${argv[@]}" > "$a.log" 2>&1 \
+    taskset -c "$ca" "$after" run "${mode[@]}" -i "$d" -o "$a" --time "$budget" --seed "$seed" "${opts[@]}" "${aopts[@]}" -- "$bin" "${argv[@]}" > "$a.log" 2>&1 \
       || { tail -5 "$a.log" >&2; exit 1; }
     wait
     eb=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["stats"]["execs"])' "$b/campaign.json")
