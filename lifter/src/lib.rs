@@ -107,17 +107,24 @@ pub(crate) fn lift_spliced(input: &[u8], values: &[(&Param, &Value)], command_li
             // A value the parameter already has stays as it is written
             // (unless a length resizes it).
             let resized = p.encoding == Encoding::Length || lengths.contains_key(&(at, end));
-            if !(in_the_line && p.text(v) == p.original && !resized) {
-                let mut text = p.text_over(v, &out[at..end]);
-                if let Some(&n) = lengths.get(&(at, end)) {
-                    text = model::unit::resized(&text, n);
-                }
-                if shell && in_the_line {
-                    text = in_line(&out, at, end, p, v, text);
-                }
-                done.push(Splice { at, end, len: text.len(), value: k });
-                out.splice(at..end, text);
+            if in_the_line && p.text(v) == p.original && !resized {
+                continue;
             }
+            let mut text = p.text_over(v, &out[at..end]);
+            if let Some(&n) = lengths.get(&(at, end)) {
+                text = model::unit::resized(&text, n);
+            }
+            if shell && in_the_line {
+                text = in_line(&out, at, end, p, v, text);
+            }
+            // A value that leaves its bytes as they are takes no place:
+            // another one over them (a string whose numbers are values
+            // of their own) is still written.
+            if text == out[at..end] {
+                continue;
+            }
+            done.push(Splice { at, end, len: text.len(), value: k });
+            out.splice(at..end, text);
             limit = at;
         }
     }
@@ -218,6 +225,39 @@ mod tests {
         let w = Param { occurrences: vec![(7, 3)], ..s.clone() };
         let both = lift_all(b"len 12\nabc!", &[(&n, &Value::Int(7)), (&w, &Value::Bytes(b"q".to_vec()))], false);
         assert_eq!(both, b"len 7\nq!", "each at its own occurrences");
+    }
+
+    /// A string whose bytes hold numbers that are parameters of their own
+    /// (a macro with its numbers, each with its sign): the string's new
+    /// value is written when theirs leave the input as it is, and a new
+    /// value of theirs when the string's does.
+    #[test]
+    fn values_left_as_they_are_do_not_keep_a_string_over_them_from_its_own() {
+        let string = Param {
+            site: Site::Bytes { object: 2, offset: 0, len: 5, nul: true },
+            encoding: Encoding::Raw,
+            occurrences: vec![(1, 5)],
+            original: b"1p 2p".to_vec(),
+            excluded: Vec::new(),
+            room: 0,
+        };
+        let sign = |at| Param {
+            site: Site::Bytes { object: 0, offset: 0, len: 4, nul: false },
+            encoding: Encoding::Sign { mark: b'_' },
+            occurrences: vec![(at, 0)],
+            original: Vec::new(),
+            excluded: Vec::new(),
+            room: 0,
+        };
+        let (first, second) = (sign(1), sign(4));
+        let (plus, minus) = (Value::Bytes(vec![0; 4]), Value::Bytes(vec![1, 0, 0, 0]));
+        let bang = Value::Bytes(b"!p 2p".to_vec());
+        let same = Value::Bytes(b"1p 2p".to_vec());
+        let input = b"[1p 2p]x\n";
+        let all = |s: &Value, a: &Value, b: &Value| lift_all(input, &[(&string, s), (&first, a), (&second, b)], false);
+        assert_eq!(all(&bang, &plus, &plus), b"[!p 2p]x\n");
+        assert_eq!(all(&same, &plus, &minus), b"[1p _2p]x\n");
+        assert_eq!(all(&same, &plus, &plus), input);
     }
 
     /// A sign's empty occurrence in front of its digits' occurrence: the
