@@ -16,6 +16,12 @@ seeds (ratios of the means), and how many seeds meet each target:
   - system execs ≥ 0.5 × AFL++'s.
 A time to reach is the first checkpoint at or past that coverage (its
 resolution is libs.sh's --every); `never` when the bridge did not.
+
+With two seeds or more, the reach target is then put to every tool, run
+against run: how many of the bridge's runs, of AFL++ with cmplog's and of
+AFL++'s own (another seed's) reach a run of AFL++ plain's final coverage
+within 300 s. On a subject where every tool ends on the same plateau, a
+tool's own runs tell how often the target can be met at all.
 """
 import os
 import re
@@ -29,6 +35,7 @@ CMPLOG = re.compile(r"^cmplog (\S+)\s+(\d+)\s+execs bridge \d+, AFL\+\+ with cmp
 FOUND = re.compile(r"^found (\S+)\s+(\d+)\s+failure signatures: bridge (\d+), AFL\+\+ (\d+), "
                    r"AFL\+\+ with cmplog (\d+), only the bridge's (\d+)")
 SIZES = re.compile(r"^sizes (\S+)\s+(\d+)\s+queue median bytes: bridge (\d+), AFL\+\+ (\d+), AFL\+\+ with cmplog (\d+)")
+TOOLS = ("bridge", "afl", "cmplog")
 REACH = re.compile(r"^bridge reaches (\S+)'s final \d+ branch outcomes at: (\d+ s|never)")
 LIMIT_S = 300
 
@@ -52,7 +59,15 @@ def read(outs):
         for (subject, seed), cell in cells.items():
             covtime = os.path.join(out, f"{subject}-{seed}.covtime")
             if os.path.isfile(covtime):
+                columns = None
                 for line in open(covtime, encoding="utf-8"):
+                    words = line.split()
+                    if words[:1] == ["seconds"]:
+                        columns = words[1:]
+                        cell["curves"] = {c: [] for c in columns}
+                    elif columns and len(words) == len(columns) + 1 and all(w.isdigit() for w in words[1:]):
+                        for c, v in zip(columns, words[1:]):
+                            cell["curves"][c].append((float(words[0]), int(v)))
                     m = REACH.match(line)
                     if m:
                         cell[f"reach_{m.group(1)}"] = None if m.group(2) == "never" else int(m.group(2).split()[0])
@@ -99,6 +114,30 @@ def mean(cells, key):
     return statistics.mean(xs) if xs else None
 
 
+def first_reach(points, final):
+    """The first checkpoint at which `points` reach `final`, or None."""
+    return next((t for t, c in points if c >= final), None)
+
+
+def reach_by_tool(mine):
+    """Per tool, (runs that reached a run of AFL++ plain's final within
+    LIMIT_S, runs set against one), every run of the tool against every
+    AFL++ run (AFL++ against its other seeds)."""
+    curves = [c["curves"] for c in mine if "curves" in c and all(t in c["curves"] for t in TOOLS)]
+    got = {}
+    for tool in TOOLS:
+        hits = pairs = 0
+        for i, a in enumerate(curves):
+            for j, b in enumerate(curves):
+                if tool == "afl" and i == j or not a[tool] or not b["afl"]:
+                    continue
+                pairs += 1
+                t = first_reach(a[tool], b["afl"][-1][1])
+                hits += t is not None and t <= LIMIT_S
+        got[tool] = (hits, pairs)
+    return got
+
+
 def main():
     if len(sys.argv) < 2 or sys.argv[1] in ("-h", "--help"):
         print(__doc__.strip())
@@ -129,6 +168,18 @@ def main():
     print()
     print("Targets met, seed by seed:")
     print("\n".join(summary))
+    lines = []
+    for s in subjects:
+        mine = [cells[(s, seed)] for seed in sorted(seed for x, seed in cells if x == s)]
+        got = reach_by_tool(mine) if len(mine) > 1 else {}
+        if got and all(p for _, p in got.values()):
+            (bh, bp), (ah, ap), (ch, cp) = (got[t] for t in TOOLS)
+            lines.append(f"- {s}: the bridge {bh} of {bp}, AFL++ with cmplog {ch} of {cp}, "
+                         f"AFL++ (another seed's run) {ah} of {ap}")
+    if lines:
+        print()
+        print(f"A run of AFL++ plain's final reached within {LIMIT_S} s, every run against every AFL++ run:")
+        print("\n".join(lines))
 
 
 if __name__ == "__main__":
