@@ -27,7 +27,10 @@ with tempfile.NamedTemporaryFile() as table:
     funcs = []
     for line in open(table.name):
         w = line.rstrip("\n").split(" ", 3)
-        funcs.append((int(w[1]), int(w[2]), w[3]))
+        # Function lines are `index first count name`; the dictionary's
+        # lines (`token HEX`) are not functions.
+        if len(w) == 4 and w[0].isdigit():
+            funcs.append((int(w[1]), int(w[2]), w[3]))
 if not funcs:
     sys.exit(f"uncovered.py: {a.bin} did not list its functions (not built with carve-clang?)")
 
