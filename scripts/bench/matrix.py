@@ -8,7 +8,7 @@ seed, the later one's lines and curves win, figure by figure).
 
   scripts/bench/matrix.py OUT [OUT...]
 
-Prints a row per subject and seed, then per subject the means over its
+Prints a row per subject and seed (with each tool's coverage at 300 s), then per subject the means over its
 seeds (ratios of the means), and how many seeds meet each target:
   - branch outcomes ≥ 1.0 × AFL++ with cmplog's, and ≥ 1.2 × AFL++'s
     (the libraries' target);
@@ -95,6 +95,24 @@ def reach(cell, key):
     return t, "never" if t is None else f"{t} s"
 
 
+def at_values(c):
+    """Each tool's coverage at the last checkpoint within LIMIT_S (None
+    without its curve); a row of means carries them as `at`."""
+    if "at" in c:
+        return c["at"]
+    curves = c.get("curves", {})
+    got = []
+    for tool in TOOLS:
+        points = [v for t, v in curves.get(tool, []) if t <= LIMIT_S]
+        got.append(points[-1] if points else None)
+    return got
+
+
+def at_limit(c):
+    """`bridge / AFL++ / cmplog` at LIMIT_S."""
+    return " / ".join(count(v) for v in at_values(c))
+
+
 def row(label, c):
     ra = ratio(c.get("bridge"), c.get("afl"))
     rc = ratio(c.get("bridge"), c.get("cmplog"))
@@ -106,7 +124,7 @@ def row(label, c):
         f"{c['sig_bridge']} / {c['sig_afl']} / {c['sig_cmplog']} ({c['sig_only']} only the bridge's)"
     sizes = "–" if "size_bridge" not in c else f"{c['size_bridge']} / {c['size_afl']} / {c['size_cmplog']}"
     return (f"| {label} | {count(c.get('bridge'))} | {count(c.get('afl'))} | {count(c.get('cmplog'))} | "
-            f"**{fmt(ra)}** | **{fmt(rc)}** | {ta} | {tc} | {fmt(re_, 2)} | {fmt(rec, 2)} | {sig} | {sizes} |")
+            f"**{fmt(ra)}** | **{fmt(rc)}** | {ta} | {tc} | {at_limit(c)} | {fmt(re_, 2)} | {fmt(rec, 2)} | {sig} | {sizes} |")
 
 
 def mean(cells, key):
@@ -144,9 +162,9 @@ def main():
         sys.exit(0 if len(sys.argv) > 1 else 2)
     cells = read(sys.argv[1:])
     print("| subject, seed | bridge | AFL++ | cmplog | ÷ AFL++ | ÷ cmplog | reaches AFL++'s final at | "
-          "reaches cmplog's final at | execs ÷ AFL++ | execs ÷ cmplog | failure signatures bridge / AFL++ / cmplog | "
+          "reaches cmplog's final at | at 300 s bridge / AFL++ / cmplog | execs ÷ AFL++ | execs ÷ cmplog | failure signatures bridge / AFL++ / cmplog | "
           "queue median bytes bridge / AFL++ / cmplog |")
-    print("|" + "---|" * 12)
+    print("|" + "---|" * 13)
     subjects = sorted({s for s, _ in cells}, key=lambda s: min(k for k, (x, _) in enumerate(cells) if x == s))
     summary = []
     for s in subjects:
@@ -156,6 +174,8 @@ def main():
         mine = [cells[(s, seed)] for seed in seeds]
         if len(seeds) > 1:
             m = {k: mean(mine, k) for k in ("bridge", "afl", "cmplog", "execs", "afl_execs", "cmplog_execs")}
+            ats = [at_values(c) for c in mine]
+            m["at"] = [mean([{"v": a[i]} for a in ats], "v") for i in range(len(TOOLS))]
             print(row(f"**{s}, mean of {len(seeds)}**", m))
         # Targets, seed by seed.
         afl_ok = sum(1 for c in mine if (ratio(c.get("bridge"), c.get("afl")) or 0) >= 1.2)
