@@ -8,8 +8,9 @@ seed, the later one's lines and curves win, figure by figure).
 
   scripts/bench/matrix.py OUT [OUT...]
 
-Prints a row per subject and seed (with each tool's coverage at 300 s), then per subject the means over its
-seeds (ratios of the means), and how many seeds meet each target:
+Prints a row per subject and seed (each tool's coverage at 300 s among
+its figures), then per subject the means over its seeds (ratios of the
+means), and how many seeds meet each target:
   - branch outcomes ≥ 1.0 × AFL++ with cmplog's, and ≥ 1.2 × AFL++'s
     (the libraries' target);
   - the bridge reaches AFL++ plain's final coverage within 300 s;
@@ -175,7 +176,8 @@ def main():
         if len(seeds) > 1:
             m = {k: mean(mine, k) for k in ("bridge", "afl", "cmplog", "execs", "afl_execs", "cmplog_execs")}
             ats = [at_values(c) for c in mine]
-            m["at"] = [mean([{"v": a[i]} for a in ats], "v") for i in range(len(TOOLS))]
+            m["at"] = [statistics.mean(xs) if (xs := [a[i] for a in ats if a[i] is not None]) else None
+                       for i in range(len(TOOLS))]
             print(row(f"**{s}, mean of {len(seeds)}**", m))
         # Targets, seed by seed.
         afl_ok = sum(1 for c in mine if (ratio(c.get("bridge"), c.get("afl")) or 0) >= 1.2)
