@@ -6,13 +6,16 @@ every tool ends on one plateau, this says whether a target set above a
 tool's final (another tool's final, say) is above what any run reaches,
 and whether the tools differ by more than one tool's seeds differ.
 
-  scripts/bench/ceiling.py BIN [--argv ARGS] TOOL=OUT[,OUT...] [TOOL=OUT...]
+  scripts/bench/ceiling.py BIN [--argv ARGS] [--cache DIR] TOOL=OUT[,OUT...] [TOOL=OUT...]
 
 Every test of each output is replayed on the llvm-cov build BIN (as
 covreplay.py does; `--argv @@` for a fixed command line, each test's
 first line otherwise). Branch outcomes are counted as llvm-cov-19's
 totals count them (a function's branches, each with its true and false
-side), so the figures are the matrix's. Prints:
+side), so the figures are the matrix's. With `--cache DIR`, each run's
+outcomes are kept in DIR and not replayed again (a later call with more
+runs, or calls on separate cores for parts of the runs, then one for all).
+Prints:
   - per run: its outcomes and how many of the ceiling it misses;
   - per tool: its runs' mean, lowest and highest, and the union of its runs;
   - the ceiling (the union of all runs);
@@ -57,6 +60,24 @@ def covered(binary, out, fixed):
     return got, len(tests), data["totals"]["branches"]["count"]
 
 
+def cached(binary, out, fixed, cache):
+    """`covered`, kept in `cache` (a directory, or None) by the output's path."""
+    if cache is None:
+        return covered(binary, out, fixed)
+    key = os.path.abspath(out).strip("/").replace("/", "_") + ".json"
+    path = os.path.join(cache, key)
+    if os.path.exists(path):
+        with open(path, encoding="utf-8") as fh:
+            d = json.load(fh)
+        return {tuple(x) for x in d["covered"]}, d["tests"], d["total"]
+    got, n, total = covered(binary, out, fixed)
+    os.makedirs(cache, exist_ok=True)
+    with tempfile.NamedTemporaryFile("w", dir=cache, delete=False, encoding="utf-8") as fh:
+        json.dump({"covered": sorted(got), "tests": n, "total": total}, fh)
+    os.replace(fh.name, path)
+    return got, n, total
+
+
 def main():
     args = sys.argv[1:]
     if len(args) < 2:
@@ -65,6 +86,9 @@ def main():
     fixed = None
     if args[:1] == ["--argv"] and len(args) > 1:
         fixed, args = shlex.split(args[1]), args[2:]
+    cache = None
+    if args[:1] == ["--cache"] and len(args) > 1:
+        cache, args = args[1], args[2:]
     tools = []
     for a in args:
         name, sep, outs = a.partition("=")
@@ -75,7 +99,7 @@ def main():
     total = 0
     for name, outs in tools:
         for out in outs:
-            got, n, total = covered(binary, out, fixed)
+            got, n, total = cached(binary, out, fixed, cache)
             runs[(name, out)] = got
             print(f"replayed {name} {out}: {n} tests, {len(got)} branch outcomes", file=sys.stderr)
     ceiling = set().union(*runs.values())
